@@ -1,0 +1,514 @@
+// Keccak-256 for Node.js: single, batched, packed and Merkle-tree calls.
+//
+// This is Ethereum's Keccak-256: rate 136 bytes and the ORIGINAL Keccak padding
+// (0x01 ... 0x80), not SHA3-256 (0x06 ... 0x80). The batched entry points exist
+// because, for 32..532-byte inputs, crossing the JS/C++ boundary and allocating a
+// Buffer per hash costs as much as the permutation itself; hashing many inputs per
+// call amortises both.
+//
+// Every entry point validates its arguments completely before it reads or writes
+// anything, and throws a TypeError/RangeError whose message matches the pure-JS
+// backend (src/jsKeccak.ts) word for word.
+
+#include <napi.h>
+
+#include <algorithm>
+#include <cstddef>
+#include <cstdint>
+#include <cstring>
+#include <string>
+#include <utility>
+#include <vector>
+
+namespace {
+
+constexpr size_t kRate = 136;    // bytes absorbed per permutation (1600 - 2 * 256 bits)
+constexpr size_t kDigest = 32;   // Keccak-256 output
+constexpr size_t kRateLanes = kRate / 8;
+
+constexpr uint64_t kRoundConstants[24] = {
+    0x0000000000000001ULL, 0x0000000000008082ULL, 0x800000000000808aULL, 0x8000000080008000ULL,
+    0x000000000000808bULL, 0x0000000080000001ULL, 0x8000000080008081ULL, 0x8000000000008009ULL,
+    0x000000000000008aULL, 0x0000000000000088ULL, 0x0000000080008009ULL, 0x000000008000000aULL,
+    0x000000008000808bULL, 0x800000000000008bULL, 0x8000000000008089ULL, 0x8000000000008003ULL,
+    0x8000000000008002ULL, 0x8000000000000080ULL, 0x000000000000800aULL, 0x800000008000000aULL,
+    0x8000000080008081ULL, 0x8000000000008080ULL, 0x0000000080000001ULL, 0x8000000080008008ULL,
+};
+
+inline uint64_t Rol(uint64_t x, unsigned n) { return (x << n) | (x >> (64 - n)); }
+
+// Lanes are little-endian; memcpy keeps unaligned loads legal and compiles to one mov.
+inline uint64_t Load64(const uint8_t* p) {
+  uint64_t v;
+  std::memcpy(&v, p, 8);
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_BIG_ENDIAN__
+  v = __builtin_bswap64(v);
+#endif
+  return v;
+}
+
+inline void Store64(uint8_t* p, uint64_t v) {
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_BIG_ENDIAN__
+  v = __builtin_bswap64(v);
+#endif
+  std::memcpy(p, &v, 8);
+}
+
+// One round, reading lanes X.. and writing lanes Y.. (lane Xrc = row r, column c;
+// rows b,g,k,m,s are y = 0..4, columns a,e,i,o,u are x = 0..4). Theta, rho and pi
+// are fused; each group of five computes one output row through chi. Alternating
+// A -> E -> A between two rounds avoids copying the state back.
+#define KECCAK_ROUND(X, Y, rc)                       \
+  BCa = X##ba ^ X##ga ^ X##ka ^ X##ma ^ X##sa;      \
+  BCe = X##be ^ X##ge ^ X##ke ^ X##me ^ X##se;      \
+  BCi = X##bi ^ X##gi ^ X##ki ^ X##mi ^ X##si;      \
+  BCo = X##bo ^ X##go ^ X##ko ^ X##mo ^ X##so;      \
+  BCu = X##bu ^ X##gu ^ X##ku ^ X##mu ^ X##su;      \
+  Da = BCu ^ Rol(BCe, 1);                           \
+  De = BCa ^ Rol(BCi, 1);                           \
+  Di = BCe ^ Rol(BCo, 1);                           \
+  Do = BCi ^ Rol(BCu, 1);                           \
+  Du = BCo ^ Rol(BCa, 1);                           \
+                                                    \
+  BCa = X##ba ^ Da;                                 \
+  BCe = Rol(X##ge ^ De, 44);                        \
+  BCi = Rol(X##ki ^ Di, 43);                        \
+  BCo = Rol(X##mo ^ Do, 21);                        \
+  BCu = Rol(X##su ^ Du, 14);                        \
+  Y##ba = BCa ^ (~BCe & BCi) ^ (rc);                \
+  Y##be = BCe ^ (~BCi & BCo);                       \
+  Y##bi = BCi ^ (~BCo & BCu);                       \
+  Y##bo = BCo ^ (~BCu & BCa);                       \
+  Y##bu = BCu ^ (~BCa & BCe);                       \
+                                                    \
+  BCa = Rol(X##bo ^ Do, 28);                        \
+  BCe = Rol(X##gu ^ Du, 20);                        \
+  BCi = Rol(X##ka ^ Da, 3);                         \
+  BCo = Rol(X##me ^ De, 45);                        \
+  BCu = Rol(X##si ^ Di, 61);                        \
+  Y##ga = BCa ^ (~BCe & BCi);                       \
+  Y##ge = BCe ^ (~BCi & BCo);                       \
+  Y##gi = BCi ^ (~BCo & BCu);                       \
+  Y##go = BCo ^ (~BCu & BCa);                       \
+  Y##gu = BCu ^ (~BCa & BCe);                       \
+                                                    \
+  BCa = Rol(X##be ^ De, 1);                         \
+  BCe = Rol(X##gi ^ Di, 6);                         \
+  BCi = Rol(X##ko ^ Do, 25);                        \
+  BCo = Rol(X##mu ^ Du, 8);                         \
+  BCu = Rol(X##sa ^ Da, 18);                        \
+  Y##ka = BCa ^ (~BCe & BCi);                       \
+  Y##ke = BCe ^ (~BCi & BCo);                       \
+  Y##ki = BCi ^ (~BCo & BCu);                       \
+  Y##ko = BCo ^ (~BCu & BCa);                       \
+  Y##ku = BCu ^ (~BCa & BCe);                       \
+                                                    \
+  BCa = Rol(X##bu ^ Du, 27);                        \
+  BCe = Rol(X##ga ^ Da, 36);                        \
+  BCi = Rol(X##ke ^ De, 10);                        \
+  BCo = Rol(X##mi ^ Di, 15);                        \
+  BCu = Rol(X##so ^ Do, 56);                        \
+  Y##ma = BCa ^ (~BCe & BCi);                       \
+  Y##me = BCe ^ (~BCi & BCo);                       \
+  Y##mi = BCi ^ (~BCo & BCu);                       \
+  Y##mo = BCo ^ (~BCu & BCa);                       \
+  Y##mu = BCu ^ (~BCa & BCe);                       \
+                                                    \
+  BCa = Rol(X##bi ^ Di, 62);                        \
+  BCe = Rol(X##go ^ Do, 55);                        \
+  BCi = Rol(X##ku ^ Du, 39);                        \
+  BCo = Rol(X##ma ^ Da, 41);                        \
+  BCu = Rol(X##se ^ De, 2);                         \
+  Y##sa = BCa ^ (~BCe & BCi);                       \
+  Y##se = BCe ^ (~BCi & BCo);                       \
+  Y##si = BCi ^ (~BCo & BCu);                       \
+  Y##so = BCo ^ (~BCu & BCa);                       \
+  Y##su = BCu ^ (~BCa & BCe);
+
+// Keccak-f[1600] on 25 lanes held in locals, so the compiler keeps what it can in registers.
+void KeccakF1600(uint64_t* s) {
+  uint64_t Aba = s[0], Abe = s[1], Abi = s[2], Abo = s[3], Abu = s[4];
+  uint64_t Aga = s[5], Age = s[6], Agi = s[7], Ago = s[8], Agu = s[9];
+  uint64_t Aka = s[10], Ake = s[11], Aki = s[12], Ako = s[13], Aku = s[14];
+  uint64_t Ama = s[15], Ame = s[16], Ami = s[17], Amo = s[18], Amu = s[19];
+  uint64_t Asa = s[20], Ase = s[21], Asi = s[22], Aso = s[23], Asu = s[24];
+  uint64_t Eba, Ebe, Ebi, Ebo, Ebu, Ega, Ege, Egi, Ego, Egu, Eka, Eke, Eki, Eko, Eku;
+  uint64_t Ema, Eme, Emi, Emo, Emu, Esa, Ese, Esi, Eso, Esu;
+  uint64_t BCa, BCe, BCi, BCo, BCu, Da, De, Di, Do, Du;
+
+  for (int round = 0; round < 24; round += 2) {
+    KECCAK_ROUND(A, E, kRoundConstants[round])
+    KECCAK_ROUND(E, A, kRoundConstants[round + 1])
+  }
+
+  s[0] = Aba, s[1] = Abe, s[2] = Abi, s[3] = Abo, s[4] = Abu;
+  s[5] = Aga, s[6] = Age, s[7] = Agi, s[8] = Ago, s[9] = Agu;
+  s[10] = Aka, s[11] = Ake, s[12] = Aki, s[13] = Ako, s[14] = Aku;
+  s[15] = Ama, s[16] = Ame, s[17] = Ami, s[18] = Amo, s[19] = Amu;
+  s[20] = Asa, s[21] = Ase, s[22] = Asi, s[23] = Aso, s[24] = Asu;
+}
+
+#undef KECCAK_ROUND
+
+// Keccak-256 of in[0..len) into out[0..32). `in` may be null when len is 0.
+void Keccak256(const uint8_t* in, size_t len, uint8_t* out) {
+  uint64_t s[25] = {};
+  while (len >= kRate) {
+    for (size_t i = 0; i < kRateLanes; ++i) s[i] ^= Load64(in + 8 * i);
+    KeccakF1600(s);
+    in += kRate;
+    len -= kRate;
+  }
+  // Last block (0..135 bytes): whole lanes, then the partial lane with the 0x01 pad
+  // byte after it; 0x80 sets the top bit of the rate's last byte.
+  const size_t lanes = len / 8;
+  const size_t tail = len % 8;
+  for (size_t i = 0; i < lanes; ++i) s[i] ^= Load64(in + 8 * i);
+  uint8_t last[8] = {};
+  if (tail != 0) std::memcpy(last, in + 8 * lanes, tail);
+  last[tail] = 0x01;
+  s[lanes] ^= Load64(last);
+  s[kRateLanes - 1] ^= 0x8000000000000000ULL;
+  KeccakF1600(s);
+  for (size_t i = 0; i < kDigest / 8; ++i) Store64(out + 8 * i, s[i]);
+}
+
+// ---- argument handling ----------------------------------------------------------
+
+const char* TypedArrayName(napi_typedarray_type type) {
+  switch (type) {
+    case napi_int8_array: return "Int8Array";
+    case napi_uint8_array: return "Uint8Array";
+    case napi_uint8_clamped_array: return "Uint8ClampedArray";
+    case napi_int16_array: return "Int16Array";
+    case napi_uint16_array: return "Uint16Array";
+    case napi_int32_array: return "Int32Array";
+    case napi_uint32_array: return "Uint32Array";
+    case napi_float32_array: return "Float32Array";
+    case napi_float64_array: return "Float64Array";
+    case napi_bigint64_array: return "BigInt64Array";
+    case napi_biguint64_array: return "BigUint64Array";
+    default: return "TypedArray";
+  }
+}
+
+// What an argument is, for error messages; mirrors describe() in src/validate.ts.
+std::string Describe(const Napi::Value& v) {
+  switch (v.Type()) {
+    case napi_undefined: return "undefined";
+    case napi_null: return "null";
+    case napi_boolean: return "boolean";
+    case napi_number: return "number";
+    case napi_string: return "string";
+    case napi_symbol: return "symbol";
+    case napi_function: return "function";
+    case napi_bigint: return "bigint";
+    default: break;
+  }
+  if (v.IsArray()) return "Array";
+  if (v.IsTypedArray()) return TypedArrayName(v.As<Napi::TypedArray>().TypedArrayType());
+  if (v.IsDataView()) return "DataView";
+  if (v.IsArrayBuffer()) return "ArrayBuffer";
+  return "object";
+}
+
+template <typename T>
+struct View {
+  T* data = nullptr;
+  size_t length = 0;  // in elements
+};
+
+// Reads a typed array of exactly `type` without throwing; false if `v` is anything else.
+template <typename T>
+bool TryView(napi_env env, napi_value v, napi_typedarray_type type, View<T>* view) {
+  bool is = false;
+  if (napi_is_typedarray(env, v, &is) != napi_ok || !is) return false;
+  napi_typedarray_type actual;
+  size_t length = 0;
+  void* data = nullptr;
+  if (napi_get_typedarray_info(env, v, &actual, &length, &data, nullptr, nullptr) != napi_ok) return false;
+  if (actual != type) return false;
+  view->data = static_cast<T*>(data);
+  view->length = length;
+  return true;
+}
+
+[[noreturn]] void ThrowType(const Napi::Env& env, const std::string& message) {
+  throw Napi::TypeError::New(env, message);
+}
+
+[[noreturn]] void ThrowRange(const Napi::Env& env, const std::string& message) {
+  throw Napi::RangeError::New(env, message);
+}
+
+template <typename T>
+View<T> RequireView(const Napi::Env& env, const Napi::Value& v, napi_typedarray_type type, const std::string& fn,
+                    const char* name) {
+  View<T> view;
+  if (!TryView(env, v, type, &view)) {
+    const char* expected = TypedArrayName(type);
+    const char* article = expected[0] == 'I' ? "an" : "a";
+    ThrowType(env, fn + ": " + name + " must be " + article + " " + expected + ", got " + Describe(v));
+  }
+  return view;
+}
+
+// The arguments of keccak256Packed / keccak256Tree, fully validated.
+struct PackedCall {
+  View<uint8_t> data;
+  View<uint32_t> offsets;
+  View<int32_t> patch;  // empty for keccak256Packed
+  size_t count = 0;
+  uint8_t* out = nullptr;
+  Napi::Value outValue;
+};
+
+// keccak256Packed(data, offsets, count, out?) and keccak256Tree(data, offsets, patch, count, out?).
+// The order of checks and the messages are the same as in src/validate.ts.
+PackedCall ParsePackedCall(const Napi::CallbackInfo& info, const std::string& fn, bool tree) {
+  Napi::Env env = info.Env();
+  PackedCall call;
+  const size_t countArg = tree ? 3 : 2;
+  const size_t outArg = countArg + 1;
+
+  call.data = RequireView<uint8_t>(env, info[0], napi_uint8_array, fn, "data");
+  call.offsets = RequireView<uint32_t>(env, info[1], napi_uint32_array, fn, "offsets");
+  if (tree) call.patch = RequireView<int32_t>(env, info[2], napi_int32_array, fn, "patch");
+
+  const Napi::Value countValue = info[countArg];
+  if (!countValue.IsNumber()) ThrowType(env, fn + ": count must be a non-negative integer, got " + Describe(countValue));
+  const double c = countValue.As<Napi::Number>().DoubleValue();
+  if (!(c >= 0 && c <= 9007199254740991.0 && static_cast<double>(static_cast<uint64_t>(c)) == c)) {
+    ThrowRange(env, fn + ": count must be a non-negative integer, got " + countValue.ToString().Utf8Value());
+  }
+  if (c + 1 > static_cast<double>(call.offsets.length)) {
+    ThrowRange(env, fn + ": offsets must have count + 1 = " + std::to_string(static_cast<uint64_t>(c) + 1) +
+                        " entries, got " + std::to_string(call.offsets.length));
+  }
+  const size_t count = static_cast<size_t>(c);  // < offsets.length, so it fits
+  call.count = count;
+  if (tree && call.patch.length < count) {
+    ThrowRange(env, fn + ": patch must have count = " + std::to_string(count) + " entries, got " +
+                        std::to_string(call.patch.length));
+  }
+
+  const size_t outBytes = count * kDigest;
+  const Napi::Value outValue = info[outArg];
+  if (!outValue.IsUndefined()) {
+    const View<uint8_t> out = RequireView<uint8_t>(env, outValue, napi_uint8_array, fn, "out");
+    if (out.length < outBytes) {
+      ThrowRange(env, fn + ": out must hold count * 32 = " + std::to_string(outBytes) + " bytes, got " +
+                          std::to_string(out.length));
+    }
+    const uintptr_t o = reinterpret_cast<uintptr_t>(out.data);
+    const uintptr_t d = reinterpret_cast<uintptr_t>(call.data.data);
+    if (outBytes > 0 && call.data.length > 0 && o < d + call.data.length && d < o + outBytes) {
+      ThrowRange(env, fn + ": out must not overlap data");
+    }
+    call.out = out.data;
+    call.outValue = outValue;
+  }
+
+  const uint32_t* off = call.offsets.data;
+  for (size_t i = 0; i < count; ++i) {
+    if (off[i] > off[i + 1]) {
+      ThrowRange(env, fn + ": offsets must be non-decreasing, got offsets[" + std::to_string(i) +
+                          "] = " + std::to_string(off[i]) + " > offsets[" + std::to_string(i + 1) +
+                          "] = " + std::to_string(off[i + 1]));
+    }
+  }
+  if (off[count] > call.data.length) {
+    ThrowRange(env, fn + ": offsets[" + std::to_string(count) + "] = " + std::to_string(off[count]) +
+                        " is past the end of data (" + std::to_string(call.data.length) + " bytes)");
+  }
+
+  if (tree) {
+    for (size_t i = 0; i < count; ++i) {
+      const int64_t p = call.patch.data[i];
+      if (p < 0) continue;
+      const std::string at = fn + ": patch[" + std::to_string(i) + "] = " + std::to_string(p);
+      if (static_cast<uint64_t>(p) + kDigest > call.data.length) {
+        ThrowRange(env, at + " puts a 32-byte digest past the end of data (" + std::to_string(call.data.length) +
+                            " bytes)");
+      }
+      // The input holding byte p: the last j < count with offsets[j] <= p.
+      const uint32_t* it = std::upper_bound(off, off + count, static_cast<uint64_t>(p),
+                                            [](uint64_t value, uint32_t o) { return value < o; });
+      const size_t j = static_cast<size_t>(it - off);  // one past the input
+      if (j == 0 || static_cast<uint64_t>(off[j]) < static_cast<uint64_t>(p) + kDigest) {
+        ThrowRange(env, at + ": bytes " + std::to_string(p) + ".." + std::to_string(p + 32) +
+                            " are not inside a single input");
+      }
+      if (j - 1 <= i) {
+        ThrowRange(env, at + " points into input " + std::to_string(j - 1) +
+                            ", but a digest may only be patched into a later input (index > " +
+                            std::to_string(i) + ")");
+      }
+    }
+  }
+
+  if (call.out == nullptr) {
+    Napi::Buffer<uint8_t> out = Napi::Buffer<uint8_t>::New(env, outBytes);
+    call.out = out.Data();
+    call.outValue = out;
+  }
+  return call;
+}
+
+// Hashes inputs already copied off the JS heap, on a libuv worker thread. The result
+// Buffer is allocated on the JS thread up front and kept alive by a reference; its
+// backing store does not move, so Execute() writes the digests straight into it.
+class BatchWorker final : public Napi::AsyncWorker {
+ public:
+  BatchWorker(Napi::Env env, std::vector<uint8_t> bytes, std::vector<size_t> offsets, Napi::Buffer<uint8_t> out)
+      : Napi::AsyncWorker(env, "keccak256BatchAsync"),
+        deferred_(Napi::Promise::Deferred::New(env)),
+        bytes_(std::move(bytes)),
+        offsets_(std::move(offsets)),
+        digests_(out.Data()),
+        out_(Napi::Persistent(out)) {}
+
+  Napi::Promise Promise() const { return deferred_.Promise(); }
+
+ protected:
+  void Execute() override {
+    for (size_t i = 0; i + 1 < offsets_.size(); ++i) {
+      Keccak256(bytes_.data() + offsets_[i], offsets_[i + 1] - offsets_[i], digests_ + kDigest * i);
+    }
+  }
+
+  void OnOK() override { deferred_.Resolve(out_.Value()); }
+
+  void OnError(const Napi::Error& error) override { deferred_.Reject(error.Value()); }
+
+ private:
+  Napi::Promise::Deferred deferred_;
+  std::vector<uint8_t> bytes_;
+  std::vector<size_t> offsets_;  // n + 1 entries into bytes_
+  uint8_t* digests_;
+  Napi::Reference<Napi::Buffer<uint8_t>> out_;
+};
+
+// How many array elements to read per handle scope in the batch calls, so a batch of
+// millions does not pile up millions of handles.
+constexpr uint32_t kHandleChunk = 4096;
+
+Napi::Array RequireInputs(const Napi::Env& env, const Napi::Value& v, const char* fn) {
+  if (!v.IsArray()) {
+    ThrowType(env, std::string(fn) + ": inputs must be an Array of Uint8Array, got " + Describe(v));
+  }
+  return v.As<Napi::Array>();
+}
+
+// inputs[i] as bytes; throws a TypeError naming the index if it is not a Uint8Array.
+View<uint8_t> RequireInput(const Napi::Env& env, const Napi::Array& inputs, uint32_t i, const char* fn) {
+  napi_value element;
+  if (napi_get_element(env, inputs, i, &element) != napi_ok) throw Napi::Error::New(env);
+  View<uint8_t> view;
+  if (!TryView(env, element, napi_uint8_array, &view)) {
+    ThrowType(env, std::string(fn) + ": inputs[" + std::to_string(i) + "] must be a Uint8Array, got " +
+                       Describe(Napi::Value(env, element)));
+  }
+  return view;
+}
+
+// Per-environment instance: one per main thread or worker_threads Worker that loads the
+// addon. It holds no state of its own (every call is self-contained), so there is
+// nothing to release at environment teardown beyond what node-addon-api does.
+class KeccakAddon final : public Napi::Addon<KeccakAddon> {
+ public:
+  KeccakAddon(Napi::Env /*env*/, Napi::Object exports) {
+    DefineAddon(exports, {
+                             InstanceMethod("keccak256", &KeccakAddon::Hash, napi_enumerable),
+                             InstanceMethod("keccak256Batch", &KeccakAddon::Batch, napi_enumerable),
+                             InstanceMethod("keccak256Packed", &KeccakAddon::Packed, napi_enumerable),
+                             InstanceMethod("keccak256Tree", &KeccakAddon::Tree, napi_enumerable),
+                             InstanceMethod("keccak256BatchAsync", &KeccakAddon::BatchAsync, napi_enumerable),
+                         });
+  }
+
+ private:
+  Napi::Value Hash(const Napi::CallbackInfo& info) {
+    Napi::Env env = info.Env();
+    const View<uint8_t> data = RequireView<uint8_t>(env, info[0], napi_uint8_array, "keccak256", "data");
+    Napi::Buffer<uint8_t> out = Napi::Buffer<uint8_t>::New(env, kDigest);
+    Keccak256(data.data, data.length, out.Data());
+    return out;
+  }
+
+  Napi::Value Batch(const Napi::CallbackInfo& info) {
+    Napi::Env env = info.Env();
+    const Napi::Array inputs = RequireInputs(env, info[0], "keccak256Batch");
+    const uint32_t n = inputs.Length();
+    Napi::Buffer<uint8_t> out = Napi::Buffer<uint8_t>::New(env, static_cast<size_t>(n) * kDigest);
+    uint8_t* digests = out.Data();
+    // Each input is hashed as soon as it is read: a getter on a later element cannot
+    // invalidate a pointer we still hold.
+    for (uint32_t base = 0; base < n; base += kHandleChunk) {
+      Napi::HandleScope scope(env);
+      const uint32_t end = std::min(n, base + kHandleChunk);
+      for (uint32_t i = base; i < end; ++i) {
+        const View<uint8_t> input = RequireInput(env, inputs, i, "keccak256Batch");
+        Keccak256(input.data, input.length, digests + kDigest * i);
+      }
+    }
+    return out;
+  }
+
+  Napi::Value Packed(const Napi::CallbackInfo& info) {
+    const PackedCall call = ParsePackedCall(info, "keccak256Packed", false);
+    const uint32_t* off = call.offsets.data;
+    for (size_t i = 0; i < call.count; ++i) {
+      Keccak256(call.data.data + off[i], off[i + 1] - off[i], call.out + kDigest * i);
+    }
+    return call.outValue;
+  }
+
+  Napi::Value Tree(const Napi::CallbackInfo& info) {
+    const PackedCall call = ParsePackedCall(info, "keccak256Tree", true);
+    const uint32_t* off = call.offsets.data;
+    for (size_t i = 0; i < call.count; ++i) {
+      uint8_t* digest = call.out + kDigest * i;
+      Keccak256(call.data.data + off[i], off[i + 1] - off[i], digest);
+      const int32_t p = call.patch.data[i];
+      if (p >= 0) std::memcpy(call.data.data + p, digest, kDigest);  // validated: inside a later input
+    }
+    return call.outValue;
+  }
+
+  // Copies every input (JS may mutate or detach them once we return), then hashes on
+  // the libuv pool. Bad arguments reject the promise rather than throwing.
+  Napi::Value BatchAsync(const Napi::CallbackInfo& info) {
+    Napi::Env env = info.Env();
+    try {
+      const Napi::Array inputs = RequireInputs(env, info[0], "keccak256BatchAsync");
+      const uint32_t n = inputs.Length();
+      std::vector<size_t> offsets;
+      offsets.reserve(static_cast<size_t>(n) + 1);
+      offsets.push_back(0);
+      std::vector<uint8_t> bytes;
+      for (uint32_t base = 0; base < n; base += kHandleChunk) {
+        Napi::HandleScope scope(env);
+        const uint32_t end = std::min(n, base + kHandleChunk);
+        for (uint32_t i = base; i < end; ++i) {
+          const View<uint8_t> input = RequireInput(env, inputs, i, "keccak256BatchAsync");
+          if (input.length != 0) bytes.insert(bytes.end(), input.data, input.data + input.length);
+          offsets.push_back(bytes.size());
+        }
+      }
+      Napi::Buffer<uint8_t> out = Napi::Buffer<uint8_t>::New(env, static_cast<size_t>(n) * kDigest);
+      auto* worker = new BatchWorker(env, std::move(bytes), std::move(offsets), out);
+      Napi::Promise promise = worker->Promise();
+      worker->Queue();  // the worker deletes itself after OnOK/OnError
+      return promise;
+    } catch (const Napi::Error& error) {
+      Napi::Promise::Deferred deferred = Napi::Promise::Deferred::New(env);
+      deferred.Reject(error.Value());
+      return deferred.Promise();
+    }
+  }
+};
+
+}  // namespace
+
+NODE_API_ADDON(KeccakAddon)

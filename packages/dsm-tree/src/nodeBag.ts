@@ -1,0 +1,85 @@
+/**
+ * A node bag: trie nodes keyed by their hash, each once — the union of many proofs. Clients
+ * ship one bag per submission instead of one proof per key; a miner fills its top layer from it.
+ * A node enters a bag only under the hash it really has (the bag computes it), so a lookup by a
+ * stub's hash can only ever return the node that stub stands for.
+ */
+import { keccak as defaultKeccak, type Keccak } from '@monsoon/keccak';
+import { type Bin, toBin } from './bytes.js';
+
+export class NodeBag {
+  private readonly nodes = new Map<Bin, Uint8Array>();
+  private bytes = 0;
+  private readonly keccak: Keccak;
+
+  constructor(opts: { hash?: Keccak } = {}) {
+    this.keccak = opts.hash ?? defaultKeccak;
+  }
+
+  /** A bag holding the nodes of the given proofs. */
+  static fromProofs(proofs: readonly (readonly Uint8Array[])[], opts: { hash?: Keccak } = {}): NodeBag {
+    const bag = new NodeBag(opts);
+    for (const p of proofs) bag.addNodes(p);
+    return bag;
+  }
+
+  /** Adds RLP-encoded nodes (a proof, or any list), hashing them in one batch. */
+  addNodes(nodes: readonly Uint8Array[]): void {
+    if (nodes.length === 0) return;
+    const digests = this.keccak.keccak256Batch(nodes);
+    const d = Buffer.from(digests.buffer, digests.byteOffset, digests.length);
+    for (let i = 0; i < nodes.length; i++) this.put(d.toString('latin1', i * 32, i * 32 + 32), nodes[i]!);
+  }
+
+  /** Adds one node; returns its hash. */
+  add(node: Uint8Array): Uint8Array {
+    const h = this.keccak.keccak256(node);
+    this.put(toBin(h), node);
+    return h;
+  }
+
+  /** Adds every node of another bag. */
+  merge(other: NodeBag): void {
+    for (const [h, n] of other.nodes) this.put(h, n);
+  }
+
+  private put(hash: Bin, node: Uint8Array): void {
+    if (this.nodes.has(hash)) return;
+    this.nodes.set(hash, node);
+    this.bytes += node.length;
+  }
+
+  /** The node with this 32-byte hash, if the bag has it. */
+  get(hash: Uint8Array): Uint8Array | undefined {
+    return this.nodes.get(toBin(hash));
+  }
+
+  has(hash: Uint8Array): boolean {
+    return this.nodes.has(toBin(hash));
+  }
+
+  /** Lookup by binary-string hash (the tree's internal form). */
+  getBin(hash: Bin): Uint8Array | undefined {
+    return this.nodes.get(hash);
+  }
+
+  /** Number of distinct nodes. */
+  get size(): number {
+    return this.nodes.size;
+  }
+
+  /** Total bytes of the node encodings (what a bag costs on the wire, hashes aside). */
+  get byteSize(): number {
+    return this.bytes;
+  }
+
+  /** The node encodings, each once. */
+  values(): Uint8Array[] {
+    return [...this.nodes.values()];
+  }
+
+  /** [hash, node] pairs. */
+  *entries(): IterableIterator<[Uint8Array, Uint8Array]> {
+    for (const [h, n] of this.nodes) yield [new Uint8Array(Buffer.from(h, 'latin1')), n];
+  }
+}

@@ -1,0 +1,248 @@
+/**
+ * The Ethereum state view over DSM-Trees: accounts by address (key keccak256(address)), one
+ * storage trie per account (key keccak256(slot), value rlp(value without leading zeros)), code by
+ * hash. `root()` is Ethereum's state root for the same accounts.
+ *
+ * An account's storageRoot always follows its storage trie: putStorage marks the account, and
+ * the new root is written into it before any read of the account or of the state root. On
+ * putAccount the storageRoot field is only taken for a new account with no storage trie loaded;
+ * otherwise the account keeps the root of the storage it has.
+ */
+import { keccak as defaultKeccak, type Keccak } from '@monsoon/keccak';
+import { type Account, decodeAccount, EMPTY_CODE_HASH, encodeAccount } from './account.js';
+import { type Bin, bytesEqual, fromBin, toBin } from './bytes.js';
+import { DsmError, DsmErrorCode } from './dsmError.js';
+import { DsmTree, type DsmTreeOptions, type NodeResolver } from './dsmTree.js';
+import { rlpDecode, rlpEncode } from './rlp.js';
+
+export interface StateTreeOptions {
+  hash?: Keccak;
+  /** Resolves stubs in the account trie and every storage trie (nodes are content-addressed). */
+  resolver?: NodeResolver;
+}
+
+function checkLength(what: string, b: Uint8Array, n: number): void {
+  if (!(b instanceof Uint8Array) || b.length !== n) {
+    throw new DsmError(DsmErrorCode.BadKey, `${what} must be ${n} bytes, got ${b?.length}`, {
+      what,
+      length: b?.length,
+    });
+  }
+}
+
+export class StateTree {
+  readonly accounts: DsmTree;
+  private storage: Map<Bin, DsmTree>;
+  /** Storage tries this state may write in place (not shared with a snapshot). */
+  private owned = new Set<Bin>();
+  /** Accounts whose storage trie changed since their storageRoot was last written. */
+  private dirty = new Set<Bin>();
+  private code: Map<Bin, Uint8Array>;
+  private codeShared = false;
+  private readonly treeOpts: DsmTreeOptions;
+  readonly keccak: Keccak;
+
+  constructor(opts: StateTreeOptions = {}, accounts?: DsmTree) {
+    this.keccak = opts.hash ?? defaultKeccak;
+    this.treeOpts = { hash: this.keccak, ...(opts.resolver ? { resolver: opts.resolver } : {}) };
+    this.accounts = accounts ?? new DsmTree(this.treeOpts);
+    this.storage = new Map();
+    this.code = new Map();
+  }
+
+  /** A state known only by its root; accounts and storage fault in through `opts.resolver`. */
+  static fromRootHash(root: Uint8Array, opts: StateTreeOptions = {}): StateTree {
+    const s = new StateTree(opts);
+    return new StateTree(opts, DsmTree.fromRootHash(root, s.treeOpts));
+  }
+
+  /** keccak256 of an address or slot: the trie key. */
+  hashKey(b: Uint8Array): Uint8Array {
+    return this.keccak.keccak256(b);
+  }
+
+  // ------------------------------------------------------------ accounts
+
+  getAccount(address: Uint8Array): Account | undefined {
+    checkLength('address', address, 20);
+    const h = this.hashKey(address);
+    const hb = toBin(h);
+    if (this.dirty.has(hb)) this.flushStorageRoot(hb, h);
+    const enc = this.accounts.get(h);
+    return enc === undefined ? undefined : decodeAccount(enc);
+  }
+
+  putAccount(address: Uint8Array, account: Account): void {
+    checkLength('address', address, 20);
+    const h = this.hashKey(address);
+    const hb = toBin(h);
+    let storageRoot = account.storageRoot;
+    if (this.storage.has(hb)) {
+      this.dirty.add(hb); // the trie's root replaces whatever was given, before the next read
+    } else {
+      const cur = this.accounts.get(h);
+      if (cur !== undefined) storageRoot = decodeAccount(cur).storageRoot;
+    }
+    this.accounts.put(h, encodeAccount({ ...account, storageRoot }));
+  }
+
+  /** Removes the account and all its storage. */
+  deleteAccount(address: Uint8Array): void {
+    checkLength('address', address, 20);
+    const h = this.hashKey(address);
+    const hb = toBin(h);
+    this.accounts.del(h);
+    this.storage.delete(hb);
+    this.owned.delete(hb);
+    this.dirty.delete(hb);
+  }
+
+  // ------------------------------------------------------------ storage
+
+  /** The slot's value (no leading zeros), or undefined when unset or the account is absent. */
+  getStorage(address: Uint8Array, slot: Uint8Array): Uint8Array | undefined {
+    checkLength('address', address, 20);
+    checkLength('storage slot', slot, 32);
+    const t = this.storageTrie(address, false);
+    const v = t?.get(this.hashKey(slot));
+    if (v === undefined) return undefined;
+    const d = rlpDecode(v);
+    if (!(d instanceof Uint8Array))
+      throw new DsmError(DsmErrorCode.BadValue, 'storage value is not an RLP string');
+    return d;
+  }
+
+  /** Sets a slot; a value that is empty or all zeros deletes it. The account must exist. */
+  putStorage(address: Uint8Array, slot: Uint8Array, value: Uint8Array): void {
+    checkLength('address', address, 20);
+    checkLength('storage slot', slot, 32);
+    if (value.length > 32)
+      throw new DsmError(DsmErrorCode.BadValue, `storage value over 32 bytes (${value.length})`);
+    const t = this.storageTrie(address, true)!;
+    let i = 0;
+    while (i < value.length && value[i] === 0) i++;
+    const k = this.hashKey(slot);
+    if (i === value.length) t.del(k);
+    else t.put(k, rlpEncode(value.subarray(i)));
+  }
+
+  /** Removes all storage of an account (it keeps nonce, balance and code). */
+  clearStorage(address: Uint8Array): void {
+    checkLength('address', address, 20);
+    const h = this.hashKey(address);
+    const hb = toBin(h);
+    if (this.accounts.get(h) === undefined) return;
+    this.storage.set(hb, new DsmTree(this.treeOpts));
+    this.owned.add(hb);
+    this.dirty.add(hb);
+  }
+
+  /**
+   * The account's storage trie. With `forWrite`, one this state owns (a snapshot's is copied
+   * first) and the account is marked for a storageRoot update; throws UnknownAccount when the
+   * account does not exist.
+   */
+  storageTrie(address: Uint8Array, forWrite: boolean): DsmTree | undefined {
+    const h = this.hashKey(address);
+    const hb = toBin(h);
+    let t = this.storage.get(hb);
+    if (t === undefined) {
+      const enc = this.accounts.get(h);
+      if (enc === undefined) {
+        if (!forWrite) return undefined;
+        throw new DsmError(
+          DsmErrorCode.UnknownAccount,
+          `no account 0x${Buffer.from(address).toString('hex')}`,
+        );
+      }
+      t = DsmTree.fromRootHash(decodeAccount(enc).storageRoot, this.treeOpts);
+      this.storage.set(hb, t);
+      this.owned.add(hb);
+    }
+    if (forWrite) {
+      if (!this.owned.has(hb)) {
+        t = t.snapshot();
+        this.storage.set(hb, t);
+        this.owned.add(hb);
+      }
+      this.dirty.add(hb);
+    }
+    return t;
+  }
+
+  private flushStorageRoot(hb: Bin, h: Uint8Array): void {
+    this.dirty.delete(hb);
+    const t = this.storage.get(hb);
+    const enc = this.accounts.get(h);
+    if (t === undefined || enc === undefined) return;
+    const a = decodeAccount(enc);
+    const r = t.root();
+    if (!bytesEqual(r, a.storageRoot)) this.accounts.put(h, encodeAccount({ ...a, storageRoot: r }));
+  }
+
+  // ------------------------------------------------------------ code
+
+  /** Stores code; returns its hash. */
+  putCode(code: Uint8Array): Uint8Array {
+    const h = this.keccak.keccak256(code);
+    if (code.length === 0) return h;
+    if (this.codeShared) {
+      this.code = new Map(this.code);
+      this.codeShared = false;
+    }
+    this.code.set(toBin(h), code.slice());
+    return h;
+  }
+
+  /** Code by hash; the empty code hash gives empty code. */
+  getCode(codeHash: Uint8Array): Uint8Array | undefined {
+    checkLength('code hash', codeHash, 32);
+    if (bytesEqual(codeHash, EMPTY_CODE_HASH)) return new Uint8Array(0);
+    const c = this.code.get(toBin(codeHash));
+    return c === undefined ? undefined : c.slice();
+  }
+
+  // ------------------------------------------------------------ roots, proofs, versions
+
+  /** Ethereum's state root. */
+  root(): Uint8Array {
+    return fromBin(this.rootBin());
+  }
+
+  rootBin(): Bin {
+    for (const hb of [...this.dirty]) this.flushStorageRoot(hb, fromBin(hb));
+    return this.accounts.rootBin();
+  }
+
+  /** Proof of an account (eth_getProof accountProof). */
+  proveAccount(address: Uint8Array, omitLevels = 0): Uint8Array[] {
+    checkLength('address', address, 20);
+    this.rootBin();
+    return this.accounts.prove(this.hashKey(address), omitLevels);
+  }
+
+  /** Proof of a slot in an account's storage trie (eth_getProof storageProof). */
+  proveStorage(address: Uint8Array, slot: Uint8Array, omitLevels = 0): Uint8Array[] {
+    checkLength('address', address, 20);
+    checkLength('storage slot', slot, 32);
+    const t = this.storageTrie(address, false);
+    if (t === undefined) return [];
+    return t.prove(this.hashKey(slot), omitLevels);
+  }
+
+  /** A copy that shares all structure; O(storage tries) map copies, no trie is copied. */
+  snapshot(): StateTree {
+    this.rootBin();
+    const opts = {
+      hash: this.keccak,
+      ...(this.treeOpts.resolver ? { resolver: this.treeOpts.resolver } : {}),
+    };
+    const s = new StateTree(opts, this.accounts.snapshot());
+    s.storage = new Map(this.storage);
+    s.code = this.code;
+    s.codeShared = true;
+    this.codeShared = true;
+    this.owned = new Set();
+    return s;
+  }
+}

@@ -1,0 +1,170 @@
+/**
+ * A DSM-Tree as bytes and back, round-trip exact (stubs included) — what checkpoints store.
+ *
+ * Format: "DSMT", version 1, then the nodes in pre-order. A record is
+ *   0x00                      empty tree (root only)
+ *   0x01 varint(len) rlp      a node; the records of its hashed children follow, in child order
+ *   0x02 [32-byte hash]       a stub (the hash only for the root; a child's is in its parent)
+ * Embedded children live inside their parent's RLP. Every node is checked against the hash
+ * its parent holds, so a corrupt encoding is refused rather than loaded.
+ */
+import type { Keccak } from '@monsoon/keccak';
+import { type Bin, binToHex, toBin } from './bytes.js';
+import { DsmError, DsmErrorCode } from './dsmError.js';
+import { DsmTree, type DsmTreeOptions } from './dsmTree.js';
+import { HashNode } from './hashNode.js';
+import { ByteWriter, decodeNode, encodeNode } from './nodeCodec.js';
+import { BRANCH, EXTENSION, type InnerNode, LEAF, STUB, type TrieNode } from './trieNode.js';
+
+const MAGIC = [0x44, 0x53, 0x4d, 0x54]; // "DSMT"
+const VERSION = 1;
+const EMPTY = 0;
+const NODE = 1;
+const STUB_TAG = 2;
+
+function writeVarint(w: ByteWriter, n: number): void {
+  w.ensure(10);
+  while (n >= 0x80) {
+    w.buf[w.pos++] = (n & 0x7f) | 0x80;
+    n = Math.floor(n / 128);
+  }
+  w.buf[w.pos++] = n;
+}
+
+/** Encodes the whole tree (hashing what is dirty first). */
+export function encodeTree(tree: DsmTree): Uint8Array {
+  tree.rootBin();
+  const w = new ByteWriter(1 << 16);
+  w.ensure(5);
+  for (const b of MAGIC) w.buf[w.pos++] = b;
+  w.buf[w.pos++] = VERSION;
+  const root = tree.rootNodeForInternalUse;
+  if (root === undefined) {
+    w.ensure(1);
+    w.buf[w.pos++] = EMPTY;
+  } else if (root.kind === STUB) {
+    w.ensure(33);
+    w.buf[w.pos++] = STUB_TAG;
+    w.pos += w.buf.write(root.ref, w.pos, 'latin1');
+  } else {
+    writeNode(w, root, 0, new ByteWriter(1024));
+  }
+  return new Uint8Array(w.buf.subarray(0, w.pos));
+}
+
+function writeNode(w: ByteWriter, node: TrieNode, depth: number, scratch: ByteWriter): void {
+  if (node.kind === STUB) {
+    w.ensure(1);
+    w.buf[w.pos++] = STUB_TAG;
+    return;
+  }
+  scratch.pos = 0;
+  const len = encodeNode(node, depth, scratch);
+  w.ensure(len + 11);
+  w.buf[w.pos++] = NODE;
+  writeVarint(w, len);
+  w.ensure(len);
+  scratch.buf.copy(w.buf, w.pos, 0, len);
+  w.pos += len;
+  if (node.kind === BRANCH) {
+    for (let i = 0; i < 16; i++) {
+      const c = node.children[i];
+      if (c !== undefined && isHashed(c)) writeNode(w, c, depth + 1, scratch);
+    }
+  } else if (node.kind === EXTENSION && isHashed(node.child)) {
+    writeNode(w, node.child, depth + node.path.length, scratch);
+  }
+}
+
+function isHashed(n: TrieNode): boolean {
+  return n.ref !== undefined && n.ref.length === 32;
+}
+
+function corrupt(message: string, meta: Record<string, unknown> = {}): never {
+  throw new DsmError(DsmErrorCode.BadEncoding, message, meta);
+}
+
+class Reader {
+  pos = 0;
+  constructor(readonly b: Uint8Array) {}
+  byte(): number {
+    if (this.pos >= this.b.length) corrupt(`truncated at byte ${this.pos}`);
+    return this.b[this.pos++]!;
+  }
+  varint(): number {
+    let n = 0;
+    let mul = 1;
+    for (let i = 0; i < 8; i++) {
+      const x = this.byte();
+      n += (x & 0x7f) * mul;
+      if (x < 0x80) return n;
+      mul *= 128;
+    }
+    return corrupt(`varint too long at byte ${this.pos}`);
+  }
+  bytes(n: number): Uint8Array {
+    if (this.pos + n > this.b.length) corrupt(`truncated: need ${n} bytes at ${this.pos}`);
+    const s = this.b.subarray(this.pos, this.pos + n);
+    this.pos += n;
+    return s;
+  }
+}
+
+/** Decodes what encodeTree wrote; throws DsmError(BadEncoding) on any corruption. */
+export function decodeTree(bytes: Uint8Array, opts: DsmTreeOptions = {}): DsmTree {
+  const tree = new DsmTree(opts);
+  const r = new Reader(bytes);
+  const head = r.bytes(5);
+  for (let i = 0; i < 4; i++) if (head[i] !== MAGIC[i]) corrupt('not a DSM-Tree encoding (bad magic)');
+  if (head[4] !== VERSION) corrupt(`unknown encoding version ${head[4]}`);
+  const tag = r.byte();
+  let root: TrieNode | undefined;
+  if (tag === EMPTY) root = undefined;
+  else if (tag === STUB_TAG) root = new HashNode(toBin(r.bytes(32)));
+  else if (tag === NODE) root = readNode(r, undefined, [], 0, tree.keccak);
+  else corrupt(`unknown record tag ${tag}`);
+  if (r.pos !== bytes.length) corrupt(`${bytes.length - r.pos} trailing bytes`);
+  return DsmTree.fromNode(root, opts);
+}
+
+function readNode(
+  r: Reader,
+  expected: Bin | undefined,
+  prefix: number[],
+  d: number,
+  keccak: Keccak,
+): InnerNode {
+  const enc = r.bytes(r.varint());
+  const h = toBin(keccak.keccak256(enc));
+  if (expected !== undefined && h !== expected) {
+    corrupt(`node hashes to ${binToHex(h)}, its parent expects ${binToHex(expected)}`);
+  }
+  let node: InnerNode;
+  try {
+    node = decodeNode(enc, prefix, d, enc.length < 32 ? toBin(enc) : h);
+  } catch (e) {
+    return corrupt(`bad node at byte ${r.pos}: ${(e as Error).message}`);
+  }
+  if (node.kind === BRANCH) {
+    for (let i = 0; i < 16; i++) {
+      const c = node.children[i];
+      if (c !== undefined && c.kind === STUB) {
+        prefix[d] = i;
+        node.children[i] = readChild(r, c, prefix, d + 1, keccak);
+      }
+    }
+  } else if (node.kind === EXTENSION && node.child.kind === STUB) {
+    for (let i = 0; i < node.path.length; i++) prefix[d + i] = node.path.charCodeAt(i);
+    node.child = readChild(r, node.child, prefix, d + node.path.length, keccak);
+  } else if (node.kind !== LEAF && node.kind !== EXTENSION) {
+    corrupt('unexpected node kind');
+  }
+  return node;
+}
+
+function readChild(r: Reader, stub: HashNode, prefix: number[], d: number, keccak: Keccak): TrieNode {
+  const tag = r.byte();
+  if (tag === STUB_TAG) return stub;
+  if (tag !== NODE) corrupt(`unknown record tag ${tag} at byte ${r.pos - 1}`);
+  return readNode(r, stub.ref, prefix, d, keccak);
+}
