@@ -18,9 +18,13 @@ export function toBin(bytes: Uint8Array): Bin {
   return Buffer.from(bytes.buffer, bytes.byteOffset, n).toString('latin1', 0, n);
 }
 
-/** Binary string → Uint8Array (a fresh copy). */
+/**
+ * Binary string → Uint8Array (a fresh copy). A plain Uint8Array view, not the Buffer itself, so
+ * callers get Uint8Array semantics (`slice()` copies).
+ */
 export function fromBin(s: Bin): Uint8Array {
-  return Buffer.from(s, 'latin1');
+  const b = Buffer.from(s, 'latin1');
+  return new Uint8Array(b.buffer, b.byteOffset, b.length);
 }
 
 /** Lower-case hex without prefix. */

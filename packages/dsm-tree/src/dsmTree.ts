@@ -272,20 +272,22 @@ export class DsmTree {
       case LEAF:
         return keyEqualsBin(key, node.key) ? undefined : node;
       case BRANCH: {
+        let i = -1;
         if (d === key.length * 2) {
           if (node.value === undefined) return node;
-          const b = this.own(node);
-          b.value = undefined;
-          return this.normalize(b, key, d);
+        } else {
+          i = keyNibble(key, d);
+          const c = node.children[i];
+          if (c === undefined) return node;
+          const nc = this.rem(c, key, d + 1);
+          if (nc === c && nc.ref !== undefined) return node;
+          if (nc !== undefined) {
+            const b = this.own(node);
+            b.children[i] = nc;
+            return b;
+          }
         }
-        const i = keyNibble(key, d);
-        const c = node.children[i];
-        if (c === undefined) return node;
-        const nc = this.rem(c, key, d + 1);
-        if (nc === c && nc.ref !== undefined) return node;
-        const b = this.own(node);
-        b.children[i] = nc;
-        return nc === undefined ? this.normalize(b, key, d) : b;
+        return this.removeEntry(node, i, key, d);
       }
       case EXTENSION: {
         if (!keyHasPath(key, d, node.path)) return node;
@@ -304,23 +306,33 @@ export class DsmTree {
     }
   }
 
-  /** Restores canonical form for an owned branch that just lost an entry. */
-  private normalize(b: BranchNode, key: Uint8Array, d: number): TrieNode | undefined {
+  /**
+   * Removes child `i` (or the value, when i < 0) from a branch, restoring canonical form. Whatever
+   * can fail (faulting in a stub sibling that must be merged up) happens before anything is
+   * changed, so a failed delete leaves the tree exactly as it was.
+   */
+  private removeEntry(node: BranchNode, i: number, key: Uint8Array, d: number): TrieNode | undefined {
+    const children = node.children;
+    const value = i < 0 ? undefined : node.value;
     let count = 0;
     let idx = -1;
-    const children = b.children;
-    for (let i = 0; i < 16; i++) {
-      if (children[i] !== undefined) {
+    for (let j = 0; j < 16; j++) {
+      if (j !== i && children[j] !== undefined) {
         count++;
-        idx = i;
+        idx = j;
       }
     }
-    if (b.value !== undefined) {
-      if (count > 0) return b;
-      // Only the value is left: it becomes a leaf whose key is the path to here.
-      return new LeafNode(toBin(key.subarray(0, d >> 1)), b.value, this.gen);
+    if (count === 0) {
+      // Only a value can be left: it becomes a leaf whose key is the path to here.
+      return value === undefined ? undefined : new LeafNode(toBin(key.subarray(0, d >> 1)), value, this.gen);
     }
-    if (count !== 1) return count === 0 ? undefined : b;
+    if (count >= 2 || value !== undefined) {
+      const b = this.own(node);
+      if (i < 0) b.value = undefined;
+      else b.children[i] = undefined;
+      return b;
+    }
+    // One child left and no value: it merges up into this branch's place.
     let c = children[idx]!;
     if (c.kind === STUB) c = this.fault(c, key, d, idx);
     if (c.kind === LEAF) return this.relocate(c);

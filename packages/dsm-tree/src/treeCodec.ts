@@ -1,23 +1,26 @@
 /**
  * A DSM-Tree as bytes and back, round-trip exact (stubs included) — what checkpoints store.
  *
- * Format: "DSMT", version 1, then the nodes in pre-order. A record is
+ * Format: a header — "DSMT", version 2, the 32-byte root hash, and the first 4 bytes of
+ * keccak256 of those 37 bytes — then the nodes in pre-order. A record is
  *   0x00                      empty tree (root only)
  *   0x01 varint(len) rlp      a node; the records of its hashed children follow, in child order
- *   0x02 [32-byte hash]       a stub (the hash only for the root; a child's is in its parent)
- * Embedded children live inside their parent's RLP. Every node is checked against the hash
- * its parent holds, so a corrupt encoding is refused rather than loaded.
+ *   0x02                      a stub (its hash is in its parent, or in the header for the root)
+ * Embedded children live inside their parent's RLP. The root node is checked against the
+ * header's root hash and every other node against the hash its parent holds, so a corrupt
+ * encoding is refused rather than loaded.
  */
 import type { Keccak } from '@monsoon/keccak';
 import { type Bin, binToHex, toBin } from './bytes.js';
 import { DsmError, DsmErrorCode } from './dsmError.js';
-import { DsmTree, type DsmTreeOptions } from './dsmTree.js';
+import { DsmTree, type DsmTreeOptions, defaultDsmTreeOptions, EMPTY_ROOT } from './dsmTree.js';
 import { HashNode } from './hashNode.js';
 import { ByteWriter, decodeNode, encodeNode } from './nodeCodec.js';
 import { BRANCH, EXTENSION, type InnerNode, LEAF, STUB, type TrieNode } from './trieNode.js';
 
 const MAGIC = [0x44, 0x53, 0x4d, 0x54]; // "DSMT"
-const VERSION = 1;
+const VERSION = 2;
+const HEADER = 41;
 const EMPTY = 0;
 const NODE = 1;
 const STUB_TAG = 2;
@@ -33,22 +36,17 @@ function writeVarint(w: ByteWriter, n: number): void {
 
 /** Encodes the whole tree (hashing what is dirty first). */
 export function encodeTree(tree: DsmTree): Uint8Array {
-  tree.rootBin();
+  const rootHash = tree.rootBin();
   const w = new ByteWriter(1 << 16);
-  w.ensure(5);
+  w.ensure(HEADER + 1);
   for (const b of MAGIC) w.buf[w.pos++] = b;
   w.buf[w.pos++] = VERSION;
+  w.pos += w.buf.write(rootHash, w.pos, 'latin1');
+  w.buf.set(tree.keccak.keccak256(w.buf.subarray(0, 37)).subarray(0, 4), 37);
+  w.pos = HEADER;
   const root = tree.rootNodeForInternalUse;
-  if (root === undefined) {
-    w.ensure(1);
-    w.buf[w.pos++] = EMPTY;
-  } else if (root.kind === STUB) {
-    w.ensure(33);
-    w.buf[w.pos++] = STUB_TAG;
-    w.pos += w.buf.write(root.ref, w.pos, 'latin1');
-  } else {
-    writeNode(w, root, 0, new ByteWriter(1024));
-  }
+  if (root === undefined) w.buf[w.pos++] = EMPTY;
+  else writeNode(w, root, 0, new ByteWriter(1024));
   return new Uint8Array(w.buf.subarray(0, w.pos));
 }
 
@@ -112,16 +110,21 @@ class Reader {
 
 /** Decodes what encodeTree wrote; throws DsmError(BadEncoding) on any corruption. */
 export function decodeTree(bytes: Uint8Array, opts: DsmTreeOptions = {}): DsmTree {
-  const tree = new DsmTree(opts);
+  const keccak = opts.hash ?? defaultDsmTreeOptions.hash;
   const r = new Reader(bytes);
-  const head = r.bytes(5);
+  const head = r.bytes(HEADER);
   for (let i = 0; i < 4; i++) if (head[i] !== MAGIC[i]) corrupt('not a DSM-Tree encoding (bad magic)');
   if (head[4] !== VERSION) corrupt(`unknown encoding version ${head[4]}`);
+  const check = keccak.keccak256(head.subarray(0, 37));
+  for (let i = 0; i < 4; i++) if (check[i] !== head[37 + i]) corrupt('header checksum mismatch');
+  const rootHash = toBin(head.subarray(5, 37));
   const tag = r.byte();
   let root: TrieNode | undefined;
-  if (tag === EMPTY) root = undefined;
-  else if (tag === STUB_TAG) root = new HashNode(toBin(r.bytes(32)));
-  else if (tag === NODE) root = readNode(r, undefined, [], 0, tree.keccak);
+  if (tag === EMPTY) {
+    if (rootHash !== toBin(EMPTY_ROOT)) corrupt('empty-tree record under a non-empty root hash');
+    root = undefined;
+  } else if (tag === STUB_TAG) root = new HashNode(rootHash);
+  else if (tag === NODE) root = readNode(r, rootHash, [], 0, keccak);
   else corrupt(`unknown record tag ${tag}`);
   if (r.pos !== bytes.length) corrupt(`${bytes.length - r.pos} trailing bytes`);
   return DsmTree.fromNode(root, opts);

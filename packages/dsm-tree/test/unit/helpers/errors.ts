@@ -1,0 +1,20 @@
+import { expect } from '@jest/globals';
+import { DsmError, type DsmErrorCode } from '@monsoon/dsm-tree';
+
+/** What `fn` threw, or undefined when it returned. */
+export function thrown(fn: () => unknown): unknown {
+  try {
+    fn();
+  } catch (e) {
+    return e;
+  }
+  return undefined;
+}
+
+/** Asserts that `fn` throws a DsmError with `code`, and returns it (for its meta). */
+export function expectDsmError(fn: () => unknown, code: DsmErrorCode): DsmError {
+  const e = thrown(fn);
+  expect(e).toBeInstanceOf(DsmError);
+  expect((e as DsmError).code).toBe(code);
+  return e as DsmError;
+}
