@@ -62,6 +62,19 @@ function hasherFor(k: Keccak): TreeHasher {
 }
 
 const proofWriter = new ByteWriter(1 << 16);
+const encWriter = new ByteWriter(1 << 10);
+
+/**
+ * Branches shallower than this many nibbles cache their encoding for proofs: at most
+ * 1 + 16 + 256 + 4096 nodes (~2.4 MB), and they are on every proof's path.
+ */
+const PROOF_CACHE_DEPTH = 4;
+
+function encodeToBin(n: InnerNode, depth: number): Bin {
+  encWriter.pos = 0;
+  const len = encodeNode(n, depth, encWriter);
+  return encWriter.buf.toString('latin1', 0, len);
+}
 
 export class DsmTree {
   private rootNode: TrieNode | undefined;
@@ -114,7 +127,7 @@ export class DsmTree {
           return keyEqualsBin(key, node.key) ? fromBin(node.value) : undefined;
         case BRANCH:
           if (d === klen) return node.value === undefined ? undefined : fromBin(node.value);
-          node = node.children[keyNibble(key, d++)];
+          node = node.child(keyNibble(key, d++));
           break;
         case EXTENSION:
           if (!keyHasPath(key, d, node.path)) return undefined;
@@ -168,6 +181,7 @@ export class DsmTree {
   private own<T extends InnerNode>(n: T): T {
     if (n.gen === this.gen) {
       n.ref = undefined;
+      if (n.kind === BRANCH) n.enc = undefined;
       return n;
     }
     return this.clone(n, undefined) as T;
@@ -185,7 +199,7 @@ export class DsmTree {
       case EXTENSION:
         return new ExtensionNode(n.path, n.child, this.gen, ref);
       case BRANCH:
-        return new BranchNode(n.children.slice(), n.value, this.gen, ref);
+        return n.copy(this.gen, ref);
     }
   }
 
@@ -218,11 +232,11 @@ export class DsmTree {
           return b;
         }
         const i = keyNibble(key, d);
-        const c = node.children[i];
+        const c = node.child(i);
         const nc = this.ins(c, key, d + 1, v);
         if (nc === c && nc.ref !== undefined) return node;
         const b = this.own(node);
-        b.children[i] = nc;
+        b.setChild(i, nc);
         return b;
       }
       case EXTENSION: {
@@ -237,8 +251,10 @@ export class DsmTree {
           return e;
         }
         const b = BranchNode.empty(this.gen);
-        b.children[path.charCodeAt(m)] =
-          m + 1 < path.length ? new ExtensionNode(path.slice(m + 1), node.child, this.gen) : node.child;
+        b.setChild(
+          path.charCodeAt(m),
+          m + 1 < path.length ? new ExtensionNode(path.slice(m + 1), node.child, this.gen) : node.child,
+        );
         this.placeNew(b, key, d + m, v);
         return m > 0 ? new ExtensionNode(path.slice(0, m), b, this.gen) : b;
       }
@@ -256,14 +272,14 @@ export class DsmTree {
     while (at < max && keyNibble(key, at) === binNibble(lk, at)) at++;
     const b = BranchNode.empty(this.gen);
     if (llen === at) b.value = l.value;
-    else b.children[binNibble(lk, at)] = this.relocate(l);
+    else b.setChild(binNibble(lk, at), this.relocate(l));
     this.placeNew(b, key, at, v);
     return at > d ? new ExtensionNode(keyNibbles(key, d, at), b, this.gen) : b;
   }
 
   private placeNew(b: BranchNode, key: Uint8Array, at: number, v: Bin): void {
     if (key.length * 2 === at) b.value = v;
-    else b.children[keyNibble(key, at)] = new LeafNode(toBin(key), v, this.gen);
+    else b.setChild(keyNibble(key, at), new LeafNode(toBin(key), v, this.gen));
   }
 
   private rem(node: TrieNode | undefined, key: Uint8Array, d: number): TrieNode | undefined {
@@ -277,13 +293,13 @@ export class DsmTree {
           if (node.value === undefined) return node;
         } else {
           i = keyNibble(key, d);
-          const c = node.children[i];
+          const c = node.child(i);
           if (c === undefined) return node;
           const nc = this.rem(c, key, d + 1);
           if (nc === c && nc.ref !== undefined) return node;
           if (nc !== undefined) {
             const b = this.own(node);
-            b.children[i] = nc;
+            b.setChild(i, nc);
             return b;
           }
         }
@@ -312,12 +328,11 @@ export class DsmTree {
    * changed, so a failed delete leaves the tree exactly as it was.
    */
   private removeEntry(node: BranchNode, i: number, key: Uint8Array, d: number): TrieNode | undefined {
-    const children = node.children;
     const value = i < 0 ? undefined : node.value;
     let count = 0;
     let idx = -1;
     for (let j = 0; j < 16; j++) {
-      if (j !== i && children[j] !== undefined) {
+      if (j !== i && node.child(j) !== undefined) {
         count++;
         idx = j;
       }
@@ -329,11 +344,11 @@ export class DsmTree {
     if (count >= 2 || value !== undefined) {
       const b = this.own(node);
       if (i < 0) b.value = undefined;
-      else b.children[i] = undefined;
+      else b.setChild(i, undefined);
       return b;
     }
     // One child left and no value: it merges up into this branch's place.
-    let c = children[idx]!;
+    let c = node.child(idx)!;
     if (c.kind === STUB) c = this.fault(c, key, d, idx);
     if (c.kind === LEAF) return this.relocate(c);
     if (c.kind === EXTENSION) return new ExtensionNode(String.fromCharCode(idx) + c.path, c.child, this.gen);
@@ -395,11 +410,11 @@ export class DsmTree {
       case BRANCH: {
         if (d === key.length * 2) return node;
         const i = keyNibble(key, d);
-        const c = node.children[i];
+        const c = node.child(i);
         const nc = this.mat(c, key, d + 1, src);
         if (nc === c) return node;
         const b = this.adopt(node);
-        b.children[i] = nc;
+        b.setChild(i, nc);
         return b;
       }
       case EXTENSION: {
@@ -471,12 +486,12 @@ export class DsmTree {
     }
     let b: BranchNode | undefined;
     for (let i = 0; i < 16; i++) {
-      const c = node.children[i];
+      const c = node.child(i);
       if (c === undefined) continue;
       const nc = this.pruneNode(c, level + 1, r);
       if (nc !== c) {
         b ??= this.adopt(node);
-        b.children[i] = nc;
+        b.setChild(i, nc);
       }
     }
     return b ?? node;
@@ -503,14 +518,20 @@ export class DsmTree {
     while (node !== undefined) {
       const n = node as InnerNode;
       if (level >= omitLevels && (level === 0 || n.ref!.length === 32)) {
-        encodeNode(n, d, w);
+        if (n.kind === BRANCH && d < PROOF_CACHE_DEPTH) {
+          // Encoding a branch loads all its children (to read their refs): 16 cache misses
+          // in a big tree. The few branches near the root are in every proof: keep theirs.
+          n.enc ??= encodeToBin(n, d);
+          w.ensure(n.enc.length);
+          w.pos += w.buf.write(n.enc, w.pos, 'latin1');
+        } else encodeNode(n, d, w);
         ends.push(w.pos);
       }
       level++;
       if (n.kind === LEAF) break;
       if (n.kind === BRANCH) {
         if (d === klen) break;
-        node = n.children[keyNibble(key, d++)];
+        node = n.child(keyNibble(key, d++));
       } else {
         if (!keyHasPath(key, d, n.path)) break;
         d += n.path.length;
@@ -540,7 +561,7 @@ export class DsmTree {
           return false;
         case BRANCH:
           if (d === klen) return false;
-          node = node.children[keyNibble(key, d++)];
+          node = node.child(keyNibble(key, d++));
           break;
         case EXTENSION:
           if (!keyHasPath(key, d, node.path)) return false;

@@ -66,7 +66,7 @@ function writeNode(w: ByteWriter, node: TrieNode, depth: number, scratch: ByteWr
   w.pos += len;
   if (node.kind === BRANCH) {
     for (let i = 0; i < 16; i++) {
-      const c = node.children[i];
+      const c = node.child(i);
       if (c !== undefined && isHashed(c)) writeNode(w, c, depth + 1, scratch);
     }
   } else if (node.kind === EXTENSION && isHashed(node.child)) {
@@ -150,10 +150,10 @@ function readNode(
   }
   if (node.kind === BRANCH) {
     for (let i = 0; i < 16; i++) {
-      const c = node.children[i];
+      const c = node.child(i);
       if (c !== undefined && c.kind === STUB) {
         prefix[d] = i;
-        node.children[i] = readChild(r, c, prefix, d + 1, keccak);
+        node.setChild(i, readChild(r, c, prefix, d + 1, keccak));
       }
     }
   } else if (node.kind === EXTENSION && node.child.kind === STUB) {

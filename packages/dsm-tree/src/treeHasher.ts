@@ -14,10 +14,10 @@ import { BRANCH, EXTENSION, type InnerNode, LEAF } from './trieNode.js';
  * Encodings pending hashing are flushed (hashed in one call) once they pass this size, so the
  * first root of a million-account tree needs a few MB of scratch, not the whole tree's bytes.
  */
-const FLUSH_BYTES = 4 << 20;
+const FLUSH_BYTES = 1 << 20;
 
 export class TreeHasher {
-  private readonly w = new ByteWriter(1 << 20);
+  private readonly w = new ByteWriter(FLUSH_BYTES + (1 << 16));
   private offsets = new Uint32Array(1024);
   private patch = new Int32Array(1024);
   private out = Buffer.allocUnsafe(1024 * 32);
@@ -65,9 +65,8 @@ export class TreeHasher {
   /** Post-order over the dirty children of `node` (not `node` itself). */
   private visit(node: InnerNode, depth: number): void {
     if (node.kind === BRANCH) {
-      const children = node.children;
       for (let i = 0; i < 16; i++) {
-        const c = children[i];
+        const c = node.child(i);
         if (c !== undefined && c.ref === undefined) this.visitChild(c as InnerNode, depth + 1);
       }
     } else if (node.kind === EXTENSION) {
