@@ -2,12 +2,22 @@ import type { Bin } from './bytes.js';
 import type { TrieNode } from './trieNode.js';
 import { BRANCH } from './trieNode.js';
 
+/** `mask` bit for the branch's value (bits 0–15 are the children). */
+export const VALUE_BIT = 1 << 16;
+/** Every slot and the value: what a branch without an encoding must write from scratch. */
+export const ALL_SLOTS = (1 << 17) - 1;
+
 /**
  * A branch: 16 children, one per nibble, and the value of a key that ends here.
  *
  * The children are 16 fields of the node itself rather than an array: an array is two more
  * heap objects (JSArray + backing store), i.e. two more dependent loads — cache misses, in a
- * million-account tree — on every level of every lookup, and ~56 more bytes per branch.
+ * million-account tree — on every level of every lookup.
+ *
+ * `enc` is the branch's RLP encoding as of the last commit, with its children's hashes in it:
+ * that is where a child's hash lives (children carry none), so re-hashing a branch never loads
+ * the children that did not change, and a proof is a copy. `mask` marks the slots changed since
+ * `enc` was made; a branch is clean when `mask` is 0 and `enc` is set.
  */
 export class BranchNode {
   declare readonly kind: typeof BRANCH;
@@ -27,17 +37,13 @@ export class BranchNode {
   c13: TrieNode | undefined = undefined;
   c14: TrieNode | undefined = undefined;
   c15: TrieNode | undefined = undefined;
-
-  /**
-   * Cached encoding, kept only for branches near the root (for proofs); cleared with `ref`.
-   * Never copied: a copy recomputes it.
-   */
   enc: Bin | undefined = undefined;
 
   constructor(
     public value: Bin | undefined,
     public gen: number,
-    public ref: Bin | undefined = undefined,
+    /** Slots changed since `enc` (VALUE_BIT for the value); ALL_SLOTS for a new branch. */
+    public mask: number,
   ) {}
 
   /** Child at nibble i (0–15). */
@@ -80,7 +86,10 @@ export class BranchNode {
     }
   }
 
-  /** Sets the child at nibble i (0–15). Only for a node the caller owns. */
+  /**
+   * Sets the child at nibble i without marking the slot changed: only for a node with the same
+   * hash (a stub and the node it stands for) or while building a node from its encoding.
+   */
   setChild(i: number, c: TrieNode | undefined): void {
     switch (i) {
       case 0:
@@ -136,9 +145,16 @@ export class BranchNode {
     }
   }
 
-  /** A copy with the same children and value, owned by `gen`, with the given ref. */
-  copy(gen: number, ref: Bin | undefined): BranchNode {
-    const b = new BranchNode(this.value, gen, ref);
+  /** Sets the child at nibble i and marks the slot changed. Only for a node the caller owns. */
+  replaceChild(i: number, c: TrieNode | undefined): void {
+    this.setChild(i, c);
+    this.mask |= 1 << i;
+  }
+
+  /** A copy owned by `gen`: same children, value, encoding and changed slots. */
+  copy(gen: number): BranchNode {
+    const b = new BranchNode(this.value, gen, this.mask);
+    b.enc = this.enc;
     b.c0 = this.c0;
     b.c1 = this.c1;
     b.c2 = this.c2;
@@ -158,9 +174,14 @@ export class BranchNode {
     return b;
   }
 
-  /** An empty branch owned by generation `gen`. */
+  /** A new, empty branch owned by generation `gen`. */
   static empty(gen: number): BranchNode {
-    return new BranchNode(undefined, gen);
+    return new BranchNode(undefined, gen, ALL_SLOTS);
+  }
+
+  /** True when the branch must be re-encoded. */
+  get dirty(): boolean {
+    return this.mask !== 0 || this.enc === undefined;
   }
 }
 (BranchNode.prototype as { kind: number }).kind = BRANCH;

@@ -5,7 +5,7 @@
  * (no hashing); see StateTree for the Ethereum state view.
  */
 import { keccak as defaultKeccak, type Keccak } from '@monsoon/keccak';
-import { BranchNode } from './branchNode.js';
+import { BranchNode, VALUE_BIT } from './branchNode.js';
 import { type Bin, binToHex, fromBin, toBin } from './bytes.js';
 import { DsmError, DsmErrorCode } from './dsmError.js';
 import { ExtensionNode } from './extensionNode.js';
@@ -13,7 +13,7 @@ import { HashNode } from './hashNode.js';
 import { LeafNode } from './leafNode.js';
 import { binNibble, commonWithPath, keyEqualsBin, keyHasPath, keyNibble, keyNibbles } from './nibbles.js';
 import { NodeBag } from './nodeBag.js';
-import { ByteWriter, decodeNode, encodeNode } from './nodeCodec.js';
+import { ByteWriter, branchChildRef, decodeNode, extensionChildRef, writeLeaf } from './nodeCodec.js';
 import { TreeHasher } from './treeHasher.js';
 import { BRANCH, EXTENSION, type InnerNode, LEAF, nextGen, STUB, type TrieNode } from './trieNode.js';
 
@@ -62,22 +62,22 @@ function hasherFor(k: Keccak): TreeHasher {
 }
 
 const proofWriter = new ByteWriter(1 << 16);
-const encWriter = new ByteWriter(1 << 10);
+/** Scratch for reading a branch encoding's slots while pruning. */
+const pruneSpans = new Int32Array(18);
 
-/**
- * Branches shallower than this many nibbles cache their encoding for proofs: at most
- * 1 + 16 + 256 + 4096 nodes (~2.4 MB), and they are on every proof's path.
- */
-const PROOF_CACHE_DEPTH = 4;
-
-function encodeToBin(n: InnerNode, depth: number): Bin {
-  encWriter.pos = 0;
-  const len = encodeNode(n, depth, encWriter);
-  return encWriter.buf.toString('latin1', 0, len);
+/** Length of a node's encoding (a leaf's depends on its depth). */
+function encodedLength(n: InnerNode, depth: number): number {
+  if (n.kind !== LEAF) return n.enc!.length;
+  proofWriter.pos = 0;
+  return writeLeaf(proofWriter, n, depth);
 }
 
 export class DsmTree {
   private rootNode: TrieNode | undefined;
+  /** keccak256 of the root, once computed; cleared by any change. */
+  private rootHash: Bin | undefined;
+  /** Set by the write paths when an operation changed anything. */
+  private changed = false;
   /** Nodes whose `gen` equals this may be mutated in place; see trieNode.ts. */
   private gen: number;
   readonly keccak: Keccak;
@@ -148,10 +148,12 @@ export class DsmTree {
 
   /** The root as a binary string (internal form). */
   rootBin(): Bin {
+    if (this.rootHash !== undefined) return this.rootHash;
     const r = this.rootNode;
-    if (r === undefined) return EMPTY_ROOT_BIN;
-    if (r.kind === STUB) return r.ref;
-    return this.hasher.commit(r);
+    if (r === undefined) this.rootHash = EMPTY_ROOT_BIN;
+    else if (r.kind === STUB) this.rootHash = r.ref;
+    else this.rootHash = this.hasher.commit(r);
+    return this.rootHash;
   }
 
   // ---------------------------------------------------------------- writes
@@ -162,94 +164,91 @@ export class DsmTree {
       this.del(key);
       return;
     }
-    this.rootNode = this.ins(this.rootNode, key, 0, toBin(value));
+    this.changed = false;
+    const r = this.ins(this.rootNode, key, 0, toBin(value));
+    if (this.changed) this.setRoot(r);
   }
 
   /** Removes `key` (a no-op when absent), collapsing the tree back to canonical form. */
   del(key: Uint8Array): void {
-    this.rootNode = this.rem(this.rootNode, key, 0);
+    this.changed = false;
+    const r = this.rem(this.rootNode, key, 0);
+    if (this.changed) this.setRoot(r);
+  }
+
+  private setRoot(r: TrieNode | undefined): void {
+    this.rootNode = r;
+    this.rootHash = undefined;
   }
 
   /** O(1): a tree with the same contents; later writes to either never show in the other. */
   snapshot(): DsmTree {
     const t = new DsmTree({ hash: this.keccak, ...(this.resolver ? { resolver: this.resolver } : {}) });
     t.rootNode = this.rootNode;
+    t.rootHash = this.rootHash;
     this.gen = nextGen(); // every node reachable now is frozen for both trees
     return t;
   }
 
+  /** The node itself when this tree may mutate it, else a copy it may (same content). */
   private own<T extends InnerNode>(n: T): T {
-    if (n.gen === this.gen) {
-      n.ref = undefined;
-      if (n.kind === BRANCH) n.enc = undefined;
-      return n;
-    }
-    return this.clone(n, undefined) as T;
+    if (n.gen === this.gen) return n;
+    if (n.kind === LEAF) return new LeafNode(n.key, n.value, this.gen) as T;
+    return n.copy(this.gen) as T;
   }
 
-  /** Like own(), but for changes that keep the node's content (and so its ref). */
-  private adopt<T extends InnerNode>(n: T): T {
-    return n.gen === this.gen ? n : (this.clone(n, n.ref) as T);
-  }
-
-  private clone(n: InnerNode, ref: Bin | undefined): InnerNode {
-    switch (n.kind) {
-      case LEAF:
-        return new LeafNode(n.key, n.value, this.gen, ref);
-      case EXTENSION:
-        return new ExtensionNode(n.path, n.child, this.gen, ref);
-      case BRANCH:
-        return n.copy(this.gen, ref);
-    }
-  }
-
-  /** A leaf that now hangs at another depth: its encoding changes, so its ref must go. */
-  private relocate(l: LeafNode): LeafNode {
-    if (l.gen === this.gen) {
-      l.ref = undefined;
-      return l;
-    }
-    return new LeafNode(l.key, l.value, this.gen);
-  }
+  /*
+   * The write paths. Each returns the node to put where `node` was; `this.changed` says whether
+   * anything changed at all (a no-op write must leave every encoding valid). A changed slot is
+   * marked in its owner (replaceChild, VALUE_BIT, ExtensionNode.changed): that is all the commit
+   * needs to know.
+   */
 
   private ins(node: TrieNode | undefined, key: Uint8Array, d: number, v: Bin): TrieNode {
-    if (node === undefined) return new LeafNode(toBin(key), v, this.gen);
+    if (node === undefined) {
+      this.changed = true;
+      return new LeafNode(toBin(key), v, this.gen);
+    }
     switch (node.kind) {
       case LEAF: {
         if (keyEqualsBin(key, node.key)) {
           if (node.value === v) return node;
+          this.changed = true;
           const l = this.own(node);
           l.value = v;
           return l;
         }
+        this.changed = true;
         return this.splitLeaf(node, key, d, v);
       }
       case BRANCH: {
         if (d === key.length * 2) {
           if (node.value === v) return node;
+          this.changed = true;
           const b = this.own(node);
           b.value = v;
+          b.mask |= VALUE_BIT;
           return b;
         }
         const i = keyNibble(key, d);
-        const c = node.child(i);
-        const nc = this.ins(c, key, d + 1, v);
-        if (nc === c && nc.ref !== undefined) return node;
+        const nc = this.ins(node.child(i), key, d + 1, v);
+        if (!this.changed) return node;
         const b = this.own(node);
-        b.setChild(i, nc);
+        b.replaceChild(i, nc);
         return b;
       }
       case EXTENSION: {
         const path = node.path;
         const m = commonWithPath(key, d, path);
         if (m === path.length) {
-          const c = node.child;
-          const nc = this.ins(c, key, d + m, v);
-          if (nc === c && nc.ref !== undefined) return node;
+          const nc = this.ins(node.child, key, d + m, v);
+          if (!this.changed) return node;
           const e = this.own(node);
           e.child = nc;
+          e.changed = true;
           return e;
         }
+        this.changed = true;
         const b = BranchNode.empty(this.gen);
         b.setChild(
           path.charCodeAt(m),
@@ -258,8 +257,11 @@ export class DsmTree {
         this.placeNew(b, key, d + m, v);
         return m > 0 ? new ExtensionNode(path.slice(0, m), b, this.gen) : b;
       }
-      case STUB:
-        return this.ins(this.fault(node, key, d, -1), key, d, v);
+      case STUB: {
+        const n = this.fault(node, key, d, -1);
+        const r = this.ins(n, key, d, v);
+        return this.changed ? r : node;
+      }
     }
   }
 
@@ -272,11 +274,12 @@ export class DsmTree {
     while (at < max && keyNibble(key, at) === binNibble(lk, at)) at++;
     const b = BranchNode.empty(this.gen);
     if (llen === at) b.value = l.value;
-    else b.setChild(binNibble(lk, at), this.relocate(l));
+    else b.setChild(binNibble(lk, at), l); // a leaf caches nothing, so it moves down as it is
     this.placeNew(b, key, at, v);
     return at > d ? new ExtensionNode(keyNibbles(key, d, at), b, this.gen) : b;
   }
 
+  /** Puts a new key into a new branch (whose slots are all marked changed already). */
   private placeNew(b: BranchNode, key: Uint8Array, at: number, v: Bin): void {
     if (key.length * 2 === at) b.value = v;
     else b.setChild(keyNibble(key, at), new LeafNode(toBin(key), v, this.gen));
@@ -286,20 +289,23 @@ export class DsmTree {
     if (node === undefined) return undefined;
     switch (node.kind) {
       case LEAF:
-        return keyEqualsBin(key, node.key) ? undefined : node;
+        if (!keyEqualsBin(key, node.key)) return node;
+        this.changed = true;
+        return undefined;
       case BRANCH: {
         let i = -1;
         if (d === key.length * 2) {
           if (node.value === undefined) return node;
+          this.changed = true;
         } else {
           i = keyNibble(key, d);
           const c = node.child(i);
           if (c === undefined) return node;
           const nc = this.rem(c, key, d + 1);
-          if (nc === c && nc.ref !== undefined) return node;
+          if (!this.changed) return node;
           if (nc !== undefined) {
             const b = this.own(node);
-            b.setChild(i, nc);
+            b.replaceChild(i, nc);
             return b;
           }
         }
@@ -307,18 +313,21 @@ export class DsmTree {
       }
       case EXTENSION: {
         if (!keyHasPath(key, d, node.path)) return node;
-        const c = node.child;
-        const nc = this.rem(c, key, d + node.path.length);
-        if (nc === c && nc.ref !== undefined) return node;
+        const nc = this.rem(node.child, key, d + node.path.length);
+        if (!this.changed) return node;
         if (nc === undefined) return undefined;
-        if (nc.kind === LEAF) return this.relocate(nc);
+        if (nc.kind === LEAF) return nc; // the leaf takes the extension's place, as it is
         if (nc.kind === EXTENSION) return new ExtensionNode(node.path + nc.path, nc.child, this.gen);
         const e = this.own(node);
         e.child = nc;
+        e.changed = true;
         return e;
       }
-      case STUB:
-        return this.rem(this.fault(node, key, d, -1), key, d);
+      case STUB: {
+        const n = this.fault(node, key, d, -1);
+        const r = this.rem(n, key, d);
+        return this.changed ? r : node;
+      }
     }
   }
 
@@ -343,14 +352,16 @@ export class DsmTree {
     }
     if (count >= 2 || value !== undefined) {
       const b = this.own(node);
-      if (i < 0) b.value = undefined;
-      else b.setChild(i, undefined);
+      if (i < 0) {
+        b.value = undefined;
+        b.mask |= VALUE_BIT;
+      } else b.replaceChild(i, undefined);
       return b;
     }
     // One child left and no value: it merges up into this branch's place.
     let c = node.child(idx)!;
     if (c.kind === STUB) c = this.fault(c, key, d, idx);
-    if (c.kind === LEAF) return this.relocate(c);
+    if (c.kind === LEAF) return c;
     if (c.kind === EXTENSION) return new ExtensionNode(String.fromCharCode(idx) + c.path, c.child, this.gen);
     return new ExtensionNode(String.fromCharCode(idx), c, this.gen);
   }
@@ -387,10 +398,10 @@ export class DsmTree {
     for (let i = 0; i < d; i++) prefix.push(keyNibble(key, i));
     let n = d;
     if (extra >= 0) prefix[n++] = extra;
-    return decodeNode(enc, prefix, n, stub.ref);
+    return decodeNode(enc, prefix, n);
   }
 
-  /** Replaces every stub on key's path by its node from `source`; content (and refs) unchanged. */
+  /** Replaces every stub on key's path by its node from `source`; no content (or encoding) changes. */
   private materialize(key: Uint8Array, source: NodeSource | undefined): void {
     this.rootNode = this.mat(this.rootNode, key, 0, source);
   }
@@ -463,23 +474,35 @@ export class DsmTree {
 
   /**
    * Prunes to retention level r: nodes at level ≥ r (the root is level 0) become hash stubs.
-   * Embedded nodes (under 32 bytes) have no hash and stay with their parent.
+   * Embedded nodes (under 32 bytes) have no hash of their own and stay with their parent; so
+   * does a root under 32 bytes.
    */
   prune(r: number): void {
     if (!Number.isInteger(r) || r < 0)
       throw new RangeError(`retention level must be an integer ≥ 0, got ${r}`);
-    if (this.rootNode === undefined) return;
-    this.rootBin();
-    this.rootNode = this.pruneNode(this.rootNode, 0, r);
+    const root = this.rootNode;
+    if (root === undefined || root.kind === STUB) return;
+    const h = this.rootBin();
+    if (r === 0) {
+      if (encodedLength(root, 0) >= 32) this.rootNode = new HashNode(h);
+      return;
+    }
+    this.rootNode = this.pruneBelow(root, 0, r);
   }
 
-  private pruneNode(node: TrieNode, level: number, r: number): TrieNode {
-    if (node.kind === STUB) return node;
-    if (level >= r) return node.ref!.length === 32 ? new HashNode(node.ref!) : node;
+  /** Stubs the children at level r of `node` (at `level` < r); refs come from its encoding. */
+  private pruneBelow(node: InnerNode, level: number, r: number): InnerNode {
     if (node.kind === LEAF) return node;
     if (node.kind === EXTENSION) {
-      const nc = this.pruneNode(node.child, level + 1, r);
-      if (nc === node.child) return node;
+      const c = node.child;
+      if (c.kind === STUB) return node;
+      let nc: TrieNode;
+      if (level + 1 >= r) {
+        const ref = extensionChildRef(node.enc!);
+        if (ref.length !== 32) return node;
+        nc = new HashNode(ref);
+      } else nc = this.pruneBelow(c, level + 1, r);
+      if (nc === c) return node;
       const e = this.adopt(node);
       e.child = nc;
       return e;
@@ -487,8 +510,13 @@ export class DsmTree {
     let b: BranchNode | undefined;
     for (let i = 0; i < 16; i++) {
       const c = node.child(i);
-      if (c === undefined) continue;
-      const nc = this.pruneNode(c, level + 1, r);
+      if (c === undefined || c.kind === STUB) continue;
+      let nc: TrieNode;
+      if (level + 1 >= r) {
+        const ref = branchChildRef(node.enc!, i, pruneSpans);
+        if (ref === undefined || ref.length !== 32) continue;
+        nc = new HashNode(ref);
+      } else nc = this.pruneBelow(c, level + 1, r);
       if (nc !== c) {
         b ??= this.adopt(node);
         b.setChild(i, nc);
@@ -497,12 +525,18 @@ export class DsmTree {
     return b ?? node;
   }
 
+  /** Like own(), for changes that keep the node's content: nothing is marked changed. */
+  private adopt<T extends InnerNode>(n: T): T {
+    return this.own(n);
+  }
+
   // ---------------------------------------------------------------- proofs
 
   /**
    * The Ethereum proof for `key` (as eth_getProof): the RLP of each hashed node from the root
    * down the key's path — a proof of absence when the key is not there. Embedded nodes are
    * inside their parents. `omitLevels` = c gives a compact proof without the top c levels.
+   * Branches and extensions hold their encodings, so a proof is mostly copying.
    */
   prove(key: Uint8Array, omitLevels = 0): Uint8Array[] {
     if (this.rootNode === undefined) return [];
@@ -517,16 +551,12 @@ export class DsmTree {
     let level = 0;
     while (node !== undefined) {
       const n = node as InnerNode;
-      if (level >= omitLevels && (level === 0 || n.ref!.length === 32)) {
-        if (n.kind === BRANCH && d < PROOF_CACHE_DEPTH) {
-          // Encoding a branch loads all its children (to read their refs): 16 cache misses
-          // in a big tree. The few branches near the root are in every proof: keep theirs.
-          n.enc ??= encodeToBin(n, d);
-          w.ensure(n.enc.length);
-          w.pos += w.buf.write(n.enc, w.pos, 'latin1');
-        } else encodeNode(n, d, w);
-        ends.push(w.pos);
-      }
+      const start = w.pos;
+      if (n.kind === LEAF) writeLeaf(w, n, d);
+      else w.bin(n.enc!);
+      // Level 0 (the root) is always hashed; below it, only encodings of 32 bytes or more.
+      if (level >= omitLevels && (level === 0 || w.pos - start >= 32)) ends.push(w.pos);
+      else w.pos = start;
       level++;
       if (n.kind === LEAF) break;
       if (n.kind === BRANCH) {

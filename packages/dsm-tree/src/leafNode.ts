@@ -1,7 +1,11 @@
 import type { Bin } from './bytes.js';
 import { LEAF } from './trieNode.js';
 
-/** A leaf: the rest of the key's path and a value. Stores the whole key (see trieNode.ts). */
+/**
+ * A leaf: a key and its value. It stores the whole key, so its path at nibble depth d is
+ * key[d..] and it caches nothing that depends on where it hangs: a leaf can move up or down
+ * (a branch collapsing or splitting) unchanged. Its hash lives in its parent's encoding.
+ */
 export class LeafNode {
   declare readonly kind: typeof LEAF;
   constructor(
@@ -10,7 +14,6 @@ export class LeafNode {
     /** The value, as a binary string (never empty). */
     public value: Bin,
     public gen: number,
-    public ref: Bin | undefined = undefined,
   ) {}
 }
 (LeafNode.prototype as { kind: number }).kind = LEAF;

@@ -15,7 +15,7 @@ import { type Bin, binToHex, toBin } from './bytes.js';
 import { DsmError, DsmErrorCode } from './dsmError.js';
 import { DsmTree, type DsmTreeOptions, defaultDsmTreeOptions, EMPTY_ROOT } from './dsmTree.js';
 import { HashNode } from './hashNode.js';
-import { ByteWriter, decodeNode, encodeNode } from './nodeCodec.js';
+import { ByteWriter, branchSpans, decodeNode, extensionChildRef, writeLeaf } from './nodeCodec.js';
 import { BRANCH, EXTENSION, type InnerNode, LEAF, STUB, type TrieNode } from './trieNode.js';
 
 const MAGIC = [0x44, 0x53, 0x4d, 0x54]; // "DSMT"
@@ -57,7 +57,9 @@ function writeNode(w: ByteWriter, node: TrieNode, depth: number, scratch: ByteWr
     return;
   }
   scratch.pos = 0;
-  const len = encodeNode(node, depth, scratch);
+  if (node.kind === LEAF) writeLeaf(scratch, node, depth);
+  else scratch.bin(node.enc!);
+  const len = scratch.pos;
   w.ensure(len + 11);
   w.buf[w.pos++] = NODE;
   writeVarint(w, len);
@@ -65,18 +67,19 @@ function writeNode(w: ByteWriter, node: TrieNode, depth: number, scratch: ByteWr
   scratch.buf.copy(w.buf, w.pos, 0, len);
   w.pos += len;
   if (node.kind === BRANCH) {
-    for (let i = 0; i < 16; i++) {
-      const c = node.child(i);
-      if (c !== undefined && isHashed(c)) writeNode(w, c, depth + 1, scratch);
-    }
-  } else if (node.kind === EXTENSION && isHashed(node.child)) {
+    // The hashed children are the slots the encoding references by hash (0xa0 + 32 bytes).
+    const enc = node.enc!;
+    branchSpans(enc, spans);
+    let hashed = 0;
+    for (let i = 0; i < 16; i++)
+      if (spans[i + 1]! - spans[i]! === 33 && enc.charCodeAt(spans[i]!) === 0xa0) hashed |= 1 << i;
+    for (let i = 0; i < 16; i++) if (hashed & (1 << i)) writeNode(w, node.child(i)!, depth + 1, scratch);
+  } else if (node.kind === EXTENSION && extensionChildRef(node.enc!).length === 32) {
     writeNode(w, node.child, depth + node.path.length, scratch);
   }
 }
 
-function isHashed(n: TrieNode): boolean {
-  return n.ref !== undefined && n.ref.length === 32;
-}
+const spans = new Int32Array(18);
 
 function corrupt(message: string, meta: Record<string, unknown> = {}): never {
   throw new DsmError(DsmErrorCode.BadEncoding, message, meta);
@@ -144,7 +147,7 @@ function readNode(
   }
   let node: InnerNode;
   try {
-    node = decodeNode(enc, prefix, d, enc.length < 32 ? toBin(enc) : h);
+    node = decodeNode(enc, prefix, d);
   } catch (e) {
     return corrupt(`bad node at byte ${r.pos}: ${(e as Error).message}`);
   }

@@ -2,20 +2,18 @@
  * The four node kinds of the DSM-Tree. Nodes are plain objects linked by pointers; traversal
  * never hashes or looks anything up by hash.
  *
- * Every node but a stub caches `ref`: what its parent embeds for it, i.e. keccak256 of its RLP
- * encoding (a 32-char binary string) or, when that encoding is shorter than 32 bytes, the encoding
- * itself. `ref === undefined` means dirty. A dirty node's ancestors are always dirty too.
+ * Hashes live in parents: a branch or extension keeps its own RLP encoding from the last commit
+ * (`enc`), which holds its children's hashes (or, for children under 32 bytes, their whole
+ * encodings). A write marks the changed slot in each ancestor (`BranchNode.mask`,
+ * `ExtensionNode.changed`); a commit re-encodes exactly the marked nodes, copying the unchanged
+ * slots from the old encoding, so it never loads an unchanged child. Leaves cache nothing.
  *
  * `gen` implements copy-on-write: a tree may mutate a node in place only when the node's `gen`
  * equals the tree's current generation; `snapshot()` moves both trees to fresh generations, so
- * every node reachable from a snapshot is frozen from then on.
- *
- * A leaf stores its whole key, not just the remainder: its path at nibble depth d is key[d..].
- * Its encoding therefore depends on where it hangs, so a leaf that moves to another depth is
- * re-created (or, when owned, re-dirtied) rather than reused with a stale `ref`.
+ * every node reachable from a snapshot is frozen from then on. (A commit may still store the
+ * encoding of a frozen node: that is the same for every tree that reaches it.)
  */
 import type { BranchNode } from './branchNode.js';
-import type { Bin } from './bytes.js';
 import type { ExtensionNode } from './extensionNode.js';
 import type { HashNode } from './hashNode.js';
 import type { LeafNode } from './leafNode.js';
@@ -35,9 +33,4 @@ let lastGen = FROZEN_GEN;
 /** A fresh generation number for a tree. */
 export function nextGen(): number {
   return ++lastGen;
-}
-
-/** True when `ref` is a hash (as opposed to an embedded encoding). */
-export function isHashRef(ref: Bin): boolean {
-  return ref.length === 32;
 }
