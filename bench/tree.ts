@@ -4,38 +4,36 @@
  *   npm run build && npm run bench -- tree [--sizes 10000,100000,1000000] [--quick]
  *     [--ethjs-max 200000] [--ethjs-load-seconds 240] [--dsm-only]
  *
- * Measured 2026-11-22 with `npm run bench -- tree` (256 s): node 20.20.2, 2-core AMD EPYC VM with
- * a load average of 3.3–3.6 all along (other jobs were running), DSM-Tree build c1dba26c5e631c40
- * (mid-optimisation). Expect large run-to-run spread on such a machine: put at 1M ranged
- * 180K–294K/s over three full runs, root()/keccak at 1M 3.1–3.4× over the last two.
+ * Measured 2026-11-22 with `npm run bench -- tree` (207 s): node 20.20.2, 2-core AMD EPYC VM,
+ * load average 2.3 (another job was running), dependent-load latency 176 ns. DSM-Tree after
+ * the "hashes live in parents" change (build a9af50154fd13d99):
  *
  *   N = 1,000,000                      DSM-Tree           ethereumjs*          DSM-Tree better by
- *   put (lazy: no hashing in loop)     180,382/s          2,417/s              75×
- *   first root() after the puts        3,965 ms           0.09 ms (hashed during put)
- *   put + first root                   105,165/s          2,417/s              44×
- *   get                                217,972/s          6,726/s              32×
- *   get + proof                        45,140/s           3,010/s              15×
- *   proof verification                 23,029/s           4,605/s              5.0×
- *   root after 1 update                28,820/s, 34.7 µs  1,590/s, 0.629 ms    18×
- *   root after 100 updates             346/s, 2.89 ms     17/s, 57.9 ms        20×
- *   root after 1,000 updates           39/s, 25.7 ms      2/s, 625 ms          24×
- *     of which root() alone            19.1 ms            (inside the puts)
- *   memory per account                 346 B              1,681 B              4.9×
- *   * ethereumjs holds the first 200,000 of the 1M accounts (--ethjs-max; loading them took 83 s).
+ *   put (lazy: no hashing in loop)     350,003/s          2,863/s              122×
+ *   first root() after the puts        2,108 ms           (hashed during put)
+ *   get                                340,703/s          9,093/s              37×
+ *   get + proof                        137,704/s          4,278/s              32×
+ *   proof verification                 61,609/s           6,581/s              9.4×
+ *   root after 1 update                43,692/s, 22.9 µs  2,390/s, 0.418 ms    18×
+ *   root after 100 updates             588/s, 1.70 ms     25/s, 40.2 ms        24×
+ *   root after 1,000 updates           59/s, 17.0 ms      2/s, 473 ms          28×
+ *     of which root() alone            12.2 ms            (inside the puts)
+ *   memory per account                 314 B              1,681 B              5.4×
+ *   * ethereumjs holds the first 200,000 of the 1M accounts (--ethjs-max).
  *
- * At 100K (both sides complete): put 350,137 vs 2,938/s, get 376,636 vs 11,294/s, get + proof
- * 70,374 vs 3,982/s, verification 33,359 vs 6,908/s, 1,000-update batch 11.0 vs 398 ms, 354 vs
- * 1,691 B/account. Roots agree at 10K, 100K and over the 200K sample.
+ * At 100K (both sides complete): put 419,112 vs 3,422/s, get 666,155 vs 12,717/s, get + proof
+ * 249,797 vs 5,368/s, verification 84,102 vs 9,340/s, 1,000-update batch 7.10 vs 383 ms (root()
+ * 4.91 ms = 1.64× keccak), 321 vs 1,692 B/account. At 10K: get 1,044,450/s, get + proof 329,035/s.
  *
- * Goals at 1M: get ≥ 1,000,000/s MISS (217,972/s); get + proof ≥ 400,000/s MISS (45,140/s); put
- * (lazy) ≥ 1,000,000/s MISS (180,382/s); root after 1,000 updates ≤ 2× native keccak of its dirty
- * nodes MISS (3.06×: root() 19.1 ms, keccak256Batch of the 3,799 dirty nodes 6.24 ms);
- * ≤ 350 bytes/account PASS (346 B).
+ * Goals at 1M: get ≥ 1,000,000/s MISS (340,703/s); get + proof ≥ 400,000/s MISS (137,704/s); put
+ * (lazy) ≥ 1,000,000/s MISS (350,003/s); root after 1,000 updates ≤ 2× native keccak of its dirty
+ * nodes MISS by a little (2.13×: root() 12.2 ms, keccak256Batch of the 3,816 dirty nodes
+ * 5.71 ms; 1.64× at 100K); ≤ 350 bytes/account PASS (314 B).
  *
- * Conclusion: the DSM-Tree beats ethereumjs in its best in-memory configuration on every operation
- * (13–119× across sizes, 4–5× on proof verification) at a fifth of the memory, but at 1M it is
- * 5–9× short of its own throughput goals, and two thirds of a 1,000-update root() is walking and
- * encoding, not hashing. Only the memory goal is met, with little room (346 of 350 B).
+ * Conclusion: the lookups are bound by memory latency, not by code: a get at 1M walks ~6 objects
+ * that miss the caches (~176 ns each here), and the same code does 1.04M gets/s at 10K. Before
+ * hashes moved into parents, root() at 1M was 3.6× keccak (each re-encoded branch loaded its 16
+ * children and their hash strings) and get + proof 69K/s.
  *
  * How: ethereumjs runs with the native keccak (useKeyHashingFunction, which also hashes its nodes)
  * and useNodePruning (without it every stale node of the load stays: ~6.9 KB/account at 100K in
@@ -61,6 +59,7 @@ import { DsmTree, encodeAccount, makeAccount, toHex, verifyProof } from '@monsoo
 import { type Keccak, keccakBackend, nativeKeccak } from '@monsoon/keccak';
 import { measureAsync, measureSync, median, type Rate, secondsSince } from './lib/measure.js';
 import { type MemorySample, memoryPerElement, sampleMemory } from './lib/memory.js';
+import { dependentLoadNs } from './lib/memoryLatency.js';
 import { Prng } from './lib/prng.js';
 import { Progress } from './lib/progress.js';
 
@@ -963,6 +962,13 @@ async function main(): Promise<void> {
       `×${cpu.length} · keccak ${keccakBackend()} · build ${implementationFingerprint()} · load average ${loadStart.toFixed(2)}`,
   );
   if (loadStart > 0.5) console.log('  (other processes are using the CPU: expect noisy numbers)');
+  progress.update('measuring dependent-load latency');
+  const loadNs = dependentLoadNs();
+  progress.clear();
+  console.log(
+    `dependent-load latency (random walk over 4M linked objects): ${loadNs.toFixed(0)} ns — the floor under each ` +
+      'object a lookup in a big tree touches',
+  );
   progress.update('checking the dirty-set method');
   const dirtyCheck = checkDirtyMethod(ds, Math.min(maxN, 20_000));
   progress.clear();
@@ -1001,6 +1007,7 @@ async function main(): Promise<void> {
       cpu: cpu[0]?.model,
       cpus: cpu.length,
       totalMemoryBytes: totalmem(),
+      dependentLoadNs: loadNs,
     },
     keccakBackend: keccakBackend(),
     implementation: implementationFingerprint(),
