@@ -1,0 +1,35 @@
+/** Converters for the miners' Peer stream. */
+import type { PeerBlock, PeerMessage } from '../domain/peer.js';
+import type * as pb from '../generated/monsoon/miner/v1/miner.js';
+import { missing, nonEmpty, nonEmptyList } from './checks.js';
+import { nodeBagFromProto, nodeBagToProto } from './common.js';
+
+export function peerBlockToProto(b: PeerBlock, field = 'block'): pb.Block {
+  return {
+    headerRlp: nonEmpty(b.headerRlp, `${field}.headerRlp`),
+    transactions: nonEmptyList(b.transactions, `${field}.transactions`),
+    bag: nodeBagToProto(b.bag, `${field}.bag`),
+  };
+}
+
+export function peerBlockFromProto(b: pb.Block, field = 'block'): PeerBlock {
+  return {
+    headerRlp: nonEmpty(b.headerRlp, `${field}.headerRlp`),
+    transactions: nonEmptyList(b.transactions, `${field}.transactions`),
+    bag: nodeBagFromProto(b.bag, `${field}.bag`),
+  };
+}
+
+export function peerMessageToProto(m: PeerMessage): pb.PeerMessage {
+  return { msg: { $case: 'block', value: peerBlockToProto(m.block) } };
+}
+
+/**
+ * A message with no `msg` (or one this version does not know, which decodes the same way) is
+ * refused with MissingField; a peer edge may choose to skip it instead.
+ */
+export function peerMessageFromProto(m: pb.PeerMessage): PeerMessage {
+  const msg = m.msg;
+  if (msg === undefined) return missing('msg', 'a block');
+  return { kind: 'block', block: peerBlockFromProto(msg.value) };
+}

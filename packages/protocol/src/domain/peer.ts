@@ -1,0 +1,14 @@
+/** What miners gossip to each other on a Peer stream. */
+
+/** A block with everything needed to re-execute it without I/O. */
+export interface PeerBlock {
+  /** The Ethereum-style header, RLP-encoded (never empty). */
+  readonly headerRlp: Uint8Array;
+  /** Signed transactions, in block order. */
+  readonly transactions: readonly Uint8Array[];
+  /** The RLP trie nodes the block's execution needs, each once (a node bag). */
+  readonly bag: readonly Uint8Array[];
+}
+
+/** One message on a Peer stream. */
+export type PeerMessage = { readonly kind: 'block'; readonly block: PeerBlock };

@@ -1,0 +1,108 @@
+/**
+ * @monsoon/protocol: what crosses the wire.
+ * - Domain types (`domain/`): plain TypeScript, bigint numbers, Uint8Array bytes.
+ * - Converters (`convert/`), `xToProto` / `xFromProto`: validate both ways, throw ProtocolError.
+ * - Generated code (ts-proto, from protos/), for the edges only: a server is built from a
+ *   `*ServiceDefinition` and a `*ServiceServer` implementation, a client from a
+ *   `*ServiceClient`; message types live in the `*Pb` namespaces. Domain code never uses them.
+ */
+export {
+  applyBlockRequestFromProto,
+  applyBlockRequestToProto,
+  applyBlockResponseFromProto,
+  applyBlockResponseToProto,
+  type ShardContext,
+} from './convert/applyBlock.js';
+export {
+  batchGetRequestFromProto,
+  batchGetRequestToProto,
+  batchGetResponseFromProto,
+  batchGetResponseToProto,
+} from './convert/batchGet.js';
+export {
+  blockRefFromProto,
+  blockRefToProto,
+  headFromProto,
+  headToProto,
+  nodeBagFromProto,
+  nodeBagToProto,
+  shardRootFromProto,
+  shardRootToProto,
+} from './convert/common.js';
+export {
+  peerBlockFromProto,
+  peerBlockToProto,
+  peerMessageFromProto,
+  peerMessageToProto,
+} from './convert/peer.js';
+export {
+  getAccountRequestFromProto,
+  getAccountRequestToProto,
+  getAccountResponseFromProto,
+  getAccountResponseToProto,
+  getCodeRequestFromProto,
+  getCodeRequestToProto,
+  getCodeResponseFromProto,
+  getCodeResponseToProto,
+  getNodesRequestFromProto,
+  getNodesRequestToProto,
+  getNodesResponseFromProto,
+  getNodesResponseToProto,
+  getShardRootsRequestFromProto,
+  getShardRootsRequestToProto,
+  getShardRootsResponseFromProto,
+  getShardRootsResponseToProto,
+  getStorageRequestFromProto,
+  getStorageRequestToProto,
+  getStorageResponseFromProto,
+  getStorageResponseToProto,
+} from './convert/reads.js';
+export {
+  submitRequestFromProto,
+  submitRequestToProto,
+  submitResponseFromProto,
+  submitResponseToProto,
+  txStatusFromProto,
+  txStatusToProto,
+} from './convert/submit.js';
+export type {
+  AccountChange,
+  AccountDeletion,
+  AccountUpdate,
+  ApplyBlockRequest,
+  ApplyBlockResponse,
+  ShardUpdate,
+  StorageWrite,
+} from './domain/applyBlock.js';
+export type { AccountQuery, AccountResult, BatchGetRequest, BatchGetResponse } from './domain/batchGet.js';
+export { atHash, atNumber, type BlockRef, HEAD } from './domain/blockRef.js';
+export type { Head } from './domain/head.js';
+export type { PeerBlock, PeerMessage } from './domain/peer.js';
+export type {
+  GetAccountRequest,
+  GetAccountResponse,
+  GetCodeRequest,
+  GetCodeResponse,
+  GetNodesRequest,
+  GetNodesResponse,
+  GetShardRootsRequest,
+  GetShardRootsResponse,
+  GetStorageRequest,
+  GetStorageResponse,
+} from './domain/reads.js';
+export { SHARD_COUNTS, type ShardRoot } from './domain/shardRoot.js';
+export { type SubmitRequest, type SubmitResponse, type TxResult, TxStatus } from './domain/submit.js';
+export * as commonPb from './generated/monsoon/common/v1/common.js';
+export * as minerPb from './generated/monsoon/miner/v1/miner.js';
+export {
+  MinerServiceClient,
+  type MinerServiceServer,
+  MinerServiceService as MinerServiceDefinition,
+} from './generated/monsoon/miner/v1/miner.js';
+export * as storagePb from './generated/monsoon/storage/v1/storage.js';
+export {
+  StorageServiceClient,
+  type StorageServiceServer,
+  StorageServiceService as StorageServiceDefinition,
+} from './generated/monsoon/storage/v1/storage.js';
+export { isProtocolError, ProtocolError, ProtocolErrorCode } from './protocolError.js';
