@@ -17,6 +17,8 @@ export enum DsmErrorCode {
   BadAccount = 'BAD_ACCOUNT',
   /** A storage write for an account that does not exist. */
   UnknownAccount = 'UNKNOWN_ACCOUNT',
+  /** A nibble path for graft/refAt that does not run through branches (shard layout). */
+  BadPath = 'BAD_PATH',
   /** An encoded tree (checkpoint) is corrupt or of an unknown format. */
   BadEncoding = 'BAD_ENCODING',
 }

@@ -62,6 +62,15 @@ function hasherFor(k: Keccak): TreeHasher {
 }
 
 const proofWriter = new ByteWriter(1 << 16);
+const KIND_NAMES = ['a branch', 'an extension', 'a leaf', 'a stub'];
+
+/** A byte key whose first `n` nibbles are `path`'s (for faulting nodes on a nibble path). */
+function nibblesKey(path: readonly number[], n: number): Uint8Array {
+  const key = new Uint8Array((n + 2) >> 1);
+  for (let i = 0; i < n; i++) key[i >> 1]! |= i & 1 ? path[i]! : path[i]! << 4;
+  return key;
+}
+
 /** Scratch for reading a branch encoding's slots while pruning. */
 const pruneSpans = new Int32Array(18);
 
@@ -528,6 +537,78 @@ export class DsmTree {
   /** Like own(), for changes that keep the node's content: nothing is marked changed. */
   private adopt<T extends InnerNode>(n: T): T {
     return this.own(n);
+  }
+
+  // ---------------------------------------------------------------- subtrees (shards)
+
+  /**
+   * The reference the tree holds for the subtree at nibble path `path` (every node above it a
+   * branch): its 32-byte hash, its encoding when under 32 bytes, or undefined when empty.
+   * A shard's root is this, for the shard's nibble path.
+   */
+  refAt(path: readonly number[]): Uint8Array | undefined {
+    this.rootBin();
+    let node = this.rootNode;
+    for (let k = 0; k < path.length - 1; k++) node = this.branchOnPath(node, path, k).child(path[k]!);
+    const b = this.branchOnPath(node, path, path.length - 1);
+    const ref = branchChildRef(b.enc!, path[path.length - 1]!, pruneSpans);
+    return ref === undefined ? undefined : fromBin(ref);
+  }
+
+  /**
+   * Replaces the subtree at nibble path `path` by the one with reference `ref` (a 32-byte hash
+   * becomes a stub; a shorter ref is an embedded node and is decoded; undefined empties it).
+   * How a storage node keeps the shards it does not own: as their roots only. Every node
+   * above the path must be a branch; where there is nothing yet, an empty branch is made, so
+   * a node can lay the skeleton by grafting every foreign shard into an empty tree before it
+   * inserts its own keys. The caller must end with a canonical tree (every branch with two
+   * entries or more); comparing the root with the block's state root shows if it did not.
+   */
+  graft(path: readonly number[], ref: Uint8Array | undefined): void {
+    if (path.length === 0) throw new DsmError(DsmErrorCode.BadPath, 'graft needs a non-empty nibble path');
+    this.changed = false;
+    const r = this.graftAt(this.rootNode, path, 0, ref === undefined ? undefined : toBin(ref));
+    if (this.changed) this.setRoot(r);
+  }
+
+  private branchOnPath(node: TrieNode | undefined, path: readonly number[], k: number): BranchNode {
+    if (node !== undefined && node.kind === STUB && this.resolver !== undefined) {
+      node = this.fault(node, nibblesKey(path, k), k, -1);
+    }
+    if (node === undefined || node.kind !== BRANCH) {
+      throw new DsmError(
+        DsmErrorCode.BadPath,
+        `nibble path ${path.join('.')} needs a branch at depth ${k}, found ${node === undefined ? 'nothing' : KIND_NAMES[node.kind]}`,
+        { path: [...path], depth: k },
+      );
+    }
+    return node;
+  }
+
+  private graftAt(
+    node: TrieNode | undefined,
+    path: readonly number[],
+    k: number,
+    ref: Bin | undefined,
+  ): TrieNode {
+    const b = node === undefined ? BranchNode.empty(this.gen) : this.branchOnPath(node, path, k);
+    const i = path[k]!;
+    let nc: TrieNode | undefined;
+    if (k < path.length - 1) {
+      nc = this.graftAt(b.child(i), path, k + 1, ref);
+      if (!this.changed) return b === node ? node : b;
+    } else {
+      if (b.enc !== undefined && (b.mask & (1 << i)) === 0 && branchChildRef(b.enc, i, pruneSpans) === ref) {
+        return b === node ? node : b; // already that subtree
+      }
+      if (ref === undefined) nc = undefined;
+      else if (ref.length === 32) nc = new HashNode(ref);
+      else nc = decodeNode(fromBin(ref), [...path], path.length);
+    }
+    this.changed = true;
+    const o = this.own(b);
+    o.replaceChild(i, nc);
+    return o;
   }
 
   // ---------------------------------------------------------------- proofs

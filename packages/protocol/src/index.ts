@@ -75,6 +75,16 @@ export type {
   StorageWrite,
 } from './domain/applyBlock.js';
 export type { AccountQuery, AccountResult, BatchGetRequest, BatchGetResponse } from './domain/batchGet.js';
+export {
+  type BlockHeader,
+  checkPow,
+  decodeHeader,
+  encodeHeader,
+  headerHash,
+  powTarget,
+  sealHash,
+  sealPow,
+} from './domain/blockHeader.js';
 export { atHash, atNumber, type BlockRef, HEAD } from './domain/blockRef.js';
 export type { Head } from './domain/head.js';
 export type { PeerBlock, PeerMessage } from './domain/peer.js';
