@@ -14,6 +14,20 @@ export enum StorageErrorCode {
   CheckpointCorrupt = 'CHECKPOINT_CORRUPT',
   /** A checkpoint was written with a sequence number below the newest one kept. */
   CheckpointSeqRegress = 'CHECKPOINT_SEQ_REGRESS',
+  /** A block whose parent this node does not have (or no longer has). */
+  UnknownParent = 'UNKNOWN_PARENT',
+  /** A block that is not a valid child of its parent (number, proof of work). */
+  BadBlock = 'BAD_BLOCK',
+  /** An update or read for an account that is not in the shard named, or not in this node's shards. */
+  WrongShard = 'WRONG_SHARD',
+  /** A shard's root after the block is not the root the block says it must be. */
+  ShardRootMismatch = 'SHARD_ROOT_MISMATCH',
+  /** The state root after the block is not the header's: the shard roots do not add up to it. */
+  StateRootMismatch = 'STATE_ROOT_MISMATCH',
+  /** A read names a version (block hash or number) this node does not hold. */
+  UnknownVersion = 'UNKNOWN_VERSION',
+  /** A genesis file that is not valid geth-style JSON or has an invalid account. */
+  BadGenesis = 'BAD_GENESIS',
   /** An option or argument is out of range (a negative sequence number, keep = 0, ...). */
   BadArgument = 'BAD_ARGUMENT',
 }

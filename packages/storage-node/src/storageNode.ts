@@ -1,0 +1,335 @@
+/**
+ * The storage node's core, without the network: it holds the versions of its shards, applies
+ * blocks (checks, then the write-ahead log, then the new version), and answers reads with
+ * proofs at any version it holds. The gRPC server is a thin edge over this.
+ */
+
+import { NodeBag, toHex } from '@monsoon/dsm-tree';
+import { keccak as defaultKeccak, type Keccak } from '@monsoon/keccak';
+import {
+  type ApplyBlockRequest,
+  type ApplyBlockResponse,
+  type BatchGetRequest,
+  type BatchGetResponse,
+  type BlockRef,
+  checkPow,
+  decodeHeader,
+  encodeHeader,
+  type GetAccountRequest,
+  type GetAccountResponse,
+  type GetStorageRequest,
+  type GetStorageResponse,
+  headerHash,
+  type ShardRoot,
+} from '@monsoon/protocol';
+import { type Genesis, genesisHeader } from './genesis.js';
+import { type Logger, silentLogger } from './logger.js';
+import { type ShardCount, ShardLayout } from './shardLayout.js';
+import { ShardState } from './shardState.js';
+import { StorageError, StorageErrorCode } from './storageError.js';
+import { type Version, VersionStore } from './versionStore.js';
+
+export interface StorageNodeOptions {
+  /** 16 or 256. */
+  shardCount: ShardCount;
+  /** The shards this node holds. */
+  shards: readonly number[];
+  /** Blocks of history kept on the head's chain. */
+  window: number;
+  /** Blocks a losing fork is kept below the head. */
+  forkWindow: number;
+}
+
+export const defaultStorageNodeOptions: StorageNodeOptions = {
+  shardCount: 16,
+  shards: Array.from({ length: 16 }, (_, i) => i),
+  window: 256,
+  forkWindow: 64,
+};
+
+export interface StorageNodeModules {
+  logger?: Logger;
+  hash?: Keccak;
+  /**
+   * Called with each block that passed every check, before its version exists; the block is
+   * acknowledged only when this resolves (the write-ahead log goes here).
+   */
+  beforeInstall?: (req: ApplyBlockRequest) => Promise<void>;
+}
+
+export class StorageNode {
+  readonly layout: ShardLayout;
+  readonly versions: VersionStore;
+  private readonly keccak: Keccak;
+  private readonly log: Logger;
+  private readonly beforeInstall: ((req: ApplyBlockRequest) => Promise<void>) | undefined;
+  /** Blocks are applied one at a time, in arrival order. */
+  private queue: Promise<unknown> = Promise.resolve();
+
+  private constructor(
+    readonly opts: StorageNodeOptions,
+    genesis: Version,
+    modules: StorageNodeModules,
+  ) {
+    this.layout = new ShardLayout(opts.shardCount);
+    this.keccak = modules.hash ?? defaultKeccak;
+    this.log = modules.logger ?? silentLogger;
+    this.beforeInstall = modules.beforeInstall;
+    this.versions = new VersionStore(genesis, { window: opts.window, forkWindow: opts.forkWindow });
+  }
+
+  /** A node at the genesis state of its shards. */
+  static fromGenesis(
+    genesis: Genesis,
+    opts: Partial<StorageNodeOptions> = {},
+    modules: StorageNodeModules = {},
+  ): StorageNode {
+    const o: StorageNodeOptions = { ...defaultStorageNodeOptions, ...opts };
+    if (opts.shards === undefined) o.shards = Array.from({ length: o.shardCount }, (_, i) => i);
+    const layout = new ShardLayout(o.shardCount);
+    for (const s of o.shards) {
+      if (!Number.isInteger(s) || s < 0 || s >= layout.count) {
+        throw new StorageError(
+          StorageErrorCode.BadArgument,
+          `shard ${s} is not within 0-${layout.count - 1}`,
+        );
+      }
+    }
+    const state = ShardState.fromGenesis(
+      genesis.alloc,
+      layout,
+      o.shards,
+      modules.hash ? { hash: modules.hash } : {},
+    );
+    const header = genesisHeader(genesis, state.root());
+    const headerRlp = encodeHeader(header);
+    const hash = headerHash(header, modules.hash);
+    const v: Version = {
+      hash,
+      id: VersionStore.idOf(hash),
+      header,
+      headerRlp,
+      totalDifficulty: header.difficulty,
+      state,
+    };
+    const node = new StorageNode(o, v, modules);
+    node.log.info('genesis loaded', {
+      shards: o.shards.length,
+      accounts: genesis.alloc.length,
+      stateRoot: toHex(header.stateRoot),
+      hash: v.id,
+    });
+    return node;
+  }
+
+  get head(): Version {
+    return this.versions.head;
+  }
+
+  /**
+   * Applies a block: the header must extend a version held here with a valid proof of work,
+   * the updates must be for this node's shards, and the roots must come out as the block says.
+   * A block that fails leaves no version and nothing in the log. Blocks are applied one at a
+   * time; a block already held is acknowledged again without being re-applied.
+   */
+  applyBlock(req: ApplyBlockRequest): Promise<ApplyBlockResponse> {
+    const run = this.queue.then(() => this.applyNow(req));
+    this.queue = run.catch(() => undefined);
+    return run;
+  }
+
+  private async applyNow(req: ApplyBlockRequest): Promise<ApplyBlockResponse> {
+    const started = performance.now();
+    const header = decodeHeader(req.headerRlp);
+    const hash = headerHash(header, this.keccak);
+    const known = this.versions.byHash(hash);
+    if (known !== undefined) return this.response(known);
+    const parent = this.versions.byHash(header.parentHash);
+    if (parent === undefined) {
+      throw new StorageError(
+        StorageErrorCode.UnknownParent,
+        `block ${toHex(hash)} extends ${toHex(header.parentHash)}, which this node does not hold`,
+        {
+          block: toHex(hash),
+          parent: toHex(header.parentHash),
+        },
+      );
+    }
+    if (header.number !== parent.header.number + 1n) {
+      throw new StorageError(
+        StorageErrorCode.BadBlock,
+        `block number ${header.number} after parent number ${parent.header.number}`,
+        {
+          block: toHex(hash),
+        },
+      );
+    }
+    if (!checkPow(header, this.keccak)) {
+      throw new StorageError(
+        StorageErrorCode.BadBlock,
+        `block ${toHex(hash)} does not meet its difficulty ${header.difficulty}`,
+        {
+          block: toHex(hash),
+        },
+      );
+    }
+    const expected = this.expectedRoots(req.expectedRoots);
+    const state = parent.state.apply(req.shards, expected, header.stateRoot);
+    if (this.beforeInstall !== undefined) await this.beforeInstall(req);
+    const v: Version = {
+      hash,
+      id: VersionStore.idOf(hash),
+      header,
+      headerRlp: req.headerRlp,
+      totalDifficulty: parent.totalDifficulty + header.difficulty,
+      state,
+    };
+    this.versions.add(v);
+    const freed = this.versions.prune();
+    this.log.info('block applied', {
+      number: Number(header.number),
+      hash: v.id,
+      head: this.versions.head === v,
+      accounts: req.shards.reduce((n, s) => n + s.accounts.length, 0),
+      freed,
+      ms: Math.round((performance.now() - started) * 100) / 100,
+    });
+    return this.response(v);
+  }
+
+  private expectedRoots(roots: readonly ShardRoot[]): (Uint8Array | undefined)[] {
+    const out: (Uint8Array | undefined)[] = new Array(this.layout.count).fill(undefined);
+    const seen = new Set<number>();
+    for (const r of roots) {
+      if (r.shard >= this.layout.count || seen.has(r.shard)) {
+        throw new StorageError(
+          StorageErrorCode.WrongShard,
+          `expected roots list shard ${r.shard} twice or out of range`,
+          {
+            shard: r.shard,
+          },
+        );
+      }
+      seen.add(r.shard);
+      out[r.shard] = r.root.length === 0 ? undefined : r.root;
+    }
+    if (seen.size !== this.layout.count) {
+      throw new StorageError(
+        StorageErrorCode.WrongShard,
+        `expected roots name ${seen.size} of ${this.layout.count} shards`,
+      );
+    }
+    return out;
+  }
+
+  private response(v: Version): ApplyBlockResponse {
+    const roots = v.state.shardRoots();
+    return {
+      blockHash: v.hash,
+      number: v.header.number,
+      roots: v.state.owned.map((s) => ({ shard: s, root: roots[s] ?? new Uint8Array(0) })),
+    };
+  }
+
+  /** The version a read names, or UnknownVersion. */
+  version(at: BlockRef): Version {
+    const v = this.versions.get(at);
+    if (v === undefined) {
+      const what =
+        at.kind === 'hash'
+          ? `block ${toHex(at.hash)}`
+          : at.kind === 'number'
+            ? `block number ${at.number}`
+            : 'head';
+      throw new StorageError(
+        StorageErrorCode.UnknownVersion,
+        `${what} is not held here (pruned, unknown, or on no chain)`,
+      );
+    }
+    return v;
+  }
+
+  private checkHeld(v: Version, address: Uint8Array): Uint8Array {
+    const key = this.keccak.keccak256(address);
+    if (!v.state.holdsKey(key)) {
+      throw new StorageError(
+        StorageErrorCode.WrongShard,
+        `account 0x${toHex(address)} is in shard ${this.layout.shardOfKey(key)}, not held by this node`,
+        { shard: this.layout.shardOfKey(key) },
+      );
+    }
+    return key;
+  }
+
+  /** An account and its proof at a version. */
+  getAccount(req: GetAccountRequest): GetAccountResponse {
+    const v = this.version(req.at);
+    const key = this.checkHeld(v, req.address);
+    const st = v.state.state;
+    st.rootBin();
+    return {
+      blockHash: v.hash,
+      number: v.header.number,
+      accountRlp: st.accounts.get(key),
+      proof: st.accounts.prove(key, req.omitLevels),
+    };
+  }
+
+  /** A storage slot with the account's and the slot's proofs. */
+  getStorage(req: GetStorageRequest): GetStorageResponse {
+    const v = this.version(req.at);
+    this.checkHeld(v, req.address);
+    const st = v.state.state;
+    return {
+      blockHash: v.hash,
+      number: v.header.number,
+      value: st.getStorage(req.address, req.slot) ?? new Uint8Array(0),
+      accountProof: st.proveAccount(req.address, req.omitLevels),
+      storageProof: st.proveStorage(req.address, req.slot),
+    };
+  }
+
+  /** Code by hash (code of this node's accounts, in any version held). */
+  getCode(codeHash: Uint8Array): Uint8Array | undefined {
+    for (
+      let v: Version | undefined = this.head;
+      v !== undefined;
+      v = this.versions.byHash(v.header.parentHash)
+    ) {
+      const c = v.state.state.getCode(codeHash);
+      if (c !== undefined) return c;
+    }
+    return undefined;
+  }
+
+  /** Many accounts, slots and codes at one version, all proofs in one node bag. */
+  batchGet(req: BatchGetRequest): BatchGetResponse {
+    const v = this.version(req.at);
+    const st = v.state.state;
+    st.rootBin();
+    const bag = new NodeBag({ hash: this.keccak });
+    const results = req.queries.map((q) => {
+      const key = this.checkHeld(v, q.address);
+      const accountRlp = st.accounts.get(key);
+      bag.addNodes(st.accounts.prove(key, req.omitLevels));
+      const slotValues = q.slots.map((slot) => {
+        bag.addNodes(st.proveStorage(q.address, slot));
+        return st.getStorage(q.address, slot) ?? new Uint8Array(0);
+      });
+      const account = accountRlp === undefined ? undefined : st.getAccount(q.address);
+      const code =
+        q.code && account !== undefined
+          ? (st.getCode(account.codeHash) ?? new Uint8Array(0))
+          : new Uint8Array(0);
+      return { address: q.address, accountRlp, slotValues, code };
+    });
+    return { blockHash: v.hash, number: v.header.number, results, bag: bag.values() };
+  }
+
+  /** Every shard's root at a version (empty bytes for an empty shard). */
+  shardRoots(at: BlockRef): { version: Version; roots: ShardRoot[] } {
+    const v = this.version(at);
+    const roots = v.state.shardRoots();
+    return { version: v, roots: roots.map((r, shard) => ({ shard, root: r ?? new Uint8Array(0) })) };
+  }
+}

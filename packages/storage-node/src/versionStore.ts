@@ -1,0 +1,107 @@
+/**
+ * The versions a storage node holds: one per block, named by block hash, on every live fork.
+ * The head is the version with the most total difficulty, then the highest number (so a chain
+ * with difficulty 0, as in benchmarks, follows the longest), the first seen winning a tie; reads by
+ * number follow the head's chain. Versions fall away when they are more than `window` blocks
+ * below the head, or sit on a losing fork more than `forkWindow` blocks below it.
+ */
+import type { BlockHeader, BlockRef } from '@monsoon/protocol';
+import type { ShardState } from './shardState.js';
+
+export interface Version {
+  readonly hash: Uint8Array;
+  /** Lower-case hex of `hash`: the map key. */
+  readonly id: string;
+  readonly header: BlockHeader;
+  readonly headerRlp: Uint8Array;
+  readonly totalDifficulty: bigint;
+  readonly state: ShardState;
+}
+
+export interface VersionStoreOptions {
+  /** Blocks below the head a version is kept on the head's chain. */
+  window: number;
+  /** Blocks below the head a version on another fork is kept. */
+  forkWindow: number;
+}
+
+export const defaultVersionStoreOptions: VersionStoreOptions = { window: 256, forkWindow: 64 };
+
+const idOf = (hash: Uint8Array) => Buffer.from(hash.buffer, hash.byteOffset, hash.length).toString('hex');
+
+export class VersionStore {
+  private readonly byId = new Map<string, Version>();
+  private headVersion: Version;
+  readonly opts: VersionStoreOptions;
+
+  constructor(genesis: Version, opts: Partial<VersionStoreOptions> = {}) {
+    this.opts = { ...defaultVersionStoreOptions, ...opts };
+    this.byId.set(genesis.id, genesis);
+    this.headVersion = genesis;
+  }
+
+  static idOf(hash: Uint8Array): string {
+    return idOf(hash);
+  }
+
+  get head(): Version {
+    return this.headVersion;
+  }
+
+  get size(): number {
+    return this.byId.size;
+  }
+
+  byHash(hash: Uint8Array): Version | undefined {
+    return this.byId.get(idOf(hash));
+  }
+
+  /** The version a read names: the head, a block hash, or a number on the head's chain. */
+  get(ref: BlockRef): Version | undefined {
+    if (ref.kind === 'head') return this.headVersion;
+    if (ref.kind === 'hash') return this.byHash(ref.hash);
+    let v: Version | undefined = this.headVersion;
+    while (v !== undefined && v.header.number > ref.number) v = this.byId.get(idOf(v.header.parentHash));
+    return v !== undefined && v.header.number === ref.number ? v : undefined;
+  }
+
+  /** Adds a version (its parent must be here); it becomes the head if its chain is heavier (or as heavy and longer). */
+  add(v: Version): void {
+    this.byId.set(v.id, v);
+    const h = this.headVersion;
+    if (
+      v.totalDifficulty > h.totalDifficulty ||
+      (v.totalDifficulty === h.totalDifficulty && v.header.number > h.header.number)
+    ) {
+      this.headVersion = v;
+    }
+  }
+
+  /** Frees the versions that fell out of the windows; returns how many. */
+  prune(): number {
+    const head = this.headVersion;
+    const canonical = new Set<string>();
+    const lowest = head.header.number - BigInt(Math.max(this.opts.window, this.opts.forkWindow));
+    for (let v: Version | undefined = head; v !== undefined && v.header.number >= lowest; ) {
+      canonical.add(v.id);
+      v = this.byId.get(idOf(v.header.parentHash));
+    }
+    let freed = 0;
+    for (const [id, v] of this.byId) {
+      const below = head.header.number - v.header.number;
+      const keep = canonical.has(id)
+        ? below <= BigInt(this.opts.window)
+        : below <= BigInt(this.opts.forkWindow);
+      if (!keep) {
+        this.byId.delete(id);
+        freed++;
+      }
+    }
+    return freed;
+  }
+
+  /** All versions held (for metrics and tests). */
+  all(): Version[] {
+    return [...this.byId.values()];
+  }
+}
