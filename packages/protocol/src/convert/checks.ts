@@ -14,7 +14,7 @@ export const MAX_UINT32 = 0xffff_ffff;
 /** A trie path is at most 64 nibbles deep, so omitting more levels than that means nothing. */
 export const MAX_OMIT_LEVELS = 64;
 
-function fail(code: ProtocolErrorCode, field: string, expected: string, found: string): never {
+export function fail(code: ProtocolErrorCode, field: string, expected: string, found: string): never {
   throw new ProtocolError(code, `${field}: expected ${expected}, found ${found}`, { field, expected, found });
 }
 

@@ -3,7 +3,8 @@ import { type BlockRef, HEAD } from '../domain/blockRef.js';
 import type { Head } from '../domain/head.js';
 import type { ShardRoot } from '../domain/shardRoot.js';
 import type * as pb from '../generated/monsoon/common/v1/common.js';
-import { fixed, HASH_LENGTH, nonEmpty, nonEmptyList, uint64 } from './checks.js';
+import { ProtocolErrorCode } from '../protocolError.js';
+import { fail, fixed, HASH_LENGTH, nonEmpty, nonEmptyList, plain, uint64 } from './checks.js';
 import { shardIndex } from './shards.js';
 
 /** `prefix.name`, or `name` at the top of a message. */
@@ -48,10 +49,26 @@ export function headFromProto(h: pb.Head, field = ''): Head {
   return head(h, field);
 }
 
+/**
+ * A shard root is how the state trie refers to the shard's subtree: a 32-byte hash, an
+ * embedded node under 32 bytes (an RLP list, first byte >= 0xc0) for a tiny shard, or nothing
+ * for an empty one.
+ */
+function shardRootBytes(b: Uint8Array, field: string): Uint8Array {
+  if (b.length === 0 || b.length === HASH_LENGTH || (b.length < HASH_LENGTH && b[0]! >= 0xc0))
+    return plain(b);
+  return fail(
+    ProtocolErrorCode.BadLength,
+    field,
+    '32 bytes, an embedded node under 32 bytes, or empty',
+    `${b.length} bytes${b.length < HASH_LENGTH ? ' (not an RLP list)' : ''}`,
+  );
+}
+
 function shardRoot(r: pb.ShardRoot | ShardRoot, shardCount: number | undefined, field: string): ShardRoot {
   return {
     shard: shardIndex(r.shard, shardCount, path(field, 'shard')),
-    root: fixed(r.root, HASH_LENGTH, path(field, 'root')),
+    root: shardRootBytes(r.root, path(field, 'root')),
   };
 }
 

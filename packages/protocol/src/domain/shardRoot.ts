@@ -5,6 +5,9 @@ export const SHARD_COUNTS: readonly number[] = Object.freeze([16, 256]);
 export interface ShardRoot {
   /** The shard index, below the shard count. */
   readonly shard: number;
-  /** The root hash of the shard's subtree, 32 bytes. */
+  /**
+   * How the state trie refers to the shard's subtree: its 32-byte hash; for a shard so small
+   * its subtree encodes under 32 bytes, that encoding; empty for an empty shard.
+   */
   readonly root: Uint8Array;
 }

@@ -95,6 +95,22 @@ describe('ShardRoot', () => {
       ProtocolErrorCode.BadLength,
       'root',
     );
+    expectProtocolError(
+      () => shardRootToProto({ shard: 0, root: filled(33) }),
+      ProtocolErrorCode.BadLength,
+      'root',
+    );
+  });
+
+  it('takes an empty shard (no root) and a tiny shard (an embedded node under 32 bytes)', () => {
+    const empty: ShardRoot = { shard: 3, root: new Uint8Array(0) };
+    expect(shardRootFromProto(wire(commonPb.ShardRoot, shardRootToProto(empty, 16)), 16)).toStrictEqual(
+      empty,
+    );
+    const embedded: ShardRoot = { shard: 4, root: Uint8Array.of(0xc4, 0x82, 0x20, 0x01, 0x05) };
+    expect(shardRootFromProto(wire(commonPb.ShardRoot, shardRootToProto(embedded, 16)), 16)).toStrictEqual(
+      embedded,
+    );
   });
 });
 
