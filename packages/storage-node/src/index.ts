@@ -12,6 +12,7 @@ export { type ShardCount, ShardLayout } from './shardLayout.js';
 export { ShardState } from './shardState.js';
 export { isStorageError, StorageError, StorageErrorCode } from './storageError.js';
 export {
+  type DurabilityOptions,
   defaultStorageNodeOptions,
   StorageNode,
   type StorageNodeModules,

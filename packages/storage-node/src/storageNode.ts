@@ -4,11 +4,15 @@
  * proofs at any version it holds. The gRPC server is a thin edge over this.
  */
 
+import { mkdir, readFile, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
 import { NodeBag, toHex } from '@monsoon/dsm-tree';
 import { keccak as defaultKeccak, type Keccak } from '@monsoon/keccak';
 import {
   type ApplyBlockRequest,
   type ApplyBlockResponse,
+  applyBlockRequestFromProto,
+  applyBlockRequestToProto,
   type BatchGetRequest,
   type BatchGetResponse,
   type BlockRef,
@@ -21,6 +25,7 @@ import {
   type GetStorageResponse,
   headerHash,
   type ShardRoot,
+  storagePb,
 } from '@monsoon/protocol';
 import { type Genesis, genesisHeader } from './genesis.js';
 import { type Logger, silentLogger } from './logger.js';
@@ -28,6 +33,24 @@ import { type ShardCount, ShardLayout } from './shardLayout.js';
 import { ShardState } from './shardState.js';
 import { StorageError, StorageErrorCode } from './storageError.js';
 import { type Version, VersionStore } from './versionStore.js';
+import { type FsyncPolicy, WriteAheadLog } from './writeAheadLog.js';
+
+/** Where and how a durable node keeps its log. */
+export interface DurabilityOptions {
+  /** Data directory: `wal/` (the log) and `node.json` (what the data belongs to). */
+  dataDir: string;
+  /** fsync policy of the log; default 'always' (an acknowledged block is on disk). */
+  fsync?: FsyncPolicy;
+}
+
+/** The log record of a block: its ApplyBlockRequest as protobuf. */
+function encodeRecord(req: ApplyBlockRequest, shardCount: number): Uint8Array {
+  return storagePb.ApplyBlockRequest.encode(applyBlockRequestToProto(req, { shardCount })).finish();
+}
+
+function decodeRecord(payload: Uint8Array, shardCount: number): ApplyBlockRequest {
+  return applyBlockRequestFromProto(storagePb.ApplyBlockRequest.decode(payload), { shardCount });
+}
 
 export interface StorageNodeOptions {
   /** 16 or 256. */
@@ -65,6 +88,9 @@ export class StorageNode {
   private readonly beforeInstall: ((req: ApplyBlockRequest) => Promise<void>) | undefined;
   /** Blocks are applied one at a time, in arrival order. */
   private queue: Promise<unknown> = Promise.resolve();
+  private wal: WriteAheadLog | undefined;
+  /** Set while the log is replayed: its blocks are already in it. */
+  private replaying = false;
 
   private constructor(
     readonly opts: StorageNodeOptions,
@@ -122,6 +148,67 @@ export class StorageNode {
     return node;
   }
 
+  /**
+   * A durable node: the genesis state, then every block in `dataDir`'s write-ahead log replayed,
+   * so it ends where the last acknowledged block left it. From then on a block is acknowledged
+   * only once its record is in the log (fsynced, by default). Refuses a data directory written
+   * for another genesis or shard selection.
+   */
+  static async open(
+    genesis: Genesis,
+    opts: Partial<StorageNodeOptions> & DurabilityOptions,
+    modules: StorageNodeModules = {},
+  ): Promise<StorageNode> {
+    const node = StorageNode.fromGenesis(genesis, opts, modules);
+    await mkdir(opts.dataDir, { recursive: true });
+    const metaFile = join(opts.dataDir, 'node.json');
+    const meta = {
+      genesis: node.head.id,
+      shardCount: node.opts.shardCount,
+      shards: [...node.opts.shards].sort((a, b) => a - b),
+    };
+    let existing: typeof meta | undefined;
+    try {
+      existing = JSON.parse(await readFile(metaFile, 'utf8')) as typeof meta;
+    } catch (e) {
+      if ((e as NodeJS.ErrnoException).code !== 'ENOENT') throw e;
+    }
+    if (existing !== undefined && JSON.stringify(existing) !== JSON.stringify(meta)) {
+      throw new StorageError(
+        StorageErrorCode.BadArgument,
+        `data directory ${opts.dataDir} holds genesis ${existing.genesis} with shards ${existing.shards.join(',')} of ${existing.shardCount}; this node is genesis ${meta.genesis} with shards ${meta.shards.join(',')} of ${meta.shardCount}`,
+      );
+    }
+    if (existing === undefined) await writeFile(metaFile, `${JSON.stringify(meta)}\n`);
+    const wal = await WriteAheadLog.create(
+      { dir: join(opts.dataDir, 'wal'), ...(opts.fsync ? { fsync: opts.fsync } : {}) },
+      modules.logger ? { logger: modules.logger } : {},
+    );
+    node.wal = wal;
+    node.replaying = true;
+    let replayed = 0;
+    try {
+      for await (const rec of wal.replay()) {
+        await node.applyBlock(decodeRecord(rec.payload, node.opts.shardCount));
+        replayed++;
+      }
+    } finally {
+      node.replaying = false;
+    }
+    node.log.info('log replayed', {
+      blocks: replayed,
+      head: Number(node.head.header.number),
+      hash: node.head.id,
+    });
+    return node;
+  }
+
+  /** Closes the log (a durable node); later blocks are refused. */
+  async close(): Promise<void> {
+    await this.queue;
+    await this.wal?.close();
+  }
+
   get head(): Version {
     return this.versions.head;
   }
@@ -175,6 +262,8 @@ export class StorageNode {
     }
     const expected = this.expectedRoots(req.expectedRoots);
     const state = parent.state.apply(req.shards, expected, header.stateRoot);
+    if (this.wal !== undefined && !this.replaying)
+      await this.wal.append(encodeRecord(req, this.layout.count));
     if (this.beforeInstall !== undefined) await this.beforeInstall(req);
     const v: Version = {
       hash,

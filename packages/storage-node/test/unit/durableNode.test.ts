@@ -1,0 +1,69 @@
+/** A durable storage node: acknowledged blocks survive a restart; refused ones leave no record. */
+import { afterEach, beforeEach, describe, expect, it } from '@jest/globals';
+import { toHex } from '@monsoon/dsm-tree';
+import { atNumber } from '@monsoon/protocol';
+import { StorageErrorCode, StorageNode } from '@monsoon/storage-node';
+import { makeGenesis, RefChain } from '../helpers/chain.js';
+import { expectStorageError } from '../helpers/errors.js';
+import { makeTmpDir, removeDir } from '../helpers/tmpDir.js';
+
+describe('durable storage node', () => {
+  let dir: string;
+  beforeEach(async () => {
+    dir = await makeTmpDir();
+  });
+  afterEach(async () => {
+    await removeDir(dir);
+  });
+
+  const genesis = makeGenesis(5, 300);
+  const chain = new RefChain(genesis, 16);
+  const shards = [2, 3, 4, 5, 6, 7, 8, 9];
+  const mine = new Set(shards);
+
+  it('replays its log on open and ends where it left off; a refused block is not in the log', async () => {
+    const node = await StorageNode.open(genesis, { shards, dataDir: dir });
+    let parent = { hash: chain.genesisHash, state: chain.genesisState, number: 0n };
+    const roots: string[] = [];
+    for (let i = 1; i <= 5; i++) {
+      const b = chain.block(parent, 700 + i, 50);
+      await node.applyBlock(RefChain.forShards(b.req, mine));
+      roots.push(toHex(b.header.stateRoot));
+      parent = { hash: b.hash, state: b.state, number: BigInt(i) };
+    }
+    const next = chain.block(parent, 777, 50);
+    const bad = RefChain.forShards(next.req, mine);
+    await expectStorageError(
+      node.applyBlock({
+        ...bad,
+        expectedRoots: bad.expectedRoots.map((r) => ({ ...r, root: new Uint8Array(32).fill(1) })),
+      }),
+      StorageErrorCode.ShardRootMismatch,
+    );
+    const headId = node.head.id;
+    await node.close();
+
+    const again = await StorageNode.open(genesis, { shards, dataDir: dir });
+    expect(again.head.id).toBe(headId);
+    expect(again.head.header.number).toBe(5n);
+    for (let n = 1; n <= 5; n++)
+      expect(toHex(again.version(atNumber(BigInt(n))).header.stateRoot)).toBe(roots[n - 1]);
+    // The good version of block 6 still applies after the restart.
+    await again.applyBlock(bad);
+    expect(again.head.header.number).toBe(6n);
+    await again.close();
+  });
+
+  it('refuses a data directory written for another genesis or shard selection', async () => {
+    const node = await StorageNode.open(genesis, { shards, dataDir: dir });
+    await node.close();
+    await expectStorageError(
+      StorageNode.open(makeGenesis(6, 300), { shards, dataDir: dir }),
+      StorageErrorCode.BadArgument,
+    );
+    await expectStorageError(
+      StorageNode.open(genesis, { shards: [1, 2], dataDir: dir }),
+      StorageErrorCode.BadArgument,
+    );
+  });
+});
