@@ -230,6 +230,30 @@ export class StateTree {
     return t.prove(this.hashKey(slot), omitLevels);
   }
 
+  /**
+   * What a checkpoint needs besides the account trie: every storage trie held (by account
+   * key, keccak256(address)) and every code. Storage roots are written into their accounts first.
+   */
+  exportParts(): { storage: [Uint8Array, DsmTree][]; code: Uint8Array[] } {
+    this.rootBin();
+    return {
+      storage: [...this.storage].map(([k, t]) => [fromBin(k), t] as [Uint8Array, DsmTree]),
+      code: [...this.code.values()],
+    };
+  }
+
+  /** A state from an account trie and the parts exportParts() gave. */
+  static restore(
+    accounts: DsmTree,
+    parts: { storage: readonly (readonly [Uint8Array, DsmTree])[]; code: readonly Uint8Array[] },
+    opts: StateTreeOptions = {},
+  ): StateTree {
+    const s = new StateTree(opts, accounts);
+    for (const [k, t] of parts.storage) s.storage.set(toBin(k), t);
+    for (const c of parts.code) s.putCode(c);
+    return s;
+  }
+
   /** A copy that shares all structure; O(storage tries) map copies, no trie is copied. */
   snapshot(): StateTree {
     this.rootBin();

@@ -59,6 +59,16 @@ export class ShardState {
     );
   }
 
+  /** A state from a checkpoint (its trie already holds the grafted shard roots). */
+  static restore(layout: ShardLayout, owned: readonly number[], state: StateTree): ShardState {
+    return new ShardState(
+      layout,
+      [...owned].sort((a, b) => a - b),
+      state,
+      new Set(owned),
+    );
+  }
+
   /** The root of shard `s` holding exactly `accounts`. */
   private static shardRootOf(
     accounts: readonly GenesisAccount[],

@@ -27,10 +27,12 @@ import {
   type ShardRoot,
   storagePb,
 } from '@monsoon/protocol';
+import { CheckpointStore } from './checkpointStore.js';
 import { type Genesis, genesisHeader } from './genesis.js';
 import { type Logger, silentLogger } from './logger.js';
 import { type ShardCount, ShardLayout } from './shardLayout.js';
 import { ShardState } from './shardState.js';
+import { decodeCheckpoint, encodeCheckpoint } from './stateCheckpoint.js';
 import { StorageError, StorageErrorCode } from './storageError.js';
 import { type Version, VersionStore } from './versionStore.js';
 import { type FsyncPolicy, WriteAheadLog } from './writeAheadLog.js';
@@ -41,6 +43,25 @@ export interface DurabilityOptions {
   dataDir: string;
   /** fsync policy of the log; default 'always' (an acknowledged block is on disk). */
   fsync?: FsyncPolicy;
+  /** A checkpoint every this many blocks (by number); 0 for never. Default 1024. */
+  checkpointEvery?: number;
+}
+
+/** A digest of a genesis' content, to pin a data directory to it without building its state. */
+function genesisFingerprint(g: Genesis, keccak: Keccak): string {
+  const h = (b: Uint8Array) => Buffer.from(b).toString('hex');
+  const canon = JSON.stringify({
+    chain: [g.chainId, g.difficulty, g.gasLimit, g.timestamp].map(String),
+    header: [h(g.extraData), h(g.coinbase), h(g.nonce)],
+    alloc: g.alloc.map((a) => [
+      h(a.address),
+      String(a.nonce),
+      String(a.balance),
+      h(a.code),
+      a.storage.map(([k, v]) => [h(k), h(v)]),
+    ]),
+  });
+  return h(keccak.keccak256(Buffer.from(canon, 'utf8')));
 }
 
 /** The log record of a block: its ApplyBlockRequest as protobuf. */
@@ -89,6 +110,10 @@ export class StorageNode {
   /** Blocks are applied one at a time, in arrival order. */
   private queue: Promise<unknown> = Promise.resolve();
   private wal: WriteAheadLog | undefined;
+  private checkpoints: CheckpointStore | undefined;
+  private checkpointEvery = 0;
+  /** The checkpoint being written, if any (one at a time). */
+  private checkpointing: Promise<void> = Promise.resolve();
   /** Set while the log is replayed: its blocks are already in it. */
   private replaying = false;
 
@@ -110,17 +135,8 @@ export class StorageNode {
     opts: Partial<StorageNodeOptions> = {},
     modules: StorageNodeModules = {},
   ): StorageNode {
-    const o: StorageNodeOptions = { ...defaultStorageNodeOptions, ...opts };
-    if (opts.shards === undefined) o.shards = Array.from({ length: o.shardCount }, (_, i) => i);
+    const o = StorageNode.checkOptions({ ...defaultStorageNodeOptions, ...opts }, opts);
     const layout = new ShardLayout(o.shardCount);
-    for (const s of o.shards) {
-      if (!Number.isInteger(s) || s < 0 || s >= layout.count) {
-        throw new StorageError(
-          StorageErrorCode.BadArgument,
-          `shard ${s} is not within 0-${layout.count - 1}`,
-        );
-      }
-    }
     const state = ShardState.fromGenesis(
       genesis.alloc,
       layout,
@@ -148,6 +164,20 @@ export class StorageNode {
     return node;
   }
 
+  private static checkOptions(o: StorageNodeOptions, given: Partial<StorageNodeOptions>): StorageNodeOptions {
+    const shards = given.shards ?? Array.from({ length: o.shardCount }, (_, i) => i);
+    const layout = new ShardLayout(o.shardCount);
+    for (const s of shards) {
+      if (!Number.isInteger(s) || s < 0 || s >= layout.count) {
+        throw new StorageError(
+          StorageErrorCode.BadArgument,
+          `shard ${s} is not within 0-${layout.count - 1}`,
+        );
+      }
+    }
+    return { ...o, shards: [...new Set(shards)].sort((a, b) => a - b) };
+  }
+
   /**
    * A durable node: the genesis state, then every block in `dataDir`'s write-ahead log replayed,
    * so it ends where the last acknowledged block left it. From then on a block is acknowledged
@@ -159,14 +189,12 @@ export class StorageNode {
     opts: Partial<StorageNodeOptions> & DurabilityOptions,
     modules: StorageNodeModules = {},
   ): Promise<StorageNode> {
-    const node = StorageNode.fromGenesis(genesis, opts, modules);
+    const keccak = modules.hash ?? defaultKeccak;
+    const log = modules.logger ?? silentLogger;
+    const o = StorageNode.checkOptions({ ...defaultStorageNodeOptions, ...opts }, opts);
     await mkdir(opts.dataDir, { recursive: true });
     const metaFile = join(opts.dataDir, 'node.json');
-    const meta = {
-      genesis: node.head.id,
-      shardCount: node.opts.shardCount,
-      shards: [...node.opts.shards].sort((a, b) => a - b),
-    };
+    const meta = { genesis: genesisFingerprint(genesis, keccak), shardCount: o.shardCount, shards: o.shards };
     let existing: typeof meta | undefined;
     try {
       existing = JSON.parse(await readFile(metaFile, 'utf8')) as typeof meta;
@@ -176,27 +204,56 @@ export class StorageNode {
     if (existing !== undefined && JSON.stringify(existing) !== JSON.stringify(meta)) {
       throw new StorageError(
         StorageErrorCode.BadArgument,
-        `data directory ${opts.dataDir} holds genesis ${existing.genesis} with shards ${existing.shards.join(',')} of ${existing.shardCount}; this node is genesis ${meta.genesis} with shards ${meta.shards.join(',')} of ${meta.shardCount}`,
+        `data directory ${opts.dataDir} was written for genesis ${existing.genesis.slice(0, 16)}… with shards ${existing.shards.join(',')} of ${existing.shardCount}; this node has genesis ${meta.genesis.slice(0, 16)}… with shards ${meta.shards.join(',')} of ${meta.shardCount}`,
       );
     }
     if (existing === undefined) await writeFile(metaFile, `${JSON.stringify(meta)}\n`);
+    const checkpoints = await CheckpointStore.create(
+      { dir: join(opts.dataDir, 'checkpoints'), keep: 2 },
+      modules.logger ? { logger: modules.logger } : {},
+    );
+    const latest = await checkpoints.latest();
+    let node: StorageNode;
+    if (latest !== undefined) {
+      const base = { ...decodeCheckpoint(latest.data, modules.hash), seq: latest.seq };
+      node = new StorageNode(o, base, modules);
+      log.info('checkpoint loaded', {
+        number: Number(base.header.number),
+        seq: String(latest.seq),
+        hash: base.id,
+      });
+    } else {
+      node = StorageNode.fromGenesis(genesis, o, modules);
+    }
     const wal = await WriteAheadLog.create(
       { dir: join(opts.dataDir, 'wal'), ...(opts.fsync ? { fsync: opts.fsync } : {}) },
       modules.logger ? { logger: modules.logger } : {},
     );
     node.wal = wal;
+    node.checkpoints = checkpoints;
+    node.checkpointEvery = opts.checkpointEvery ?? 1024;
     node.replaying = true;
     let replayed = 0;
+    let skipped = 0;
     try {
-      for await (const rec of wal.replay()) {
-        await node.applyBlock(decodeRecord(rec.payload, node.opts.shardCount));
-        replayed++;
+      const from = latest === undefined ? undefined : latest.seq + 1n;
+      for await (const rec of wal.replay(from !== undefined && from <= wal.lastSeq ? from : undefined)) {
+        if (latest !== undefined && rec.seq <= latest.seq) continue;
+        try {
+          await node.applyNow(decodeRecord(rec.payload, o.shardCount), rec.seq);
+          replayed++;
+        } catch (e) {
+          // A block on a fork that branched off before the checkpoint: its parent is gone.
+          if (!(e instanceof StorageError && e.code === StorageErrorCode.UnknownParent)) throw e;
+          skipped++;
+        }
       }
     } finally {
       node.replaying = false;
     }
-    node.log.info('log replayed', {
+    log.info('log replayed', {
       blocks: replayed,
+      skipped,
       head: Number(node.head.header.number),
       hash: node.head.id,
     });
@@ -206,6 +263,7 @@ export class StorageNode {
   /** Closes the log (a durable node); later blocks are refused. */
   async close(): Promise<void> {
     await this.queue;
+    await this.checkpointing;
     await this.wal?.close();
   }
 
@@ -220,12 +278,13 @@ export class StorageNode {
    * time; a block already held is acknowledged again without being re-applied.
    */
   applyBlock(req: ApplyBlockRequest): Promise<ApplyBlockResponse> {
-    const run = this.queue.then(() => this.applyNow(req));
+    const run = this.queue.then(() => this.applyNow(req, undefined));
     this.queue = run.catch(() => undefined);
     return run;
   }
 
-  private async applyNow(req: ApplyBlockRequest): Promise<ApplyBlockResponse> {
+  /** `seq`: the block's log record, when it is being replayed from the log. */
+  private async applyNow(req: ApplyBlockRequest, seq: bigint | undefined): Promise<ApplyBlockResponse> {
     const started = performance.now();
     const header = decodeHeader(req.headerRlp);
     const hash = headerHash(header, this.keccak);
@@ -263,9 +322,10 @@ export class StorageNode {
     const expected = this.expectedRoots(req.expectedRoots);
     const state = parent.state.apply(req.shards, expected, header.stateRoot);
     if (this.wal !== undefined && !this.replaying)
-      await this.wal.append(encodeRecord(req, this.layout.count));
+      seq = await this.wal.append(encodeRecord(req, this.layout.count));
     if (this.beforeInstall !== undefined) await this.beforeInstall(req);
     const v: Version = {
+      ...(seq !== undefined ? { seq } : {}),
       hash,
       id: VersionStore.idOf(hash),
       header,
@@ -275,6 +335,9 @@ export class StorageNode {
     };
     this.versions.add(v);
     const freed = this.versions.prune();
+    if (this.checkpointEvery > 0 && !this.replaying && header.number % BigInt(this.checkpointEvery) === 0n) {
+      this.scheduleCheckpoint(v);
+    }
     this.log.info('block applied', {
       number: Number(header.number),
       hash: v.id,
@@ -284,6 +347,34 @@ export class StorageNode {
       ms: Math.round((performance.now() - started) * 100) / 100,
     });
     return this.response(v);
+  }
+
+  /**
+   * Writes `v`'s checkpoint in the background (versions never change, so this needs no pause),
+   * then drops the log records the oldest kept checkpoint covers.
+   */
+  private scheduleCheckpoint(v: Version): void {
+    const store = this.checkpoints;
+    const wal = this.wal;
+    if (store === undefined || wal === undefined || v.seq === undefined) return;
+    const seq = v.seq;
+    this.checkpointing = this.checkpointing.then(async () => {
+      const started = performance.now();
+      try {
+        await store.write(seq, encodeCheckpoint(v));
+        const kept = await store.list();
+        const oldest = kept.reduce((a, b) => (b < a ? b : a), seq);
+        const dropped = await wal.truncateBefore(oldest + 1n);
+        this.log.info('checkpoint written', {
+          number: Number(v.header.number),
+          seq: String(seq),
+          ms: Math.round(performance.now() - started),
+          walSegmentsDropped: dropped,
+        });
+      } catch (e) {
+        this.log.warn('checkpoint failed', { number: Number(v.header.number), error: (e as Error).message });
+      }
+    });
   }
 
   private expectedRoots(roots: readonly ShardRoot[]): (Uint8Array | undefined)[] {

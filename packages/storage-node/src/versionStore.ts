@@ -16,6 +16,8 @@ export interface Version {
   readonly headerRlp: Uint8Array;
   readonly totalDifficulty: bigint;
   readonly state: ShardState;
+  /** The write-ahead log record of this block, on a durable node. */
+  readonly seq?: bigint;
 }
 
 export interface VersionStoreOptions {

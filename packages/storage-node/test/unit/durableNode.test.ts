@@ -1,4 +1,6 @@
 /** A durable storage node: acknowledged blocks survive a restart; refused ones leave no record. */
+import { readdir, readFile, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from '@jest/globals';
 import { toHex } from '@monsoon/dsm-tree';
 import { atNumber } from '@monsoon/protocol';
@@ -52,6 +54,45 @@ describe('durable storage node', () => {
     await again.applyBlock(bad);
     expect(again.head.header.number).toBe(6n);
     await again.close();
+  });
+
+  it('checkpoints every N blocks, restarts from the newest checkpoint plus the log, and falls back past a corrupt one', async () => {
+    const node = await StorageNode.open(genesis, { shards, dataDir: dir, checkpointEvery: 3 });
+    let parent = { hash: chain.genesisHash, state: chain.genesisState, number: 0n };
+    const roots: string[] = [];
+    for (let i = 1; i <= 8; i++) {
+      const b = chain.block(parent, 900 + i, 40);
+      await node.applyBlock(RefChain.forShards(b.req, mine));
+      roots.push(toHex(b.header.stateRoot));
+      parent = { hash: b.hash, state: b.state, number: BigInt(i) };
+    }
+    await node.close();
+    const files = (await readdir(join(dir, 'checkpoints'))).filter((f) => !f.startsWith('.'));
+    expect(files.length).toBe(2); // blocks 3 and 6; keep = 2
+
+    const again = await StorageNode.open(genesis, { shards, dataDir: dir, checkpointEvery: 3 });
+    expect(again.head.header.number).toBe(8n);
+    for (let n = 6; n <= 8; n++)
+      expect(toHex(again.version(atNumber(BigInt(n))).header.stateRoot)).toBe(roots[n - 1]);
+    const acct = genesis.alloc.find((a) => mine.has(chain.shardOf(a.address)))!;
+    const res = again.getAccount({ address: acct.address, at: atNumber(8n), omitLevels: 0 });
+    expect(res.number).toBe(8n);
+    await again.close();
+
+    // Corrupt the newest checkpoint: the node starts from the older one and replays more log.
+    const newest = (await readdir(join(dir, 'checkpoints')))
+      .filter((f) => !f.startsWith('.'))
+      .sort()
+      .at(-1)!;
+    const path = join(dir, 'checkpoints', newest);
+    const bytes = await readFile(path);
+    bytes[bytes.length - 10]! ^= 0xff;
+    await writeFile(path, bytes);
+    const third = await StorageNode.open(genesis, { shards, dataDir: dir, checkpointEvery: 3 });
+    expect(third.head.header.number).toBe(8n);
+    expect(toHex(third.head.header.stateRoot)).toBe(roots[7]);
+    expect(toHex(third.version(atNumber(4n)).header.stateRoot)).toBe(roots[3]);
+    await third.close();
   });
 
   it('refuses a data directory written for another genesis or shard selection', async () => {
