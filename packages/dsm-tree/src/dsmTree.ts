@@ -71,6 +71,23 @@ function nibblesKey(path: readonly number[], n: number): Uint8Array {
   return key;
 }
 
+/**
+ * The encodings written to `w`, ending at `ends`, as Uint8Arrays over one copy. From Node's
+ * buffer pool when small: a fresh ArrayBuffer per proof is external memory, and in a big heap
+ * the GCs that external memory triggers cost more than building the proof.
+ */
+function slices(w: ByteWriter, ends: readonly number[]): Uint8Array[] {
+  const all = Buffer.allocUnsafe(w.pos);
+  w.buf.copy(all, 0, 0, w.pos);
+  const out: Uint8Array[] = new Array(ends.length);
+  let s = 0;
+  for (let i = 0; i < ends.length; i++) {
+    out[i] = new Uint8Array(all.buffer, all.byteOffset + s, ends[i]! - s);
+    s = ends[i]!;
+  }
+  return out;
+}
+
 /** Scratch for reading a branch encoding's slots while pruning. */
 const pruneSpans = new Int32Array(18);
 
@@ -621,23 +638,54 @@ export class DsmTree {
    */
   prove(key: Uint8Array, omitLevels = 0): Uint8Array[] {
     if (this.rootNode === undefined) return [];
-    if (this.hasStubOnPath(key)) this.materialize(key, undefined);
-    this.rootBin();
     const w = proofWriter;
     w.pos = 0;
     const ends: number[] = [];
+    this.writeProof(key, omitLevels, ends, undefined);
+    return slices(w, ends);
+  }
+
+  /**
+   * The union of the proofs of `keys`, each node once (a node bag's contents), with the top
+   * `omitLevels` levels left out. Shared nodes are recognised as the same objects, so nothing
+   * is hashed or compared to build it.
+   */
+  proveMany(keys: readonly Uint8Array[], omitLevels = 0): Uint8Array[] {
+    if (this.rootNode === undefined) return [];
+    const w = proofWriter;
+    w.pos = 0;
+    const ends: number[] = [];
+    const seen = new Set<TrieNode>();
+    for (const key of keys) this.writeProof(key, omitLevels, ends, seen);
+    return slices(w, ends);
+  }
+
+  /** Appends key's proof nodes (those not in `seen`, when given) to proofWriter. */
+  private writeProof(
+    key: Uint8Array,
+    omitLevels: number,
+    ends: number[],
+    seen: Set<TrieNode> | undefined,
+  ): void {
+    if (this.hasStubOnPath(key)) this.materialize(key, undefined);
+    this.rootBin();
+    const w = proofWriter;
     const klen = key.length * 2;
     let node: TrieNode | undefined = this.rootNode;
     let d = 0;
     let level = 0;
     while (node !== undefined) {
       const n = node as InnerNode;
-      const start = w.pos;
-      if (n.kind === LEAF) writeLeaf(w, n, d);
-      else w.bin(n.enc!);
-      // Level 0 (the root) is always hashed; below it, only encodings of 32 bytes or more.
-      if (level >= omitLevels && (level === 0 || w.pos - start >= 32)) ends.push(w.pos);
-      else w.pos = start;
+      if (level >= omitLevels && (seen === undefined || !seen.has(n))) {
+        const start = w.pos;
+        if (n.kind === LEAF) writeLeaf(w, n, d);
+        else w.bin(n.enc!);
+        // Level 0 (the root) is always hashed; below it, only encodings of 32 bytes or more.
+        if (level === 0 || w.pos - start >= 32) {
+          ends.push(w.pos);
+          seen?.add(n);
+        } else w.pos = start;
+      }
       level++;
       if (n.kind === LEAF) break;
       if (n.kind === BRANCH) {
@@ -649,17 +697,6 @@ export class DsmTree {
         node = n.child;
       }
     }
-    // From Node's buffer pool: a fresh ArrayBuffer per proof is external memory, and in a
-    // big heap the GCs that external memory triggers cost more than building the proof.
-    const all = Buffer.allocUnsafe(w.pos);
-    w.buf.copy(all, 0, 0, w.pos);
-    const out: Uint8Array[] = new Array(ends.length);
-    let s = 0;
-    for (let i = 0; i < ends.length; i++) {
-      out[i] = new Uint8Array(all.buffer, all.byteOffset + s, ends[i]! - s);
-      s = ends[i]!;
-    }
-    return out;
   }
 
   private hasStubOnPath(key: Uint8Array): boolean {

@@ -221,6 +221,25 @@ export class StateTree {
     return this.accounts.prove(this.hashKey(address), omitLevels);
   }
 
+  /** The union of the proofs of these accounts, each node once (a node bag). */
+  proveAccounts(addresses: readonly Uint8Array[], omitLevels = 0): Uint8Array[] {
+    for (const a of addresses) checkLength('address', a, 20);
+    this.rootBin();
+    return this.accounts.proveMany(
+      addresses.map((a) => this.hashKey(a)),
+      omitLevels,
+    );
+  }
+
+  /** The union of the proofs of these slots of one account's storage trie. */
+  proveStorageMany(address: Uint8Array, slots: readonly Uint8Array[]): Uint8Array[] {
+    checkLength('address', address, 20);
+    for (const s of slots) checkLength('storage slot', s, 32);
+    const t = this.storageTrie(address, false);
+    if (t === undefined) return [];
+    return t.proveMany(slots.map((s) => this.hashKey(s)));
+  }
+
   /** Proof of a slot in an account's storage trie (eth_getProof storageProof). */
   proveStorage(address: Uint8Array, slot: Uint8Array, omitLevels = 0): Uint8Array[] {
     checkLength('address', address, 20);

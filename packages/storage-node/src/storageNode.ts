@@ -6,7 +6,7 @@
 
 import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { NodeBag, toHex } from '@monsoon/dsm-tree';
+import { decodeAccount, toHex } from '@monsoon/dsm-tree';
 import { keccak as defaultKeccak, type Keccak } from '@monsoon/keccak';
 import {
   type ApplyBlockRequest,
@@ -487,23 +487,23 @@ export class StorageNode {
     const v = this.version(req.at);
     const st = v.state.state;
     st.rootBin();
-    const bag = new NodeBag({ hash: this.keccak });
+    const keys: Uint8Array[] = [];
     const results = req.queries.map((q) => {
       const key = this.checkHeld(v, q.address);
+      keys.push(key);
       const accountRlp = st.accounts.get(key);
-      bag.addNodes(st.accounts.prove(key, req.omitLevels));
-      const slotValues = q.slots.map((slot) => {
-        bag.addNodes(st.proveStorage(q.address, slot));
-        return st.getStorage(q.address, slot) ?? new Uint8Array(0);
-      });
-      const account = accountRlp === undefined ? undefined : st.getAccount(q.address);
+      const slotValues = q.slots.map((slot) => st.getStorage(q.address, slot) ?? new Uint8Array(0));
+      const account = accountRlp === undefined ? undefined : decodeAccount(accountRlp);
       const code =
         q.code && account !== undefined
           ? (st.getCode(account.codeHash) ?? new Uint8Array(0))
           : new Uint8Array(0);
       return { address: q.address, accountRlp, slotValues, code };
     });
-    return { blockHash: v.hash, number: v.header.number, results, bag: bag.values() };
+    // One bag: the account proofs' union (shared upper nodes once), then each storage trie's.
+    const bag = st.accounts.proveMany(keys, req.omitLevels);
+    for (const q of req.queries) if (q.slots.length > 0) bag.push(...st.proveStorageMany(q.address, q.slots));
+    return { blockHash: v.hash, number: v.header.number, results, bag };
   }
 
   /** Every shard's root at a version (empty bytes for an empty shard). */

@@ -1,6 +1,6 @@
 /** The storage node's core: sharded genesis, blocks, versions, forks, refused blocks. */
 import { describe, expect, it } from '@jest/globals';
-import { decodeAccount, toHex, verifyProof } from '@monsoon/dsm-tree';
+import { DsmTree, decodeAccount, NodeBag, rlpDecode, toHex, verifyProof } from '@monsoon/dsm-tree';
 import { keccak } from '@monsoon/keccak';
 import { atHash, atNumber, HEAD } from '@monsoon/protocol';
 import { StorageErrorCode, StorageNode } from '@monsoon/storage-node';
@@ -58,6 +58,37 @@ describe.each([16, 256] as const)('storage nodes with %i shards', (count) => {
       }
       expect(held).toBeGreaterThan(0);
     }
+  });
+
+  it('BatchGet answers many accounts and slots with one bag that proves every one of them', () => {
+    const [{ node, shards }] = nodesFor(chain, [groups[0]!]);
+    const held = genesis.alloc.filter((a) => shards.has(chain.shardOf(a.address))).slice(0, 40);
+    const withSlots = held.filter((a) => a.storage.length > 0);
+    const res = node.batchGet({
+      at: HEAD,
+      omitLevels: 0,
+      queries: held.map((a) => ({
+        address: a.address,
+        slots: a.storage.map(([k]) => k),
+        code: a.code.length > 0,
+      })),
+    });
+    const bag = NodeBag.fromProofs([res.bag]);
+    expect(res.bag.length).toBe(bag.size); // each node once
+    const accounts = DsmTree.fromRootHash(node.head.header.stateRoot, { resolver: (h) => bag.get(h) });
+    res.results.forEach((r, i) => {
+      const a = held[i]!;
+      expect(hex(accounts.get(keccak.keccak256(a.address))!)).toBe(hex(r.accountRlp!));
+      expect(hex(r.code)).toBe(hex(a.code));
+      const storage = DsmTree.fromRootHash(decodeAccount(r.accountRlp!).storageRoot, {
+        resolver: (h) => bag.get(h),
+      });
+      a.storage.forEach(([slot, value], j) => {
+        expect(hex(r.slotValues[j]!)).toBe(hex(value));
+        expect(hex(rlpDecode(storage.get(keccak.keccak256(slot))!) as Uint8Array)).toBe(hex(value));
+      });
+    });
+    expect(withSlots.length).toBeGreaterThan(0);
   });
 
   it('follows a chain of blocks; reads name old and new versions; every node ends on the same roots', async () => {
