@@ -8,6 +8,31 @@ export {
 export { crc32c } from './crc32c.js';
 export { type Genesis, type GenesisAccount, genesisHeader, parseGenesis } from './genesis.js';
 export { type Logger, silentLogger } from './logger.js';
+export { CallRefused, ERROR_CODE_TRAILER, type GrpcStatus, grpcStatusOf } from './server/grpcStatus.js';
+export { HeadFeed, type HeadListener, headOf } from './server/headFeed.js';
+export { formatHostPort, type HostPort, parseHostPort } from './server/hostPort.js';
+export {
+  Counter,
+  Gauge,
+  Histogram,
+  type Labels,
+  MetricsRegistry,
+  REQUEST_SECONDS_BUCKETS,
+  type RequestMetrics,
+  StorageMetrics,
+} from './server/metrics.js';
+export {
+  MetricsServer,
+  type MetricsServerModules,
+  type MetricsServerOptions,
+} from './server/metricsServer.js';
+export {
+  defaultStorageServerOptions,
+  type ServerLogger,
+  StorageServer,
+  type StorageServerModules,
+  type StorageServerOptions,
+} from './server/storageServer.js';
 export { type ShardCount, ShardLayout } from './shardLayout.js';
 export { ShardState } from './shardState.js';
 export { isStorageError, StorageError, StorageErrorCode } from './storageError.js';

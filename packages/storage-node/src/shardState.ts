@@ -44,6 +44,7 @@ export class ShardState {
       if (list === undefined) byShard.set(s, [a]);
       else list.push(a);
     }
+    ShardState.checkShardable(layout, (s) => (byShard.get(s)?.length ?? 0) > 0);
     const accounts = new DsmTree({ hash: keccak });
     for (const s of layout.all()) {
       if (ownedSet.has(s)) continue;
@@ -57,6 +58,32 @@ export class ShardState {
       state,
       ownedSet,
     );
+  }
+
+  /**
+   * A state can be sharded only when every node above the shards is a branch: at least two
+   * non-empty shards (16), and under each first nibble none or at least two (256). Otherwise
+   * the real trie has a leaf or extension where the shards would hang, and no set of shard
+   * roots describes it. Refused with BadGenesis saying why.
+   */
+  static checkShardable(layout: ShardLayout, nonEmpty: (shard: number) => boolean): void {
+    const top = new Set<number>();
+    const under = new Map<number, number>();
+    for (const s of layout.all()) {
+      if (!nonEmpty(s)) continue;
+      const first = layout.path(s)[0]!;
+      top.add(first);
+      under.set(first, (under.get(first) ?? 0) + 1);
+    }
+    const lonely = layout.depth === 2 ? [...under].filter(([, n]) => n === 1).map(([f]) => f) : [];
+    if (top.size < 2 || lonely.length > 0) {
+      throw new StorageError(
+        StorageErrorCode.BadGenesis,
+        top.size < 2
+          ? `the state has accounts under ${top.size} first nibble(s); ${layout.count} shards need at least two`
+          : `first nibble(s) ${lonely.join(', ')} hold a single non-empty shard, so the trie has no branch there to hang ${layout.count} shards from; use 16 shards or a larger state`,
+      );
+    }
   }
 
   /** A state from a checkpoint (its trie already holds the grafted shard roots). */

@@ -271,6 +271,14 @@ export class StorageNode {
     return this.versions.head;
   }
 
+  /** The write-ahead log's counters (a durable node), for metrics. */
+  walStats(): { bytes: number; records: number; fsyncs: number; lastSeq: bigint } | undefined {
+    const w = this.wal;
+    return w === undefined
+      ? undefined
+      : { bytes: w.bytesWritten, records: w.recordsWritten, fsyncs: w.fsyncCount, lastSeq: w.lastSeq };
+  }
+
   /**
    * Applies a block: the header must extend a version held here with a valid proof of work,
    * the updates must be for this node's shards, and the roots must come out as the block says.
@@ -362,8 +370,7 @@ export class StorageNode {
       const started = performance.now();
       try {
         await store.write(seq, encodeCheckpoint(v));
-        const kept = await store.list();
-        const oldest = kept.reduce((a, b) => (b < a ? b : a), seq);
+        const oldest = (await store.list()).at(-1) ?? seq; // list() is newest first
         const dropped = await wal.truncateBefore(oldest + 1n);
         this.log.info('checkpoint written', {
           number: Number(v.header.number),

@@ -122,6 +122,23 @@ describe.each([16, 256] as const)('storage nodes with %i shards', (count) => {
   });
 });
 
+describe('states too small to shard', () => {
+  it('refuse 256 shards when a first nibble holds one non-empty shard (no branch to hang them from)', () => {
+    const small = makeGenesis(3, 60);
+    expect(() => StorageNode.fromGenesis(small, { shardCount: 256, shards: [0, 1] })).toThrow(
+      /BAD_GENESIS.*single non-empty shard/,
+    );
+    expect(() =>
+      StorageNode.fromGenesis({ ...small, alloc: small.alloc.slice(0, 1) }, { shardCount: 16 }),
+    ).toThrow(/BAD_GENESIS.*at least two/);
+    // 16 shards of the same small state are fine, and agree with the full state.
+    const chain = new RefChain(small, 16);
+    expect(hex(StorageNode.fromGenesis(small, { shards: [0, 1, 2] }).head.header.stateRoot)).toBe(
+      hex(chain.genesisState.root()),
+    );
+  });
+});
+
 describe('forks and refused blocks (16 shards)', () => {
   const genesis = makeGenesis(99, 300);
   const chain = new RefChain(genesis, 16);
