@@ -216,7 +216,11 @@ export class DsmTree {
     return t;
   }
 
-  /** The node itself when this tree may mutate it, else a copy it may (same content). */
+  /**
+   * The node itself when this tree may mutate it, else a copy it may (same content, same
+   * encoding and change marks). Owning marks nothing: whoever then changes the node's content
+   * marks the slot; replacing a stub by its node (same hash) marks nothing.
+   */
   private own<T extends InnerNode>(n: T): T {
     if (n.gen === this.gen) return n;
     if (n.kind === LEAF) return new LeafNode(n.key, n.value, this.gen) as T;
@@ -450,7 +454,7 @@ export class DsmTree {
         const c = node.child(i);
         const nc = this.mat(c, key, d + 1, src);
         if (nc === c) return node;
-        const b = this.adopt(node);
+        const b = this.own(node);
         b.setChild(i, nc);
         return b;
       }
@@ -458,7 +462,7 @@ export class DsmTree {
         if (!keyHasPath(key, d, node.path)) return node;
         const nc = this.mat(node.child, key, d + node.path.length, src)!;
         if (nc === node.child) return node;
-        const e = this.adopt(node);
+        const e = this.own(node);
         e.child = nc;
         return e;
       }
@@ -529,7 +533,7 @@ export class DsmTree {
         nc = new HashNode(ref);
       } else nc = this.pruneBelow(c, level + 1, r);
       if (nc === c) return node;
-      const e = this.adopt(node);
+      const e = this.own(node);
       e.child = nc;
       return e;
     }
@@ -544,16 +548,11 @@ export class DsmTree {
         nc = new HashNode(ref);
       } else nc = this.pruneBelow(c, level + 1, r);
       if (nc !== c) {
-        b ??= this.adopt(node);
+        b ??= this.own(node);
         b.setChild(i, nc);
       }
     }
     return b ?? node;
-  }
-
-  /** Like own(), for changes that keep the node's content: nothing is marked changed. */
-  private adopt<T extends InnerNode>(n: T): T {
-    return this.own(n);
   }
 
   // ---------------------------------------------------------------- subtrees (shards)
