@@ -647,7 +647,8 @@ export class DsmTree {
   /**
    * The union of the proofs of `keys`, each node once (a node bag's contents), with the top
    * `omitLevels` levels left out. Shared nodes are recognised as the same objects, so nothing
-   * is hashed or compared to build it.
+   * is hashed or compared to build it. (A path that had to be faulted in through the resolver
+   * may repeat an upper node an earlier key's proof already holds: it is a copy.)
    */
   proveMany(keys: readonly Uint8Array[], omitLevels = 0): Uint8Array[] {
     if (this.rootNode === undefined) return [];
@@ -666,15 +667,26 @@ export class DsmTree {
     ends: number[],
     seen: Set<TrieNode> | undefined,
   ): void {
-    if (this.hasStubOnPath(key)) this.materialize(key, undefined);
     this.rootBin();
     const w = proofWriter;
+    const startPos = w.pos;
+    const startEnds = ends.length;
+    const added: TrieNode[] = [];
     const klen = key.length * 2;
     let node: TrieNode | undefined = this.rootNode;
     let d = 0;
     let level = 0;
     while (node !== undefined) {
-      const n = node as InnerNode;
+      if (node.kind === STUB) {
+        // Fault the path in (or throw MissingNode), then write this key's proof again.
+        w.pos = startPos;
+        ends.length = startEnds;
+        for (const n of added) seen?.delete(n);
+        this.materialize(key, undefined);
+        this.writeProof(key, omitLevels, ends, seen);
+        return;
+      }
+      const n = node;
       if (level >= omitLevels && (seen === undefined || !seen.has(n))) {
         const start = w.pos;
         if (n.kind === LEAF) writeLeaf(w, n, d);
@@ -682,7 +694,10 @@ export class DsmTree {
         // Level 0 (the root) is always hashed; below it, only encodings of 32 bytes or more.
         if (level === 0 || w.pos - start >= 32) {
           ends.push(w.pos);
-          seen?.add(n);
+          if (seen !== undefined) {
+            seen.add(n);
+            added.push(n);
+          }
         } else w.pos = start;
       }
       level++;
@@ -696,29 +711,5 @@ export class DsmTree {
         node = n.child;
       }
     }
-  }
-
-  private hasStubOnPath(key: Uint8Array): boolean {
-    const klen = key.length * 2;
-    let node = this.rootNode;
-    let d = 0;
-    while (node !== undefined) {
-      switch (node.kind) {
-        case STUB:
-          return true;
-        case LEAF:
-          return false;
-        case BRANCH:
-          if (d === klen) return false;
-          node = node.child(keyNibble(key, d++));
-          break;
-        case EXTENSION:
-          if (!keyHasPath(key, d, node.path)) return false;
-          d += node.path.length;
-          node = node.child;
-          break;
-      }
-    }
-    return false;
   }
 }

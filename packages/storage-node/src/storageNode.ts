@@ -500,10 +500,9 @@ export class StorageNode {
       keys.push(key);
       const accountRlp = st.accounts.get(key);
       const slotValues = q.slots.map((slot) => st.getStorage(q.address, slot) ?? new Uint8Array(0));
-      const account = accountRlp === undefined ? undefined : decodeAccount(accountRlp);
       const code =
-        q.code && account !== undefined
-          ? (st.getCode(account.codeHash) ?? new Uint8Array(0))
+        q.code && accountRlp !== undefined
+          ? (st.getCode(decodeAccount(accountRlp).codeHash) ?? new Uint8Array(0))
           : new Uint8Array(0);
       return { address: q.address, accountRlp, slotValues, code };
     });
