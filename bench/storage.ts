@@ -9,10 +9,13 @@
  * benchmark process is the client (and computes the blocks' expected roots, untimed). Both
  * share this 2-core machine, so the client's own decoding is part of every number.
  *
- * Measured 2026-11-22, 100,000 accounts (`npm run bench -- storage --accounts 100000`): see the
- * numbers at the end of this run in bench/results/storage.json and the README table. BatchGet
- * one request at a time is the fastest way in; many calls in flight on one grpc-js channel
- * were far slower than one at a time (64 GetAccounts in flight: ~50/s) — an open problem.
+ * Measured 2026-11-22, `npm run bench -- storage --accounts 100000`: BatchGet of 1,000 accounts
+ * 49,543 proofs/s (70,398/s omitting the top 4 levels; goal 100,000/s: missed); bag 724 bytes
+ * per account (203 omitting 4 levels) against 2,223 for a lone raw proof (200 omitting 4);
+ * GetAccount one at a time 959/s; ApplyBlock 24,143 account updates/s (1,000 a block, fsync
+ * each). Server-side (in-process) a 1,000-account batch costs ~12 ms, so the client and gRPC
+ * take the rest on this 2-core machine. Many calls in flight from this client were far slower
+ * than one at a time (64 GetAccounts: ~58/s) — an open problem; see the README.
  */
 import { type ChildProcess, spawn } from 'node:child_process';
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
