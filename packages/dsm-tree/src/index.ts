@@ -13,5 +13,5 @@ export {
 export { NodeBag } from './nodeBag.js';
 export { type RlpValue, rlpDecode, rlpEncode } from './rlp.js';
 export { StateTree, type StateTreeOptions } from './stateTree.js';
-export { decodeTree, encodeTree } from './treeCodec.js';
+export { decodeTree, encodeTree, encodeTreeChunks } from './treeCodec.js';
 export { verifyProof } from './verifyProof.js';

@@ -36,8 +36,18 @@ function writeVarint(w: ByteWriter, n: number): void {
 
 /** Encodes the whole tree (hashing what is dirty first). */
 export function encodeTree(tree: DsmTree): Uint8Array {
+  const chunks = [...encodeTreeChunks(tree)];
+  return chunks.length === 1 ? chunks[0]! : new Uint8Array(Buffer.concat(chunks));
+}
+
+/**
+ * The same bytes as encodeTree, in chunks of about `chunkBytes`: a caller that yields to the
+ * event loop between chunks (a checkpoint writer) never blocks it for a whole big tree. The
+ * tree must not change until the last chunk is taken (a snapshot does not).
+ */
+export function* encodeTreeChunks(tree: DsmTree, chunkBytes = 1 << 20): Generator<Uint8Array> {
   const rootHash = tree.rootBin();
-  const w = new ByteWriter(1 << 16);
+  const w = new ByteWriter(chunkBytes + (1 << 16));
   w.ensure(HEADER + 1);
   for (const b of MAGIC) w.buf[w.pos++] = b;
   w.buf[w.pos++] = VERSION;
@@ -46,11 +56,40 @@ export function encodeTree(tree: DsmTree): Uint8Array {
   w.pos = HEADER;
   const root = tree.rootNodeForInternalUse;
   if (root === undefined) w.buf[w.pos++] = EMPTY;
-  else writeNode(w, root, 0, new ByteWriter(1024));
-  return new Uint8Array(w.buf.subarray(0, w.pos));
+  else {
+    // Pre-order with an explicit stack: a node's record, then its hashed children in order.
+    const scratch = new ByteWriter(1024);
+    const nodes: TrieNode[] = [root];
+    const depths: number[] = [0];
+    while (nodes.length > 0) {
+      const node = nodes.pop()!;
+      const depth = depths.pop()!;
+      writeRecord(w, node, depth, scratch);
+      if (node.kind === BRANCH) {
+        // The hashed children are the slots the encoding references by hash (0xa0 + 32 bytes).
+        const enc = node.enc!;
+        branchSpans(enc, spans);
+        for (let i = 15; i >= 0; i--) {
+          if (spans[i + 1]! - spans[i]! === 33 && enc.charCodeAt(spans[i]!) === 0xa0) {
+            nodes.push(node.child(i)!);
+            depths.push(depth + 1);
+          }
+        }
+      } else if (node.kind === EXTENSION && extensionChildRef(node.enc!).length === 32) {
+        nodes.push(node.child);
+        depths.push(depth + node.path.length);
+      }
+      if (w.pos >= chunkBytes) {
+        yield new Uint8Array(w.buf.subarray(0, w.pos));
+        w.pos = 0;
+      }
+    }
+  }
+  if (w.pos > 0) yield new Uint8Array(w.buf.subarray(0, w.pos));
 }
 
-function writeNode(w: ByteWriter, node: TrieNode, depth: number, scratch: ByteWriter): void {
+/** One record: a stub's tag, or a node's tag, length and RLP. */
+function writeRecord(w: ByteWriter, node: TrieNode, depth: number, scratch: ByteWriter): void {
   if (node.kind === STUB) {
     w.ensure(1);
     w.buf[w.pos++] = STUB_TAG;
@@ -66,17 +105,6 @@ function writeNode(w: ByteWriter, node: TrieNode, depth: number, scratch: ByteWr
   w.ensure(len);
   scratch.buf.copy(w.buf, w.pos, 0, len);
   w.pos += len;
-  if (node.kind === BRANCH) {
-    // The hashed children are the slots the encoding references by hash (0xa0 + 32 bytes).
-    const enc = node.enc!;
-    branchSpans(enc, spans);
-    let hashed = 0;
-    for (let i = 0; i < 16; i++)
-      if (spans[i + 1]! - spans[i]! === 33 && enc.charCodeAt(spans[i]!) === 0xa0) hashed |= 1 << i;
-    for (let i = 0; i < 16; i++) if (hashed & (1 << i)) writeNode(w, node.child(i)!, depth + 1, scratch);
-  } else if (node.kind === EXTENSION && extensionChildRef(node.enc!).length === 32) {
-    writeNode(w, node.child, depth + node.path.length, scratch);
-  }
 }
 
 const spans = new Int32Array(18);
