@@ -13,7 +13,15 @@ import { HashNode } from './hashNode.js';
 import { LeafNode } from './leafNode.js';
 import { binNibble, commonWithPath, keyEqualsBin, keyHasPath, keyNibble, keyNibbles } from './nibbles.js';
 import { NodeBag } from './nodeBag.js';
-import { ByteWriter, branchChildRef, decodeNode, extensionChildRef, writeLeaf } from './nodeCodec.js';
+import {
+  ByteWriter,
+  branchChildRef,
+  branchSpans,
+  decodeNode,
+  extensionChildRef,
+  slotHash,
+  writeLeaf,
+} from './nodeCodec.js';
 import { TreeHasher } from './treeHasher.js';
 import { BRANCH, EXTENSION, type InnerNode, LEAF, nextGen, STUB, type TrieNode } from './trieNode.js';
 
@@ -538,14 +546,16 @@ export class DsmTree {
       return e;
     }
     let b: BranchNode | undefined;
+    const stubHere = level + 1 >= r;
+    if (stubHere) branchSpans(node.enc!, pruneSpans); // once per branch, not per child
     for (let i = 0; i < 16; i++) {
       const c = node.child(i);
       if (c === undefined || c.kind === STUB) continue;
       let nc: TrieNode;
-      if (level + 1 >= r) {
-        const ref = branchChildRef(node.enc!, i, pruneSpans);
-        if (ref === undefined || ref.length !== 32) continue;
-        nc = new HashNode(ref);
+      if (stubHere) {
+        const hash = slotHash(node.enc!, pruneSpans, i);
+        if (hash === undefined) continue; // embedded: stays with its parent
+        nc = new HashNode(hash);
       } else nc = this.pruneBelow(c, level + 1, r);
       if (nc !== c) {
         b ??= this.own(node);

@@ -154,6 +154,16 @@ export function branchSpans(enc: Bin, offsets: Int32Array): void {
 }
 
 /**
+ * The 32-byte hash by which slot i of a branch encoding refers to its child, given the
+ * encoding's `spans` (from branchSpans); undefined for an empty or embedded child.
+ */
+export function slotHash(enc: Bin, spans: Int32Array, i: number): Bin | undefined {
+  const a = spans[i]!;
+  const b = spans[i + 1]!;
+  return b - a === 33 && enc.charCodeAt(a) === 0xa0 ? enc.slice(a + 1, b) : undefined;
+}
+
+/**
  * The reference a branch's encoding holds for child i: its 32-byte hash or its embedded
  * encoding; undefined for an empty slot.
  */
@@ -162,7 +172,7 @@ export function branchChildRef(enc: Bin, i: number, scratch: Int32Array): Bin | 
   const a = scratch[i]!;
   const b = scratch[i + 1]!;
   if (b - a === 1 && enc.charCodeAt(a) === 0x80) return undefined;
-  return b - a === 33 && enc.charCodeAt(a) === 0xa0 ? enc.slice(a + 1, b) : enc.slice(a, b);
+  return slotHash(enc, scratch, i) ?? enc.slice(a, b);
 }
 
 /** The reference an extension's encoding holds for its child. */

@@ -15,7 +15,7 @@ import { type Bin, binToHex, toBin } from './bytes.js';
 import { DsmError, DsmErrorCode } from './dsmError.js';
 import { DsmTree, type DsmTreeOptions, defaultDsmTreeOptions, EMPTY_ROOT } from './dsmTree.js';
 import { HashNode } from './hashNode.js';
-import { ByteWriter, branchSpans, decodeNode, extensionChildRef, writeLeaf } from './nodeCodec.js';
+import { ByteWriter, branchSpans, decodeNode, extensionChildRef, slotHash, writeLeaf } from './nodeCodec.js';
 import { BRANCH, EXTENSION, type InnerNode, LEAF, STUB, type TrieNode } from './trieNode.js';
 
 const MAGIC = [0x44, 0x53, 0x4d, 0x54]; // "DSMT"
@@ -70,7 +70,7 @@ export function* encodeTreeChunks(tree: DsmTree, chunkBytes = 1 << 20): Generato
         const enc = node.enc!;
         branchSpans(enc, spans);
         for (let i = 15; i >= 0; i--) {
-          if (spans[i + 1]! - spans[i]! === 33 && enc.charCodeAt(spans[i]!) === 0xa0) {
+          if (slotHash(enc, spans, i) !== undefined) {
             nodes.push(node.child(i)!);
             depths.push(depth + 1);
           }
