@@ -476,15 +476,19 @@ export class StorageNode {
     };
   }
 
-  /** Code by hash (code of this node's accounts, in any version held). */
+  /**
+   * Code by hash, from any version held. A version's code includes all of its ancestors' (code
+   * is only ever added), so the head answers for its whole chain; the other versions are asked
+   * only for code that exists on another fork.
+   */
   getCode(codeHash: Uint8Array): Uint8Array | undefined {
-    for (
-      let v: Version | undefined = this.head;
-      v !== undefined;
-      v = this.versions.byHash(v.header.parentHash)
-    ) {
-      const c = v.state.state.getCode(codeHash);
-      if (c !== undefined) return c;
+    const head = this.head;
+    const c = head.state.state.getCode(codeHash);
+    if (c !== undefined) return c;
+    for (const v of this.versions.all()) {
+      if (v === head) continue;
+      const f = v.state.state.getCode(codeHash);
+      if (f !== undefined) return f;
     }
     return undefined;
   }
