@@ -1,3 +1,5 @@
+import { CodedError } from './codedError.js';
+
 /** Why a DSM-Tree operation refused its input. */
 export enum DsmErrorCode {
   /** A proof does not hash-link from the root to the key, or is malformed. */
@@ -24,17 +26,7 @@ export enum DsmErrorCode {
 }
 
 /** The one error type of the DSM-Tree: a code plus structured metadata. */
-export class DsmError extends Error {
-  readonly code: DsmErrorCode;
-  readonly meta: Readonly<Record<string, unknown>>;
-
-  constructor(code: DsmErrorCode, message: string, meta: Record<string, unknown> = {}) {
-    super(`${code}: ${message}`);
-    this.name = 'DsmError';
-    this.code = code;
-    this.meta = meta;
-  }
-}
+export class DsmError extends CodedError<DsmErrorCode> {}
 
 /** True when `e` is a DsmError, optionally of the given code. */
 export function isDsmError(e: unknown, code?: DsmErrorCode): e is DsmError {

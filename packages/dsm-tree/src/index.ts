@@ -1,5 +1,6 @@
 export { type Account, decodeAccount, EMPTY_CODE_HASH, encodeAccount, makeAccount } from './account.js';
 export { bytesEqual, fromHex, toHex } from './bytes.js';
+export { CodedError } from './codedError.js';
 export { DsmError, DsmErrorCode, isDsmError } from './dsmError.js';
 export {
   DsmTree,

@@ -1,3 +1,5 @@
+import { CodedError } from '@monsoon/dsm-tree';
+
 /**
  * Why a message could not cross the wire: the converters in `convert/` refuse malformed input
  * with one of these. The server edge answers them with gRPC INVALID_ARGUMENT; a client edge
@@ -19,17 +21,9 @@ export enum ProtocolErrorCode {
 }
 
 /** The one error type of the protocol package: a code plus structured metadata. */
-export class ProtocolError extends Error {
-  readonly code: ProtocolErrorCode;
+export class ProtocolError extends CodedError<ProtocolErrorCode> {
   /** At least `field` (a path such as `shards[2].accounts[0].address`), `expected` and `found`. */
-  readonly meta: Readonly<Record<string, unknown>>;
-
-  constructor(code: ProtocolErrorCode, message: string, meta: Record<string, unknown> = {}) {
-    super(`${code}: ${message}`);
-    this.name = 'ProtocolError';
-    this.code = code;
-    this.meta = meta;
-  }
+  declare readonly meta: Readonly<Record<string, unknown>>;
 }
 
 /** True when `e` is a ProtocolError, optionally of the given code. */

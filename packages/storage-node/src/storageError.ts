@@ -1,3 +1,5 @@
+import { CodedError } from '@monsoon/dsm-tree';
+
 /** Why a storage-node durability operation failed. */
 export enum StorageErrorCode {
   /** A WAL segment holds a bad frame or header where no torn write can be (not its tail). */
@@ -32,18 +34,8 @@ export enum StorageErrorCode {
   BadArgument = 'BAD_ARGUMENT',
 }
 
-/** The one error type of the storage node's durability layer: a code plus structured metadata. */
-export class StorageError extends Error {
-  readonly code: StorageErrorCode;
-  readonly meta: Readonly<Record<string, unknown>>;
-
-  constructor(code: StorageErrorCode, message: string, meta: Record<string, unknown> = {}, cause?: unknown) {
-    super(`${code}: ${message}`, cause === undefined ? undefined : { cause });
-    this.name = 'StorageError';
-    this.code = code;
-    this.meta = meta;
-  }
-}
+/** The one error type of the storage node: a code plus structured metadata. */
+export class StorageError extends CodedError<StorageErrorCode> {}
 
 /** True when `e` is a StorageError, optionally of the given code. */
 export function isStorageError(e: unknown, code?: StorageErrorCode): e is StorageError {
