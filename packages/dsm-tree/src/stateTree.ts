@@ -143,7 +143,19 @@ export class StateTree {
    * account does not exist.
    */
   storageTrie(address: Uint8Array, forWrite: boolean): DsmTree | undefined {
-    const h = this.hashKey(address);
+    return this.storageTrieOfKey(this.hashKey(address), forWrite, address);
+  }
+
+  /** The storage trie of the account with hashed key `key`, for reading; undefined if no account. */
+  storageTrieAt(key: Uint8Array): DsmTree | undefined {
+    return this.storageTrieOfKey(key, false, undefined);
+  }
+
+  private storageTrieOfKey(
+    h: Uint8Array,
+    forWrite: boolean,
+    address: Uint8Array | undefined,
+  ): DsmTree | undefined {
     const hb = toBin(h);
     let t = this.storage.get(hb);
     if (t === undefined) {
@@ -152,7 +164,7 @@ export class StateTree {
         if (!forWrite) return undefined;
         throw new DsmError(
           DsmErrorCode.UnknownAccount,
-          `no account 0x${Buffer.from(address).toString('hex')}`,
+          `no account ${address === undefined ? 'with key ' : ''}0x${Buffer.from(address ?? h).toString('hex')}`,
         );
       }
       t = DsmTree.fromRootHash(decodeAccount(enc).storageRoot, this.treeOpts);

@@ -6,7 +6,7 @@
 
 import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { decodeAccount, toHex } from '@monsoon/dsm-tree';
+import { bytesEqual, DsmError, type DsmTree, decodeAccount, toHex } from '@monsoon/dsm-tree';
 import { keccak as defaultKeccak, type Keccak } from '@monsoon/keccak';
 import {
   type ApplyBlockRequest,
@@ -21,6 +21,8 @@ import {
   encodeHeader,
   type GetAccountRequest,
   type GetAccountResponse,
+  type GetNodesRequest,
+  type GetNodesResponse,
   type GetStorageRequest,
   type GetStorageResponse,
   headerHash,
@@ -493,6 +495,57 @@ export class StorageNode {
     return undefined;
   }
 
+  /**
+   * Trie nodes by hash, each looked for where its path says (see GetNodesRequest), in the head
+   * first and then in every other version held. Without a path only the tries' roots match.
+   * The node keeps no index by hash: a hint-less search of the whole state would cost a walk
+   * of every version, and whoever asks for a node learned its hash from its parent, on a path.
+   */
+  getNodes(req: GetNodesRequest): GetNodesResponse {
+    const head = this.head;
+    const versions = [head, ...this.versions.all().filter((v) => v !== head)];
+    const nodes = req.hashes.map((hash, i) => {
+      const path = req.paths?.[i] ?? new Uint8Array(0);
+      for (const v of versions) {
+        const n = this.nodeOnPath(v, hash, path);
+        if (n !== undefined) return n;
+      }
+      return undefined;
+    });
+    return { nodes };
+  }
+
+  /**
+   * The node with `hash` on the proof path through `path` in version `v`, if any: the node at
+   * the path or one above it. An account trie node sits at most 63 nibbles deep, so a path of
+   * 64 or more names the storage trie of the account whose hashed key is its first 64.
+   */
+  private nodeOnPath(v: Version, hash: Uint8Array, path: Uint8Array): Uint8Array | undefined {
+    const st = v.state.state;
+    let trie: DsmTree | undefined = st.accounts;
+    let inner = path;
+    if (path.length >= 64) {
+      const accountKey = nibblesToKey(path.subarray(0, 64));
+      if (!v.state.holdsKey(accountKey)) return undefined;
+      trie = st.storageTrieAt(accountKey);
+      inner = path.subarray(64);
+    }
+    if (trie === undefined) return undefined;
+    let proof: Uint8Array[];
+    try {
+      proof = trie.prove(nibblesToKey(inner));
+    } catch (e) {
+      if (e instanceof DsmError) return undefined; // the path runs into a foreign shard's stub
+      throw e;
+    }
+    // A proof holds at most one node per depth: the one at the path's end is near its end.
+    for (let k = proof.length - 1; k >= 0; k--) {
+      const n = proof[k]!;
+      if (n.length >= 32 && bytesEqual(this.keccak.keccak256(n), hash)) return n;
+    }
+    return undefined;
+  }
+
   /** Many accounts, slots and codes at one version, all proofs in one node bag. */
   batchGet(req: BatchGetRequest): BatchGetResponse {
     const v = this.version(req.at);
@@ -522,4 +575,11 @@ export class StorageNode {
     const roots = v.state.shardRoots();
     return { version: v, roots: roots.map((r, shard) => ({ shard, root: r ?? new Uint8Array(0) })) };
   }
+}
+
+/** A 32-byte key whose first nibbles are `nibbles` (at most 64), zero-filled after. */
+function nibblesToKey(nibbles: Uint8Array): Uint8Array {
+  const key = new Uint8Array(32);
+  for (let i = 0; i < nibbles.length; i++) key[i >> 1]! |= (nibbles[i]! & 15) << (i & 1 ? 0 : 4);
+  return key;
 }

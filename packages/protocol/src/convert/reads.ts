@@ -135,12 +135,32 @@ export function getCodeResponseFromProto(r: pb.GetCodeResponse): GetCodeResponse
 
 // ------------------------------------------------------------------ GetNodes
 
+/** A nibble path is at most a 64-nibble account key then a 64-nibble storage key. */
+const MAX_NODE_PATH = 128;
+
+function nodePaths(hashes: readonly Uint8Array[], paths: readonly Uint8Array[] | undefined): Uint8Array[] {
+  if (paths === undefined || paths.length === 0) return [];
+  consistent(
+    paths.length === hashes.length,
+    'paths',
+    `none or one per hash (${hashes.length})`,
+    `${paths.length} paths`,
+  );
+  return paths.map((p, i) => {
+    consistent(p.length <= MAX_NODE_PATH, `paths[${i}]`, `at most ${MAX_NODE_PATH} nibbles`, `${p.length}`);
+    const bad = p.findIndex((n) => n > 15);
+    consistent(bad < 0, `paths[${i}]`, 'nibbles 0-15', `${p[bad]} at ${bad}`);
+    return plain(p);
+  });
+}
+
 export function getNodesRequestToProto(r: GetNodesRequest): pb.GetNodesRequest {
-  return { hashes: fixedList(r.hashes, HASH_LENGTH, 'hashes') };
+  return { hashes: fixedList(r.hashes, HASH_LENGTH, 'hashes'), paths: nodePaths(r.hashes, r.paths) };
 }
 
 export function getNodesRequestFromProto(r: pb.GetNodesRequest): GetNodesRequest {
-  return { hashes: fixedList(r.hashes, HASH_LENGTH, 'hashes') };
+  const hashes = fixedList(r.hashes, HASH_LENGTH, 'hashes');
+  return { hashes, paths: nodePaths(hashes, r.paths) };
 }
 
 /** An unknown node is sent as empty bytes. */

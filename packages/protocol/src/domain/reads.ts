@@ -55,6 +55,12 @@ export interface GetCodeResponse {
 export interface GetNodesRequest {
   /** 32 bytes each. */
   readonly hashes: readonly Uint8Array[];
+  /**
+   * Where each node sits: one nibble path per hash (one nibble per byte; 64 nibbles or more =
+   * the account's hashed key, then the path in its storage trie). A node on the way to the path
+   * matches too; absent or empty entries match only the account trie's root.
+   */
+  readonly paths?: readonly Uint8Array[];
 }
 
 export interface GetNodesResponse {

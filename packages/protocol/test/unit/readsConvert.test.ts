@@ -159,12 +159,16 @@ describe('GetCode', () => {
 });
 
 describe('GetNodes', () => {
-  const req = { hashes: [hash(1), hash(2), hash(3)] };
+  const req = { hashes: [hash(1), hash(2), hash(3)], paths: [] };
 
-  it('round-trips, unknown nodes as undefined', () => {
+  it('round-trips, with and without paths, unknown nodes as undefined', () => {
     expect(
       getNodesRequestFromProto(wire(storagePb.GetNodesRequest, getNodesRequestToProto(req))),
     ).toStrictEqual(req);
+    const withPaths = { ...req, paths: [Uint8Array.of(), Uint8Array.of(3, 15), new Uint8Array(128).fill(9)] };
+    expect(
+      getNodesRequestFromProto(wire(storagePb.GetNodesRequest, getNodesRequestToProto(withPaths))),
+    ).toStrictEqual(withPaths);
     const res = { nodes: [filled(10), undefined, filled(20)] };
     const pb = wire(storagePb.GetNodesResponse, getNodesResponseToProto(res));
     expect(pb.nodes[1]).toHaveLength(0);
@@ -173,9 +177,24 @@ describe('GetNodes', () => {
 
   it('refuses a bad hash, and a node count that is not the hash count', () => {
     expectProtocolError(
-      () => getNodesRequestFromProto({ hashes: [hash(), filled(31)] }),
+      () => getNodesRequestFromProto({ hashes: [hash(), filled(31)], paths: [] }),
       ProtocolErrorCode.BadLength,
       'hashes[1]',
+    );
+    expectProtocolError(
+      () => getNodesRequestFromProto({ hashes: [hash(), hash()], paths: [Uint8Array.of(1)] }),
+      ProtocolErrorCode.Inconsistent,
+      'paths',
+    );
+    expectProtocolError(
+      () => getNodesRequestFromProto({ hashes: [hash()], paths: [Uint8Array.of(1, 16)] }),
+      ProtocolErrorCode.Inconsistent,
+      'paths[0]',
+    );
+    expectProtocolError(
+      () => getNodesRequestFromProto({ hashes: [hash()], paths: [new Uint8Array(129)] }),
+      ProtocolErrorCode.Inconsistent,
+      'paths[0]',
     );
     expectProtocolError(
       () => getNodesResponseFromProto({ nodes: [filled(10)] }, req),

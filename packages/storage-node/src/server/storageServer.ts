@@ -312,8 +312,7 @@ export class StorageServer {
           if (r.hashes.length > max) tooMany('hashes', r.hashes.length, max);
           return getNodesRequestFromProto(r);
         },
-        // The node keeps no index of trie nodes by hash: every node is answered as unknown.
-        run: (r) => ({ nodes: r.hashes.map(() => undefined) }),
+        run: (r) => node.getNodes(r),
         encode: getNodesResponseToProto,
       }),
       getShardRoots: this.unary('GetShardRoots', {

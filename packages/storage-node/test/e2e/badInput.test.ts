@@ -8,6 +8,7 @@
 import { status } from '@grpc/grpc-js';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { EMPTY_CODE_HASH, toHex } from '@monsoon/dsm-tree';
+import { keccak } from '@monsoon/keccak';
 import {
   applyBlockRequestToProto,
   atHash,
@@ -194,7 +195,10 @@ describe('malformed and refused requests to a storage process', () => {
       'BAD_ARGUMENT: queries: expected at most 10000, found 10001',
     );
     await expectStatus(
-      unary(client, client.getNodes, { hashes: Array.from({ length: 10_001 }, () => new Uint8Array(32)) }),
+      unary(client, client.getNodes, {
+        hashes: Array.from({ length: 10_001 }, () => new Uint8Array(32)),
+        paths: [],
+      }),
       status.INVALID_ARGUMENT,
       'BAD_ARGUMENT: hashes: expected at most 10000, found 10001',
     );
@@ -205,11 +209,18 @@ describe('malformed and refused requests to a storage process', () => {
     await stillServing();
   });
 
-  it('GetNodes answers every hash with empty bytes (no node index yet)', async () => {
+  it('GetNodes finds the state root over the wire, answers an unknown hash empty, refuses a bad path', async () => {
     const res = await unary(client, client.getNodes, {
-      hashes: [first.header.stateRoot, new Uint8Array(32)],
+      hashes: [chain.genesisState.root(), new Uint8Array(32)],
+      paths: [],
     });
-    expect(res.nodes.map((n) => n.length)).toEqual([0, 0]);
+    expect(toHex(keccak.keccak256(res.nodes[0]!))).toBe(toHex(chain.genesisState.root()));
+    expect(res.nodes[1]).toHaveLength(0);
+    await expectStatus(
+      unary(client, client.getNodes, { hashes: [new Uint8Array(32)], paths: [Uint8Array.of(16)] }),
+      status.INVALID_ARGUMENT,
+      'INCONSISTENT: paths[0]: expected nibbles 0-15, found 16 at 0',
+    );
   });
 
   it('after all that, a good block applies and its head is served; /metrics counts the answers', async () => {

@@ -236,3 +236,77 @@ describe('forks and refused blocks (16 shards)', () => {
     expect(installed).toBe(1);
   });
 });
+
+describe('GetNodes: trie nodes by hash, found on their path', () => {
+  const genesis = makeGenesis(16, 600);
+  const chain = new RefChain(genesis, 16);
+  const mine = new Set([0, 1, 2, 3, 4, 5, 6, 7]);
+
+  /** Walks the account trie top-down from `root` through GetNodes only, to `depth` nibbles. */
+  function walk(node: StorageNode, root: Uint8Array, depth: number) {
+    const found: { path: number[]; rlp: Uint8Array }[] = [];
+    const missing: number[][] = [];
+    let level: { path: number[]; hash: Uint8Array }[] = [{ path: [], hash: root }];
+    while (level.length > 0) {
+      const res = node.getNodes({
+        hashes: level.map((l) => l.hash),
+        paths: level.map((l) => Uint8Array.from(l.path)),
+      });
+      const next: typeof level = [];
+      level.forEach(({ path, hash }, i) => {
+        const rlp = res.nodes[i];
+        if (rlp === undefined) {
+          missing.push(path);
+          return;
+        }
+        expect(hex(keccak.keccak256(rlp))).toBe(hex(hash));
+        found.push({ path, rlp });
+        const items = rlpDecode(rlp) as Uint8Array[];
+        if (items.length !== 17 || path.length + 1 > depth) return;
+        for (let n = 0; n < 16; n++)
+          if (items[n]!.length === 32) next.push({ path: [...path, n], hash: items[n]! });
+      });
+      level = next;
+    }
+    return { found, missing };
+  }
+
+  it('serves every node of its own shards to a walk from the state root, and none of the foreign ones', () => {
+    const node = StorageNode.fromGenesis(genesis, { shardCount: 16, shards: [...mine] });
+    const { found, missing } = walk(node, node.head.header.stateRoot, 3);
+    expect(found[0]!.path).toEqual([]);
+    expect(found.filter((f) => f.path.length === 2).length).toBeGreaterThan(8 * 8);
+    for (const f of found.slice(1)) expect(mine.has(f.path[0]!)).toBe(true);
+    expect(missing.map((p) => p[0]).sort((a, b) => a! - b!)).toEqual([8, 9, 10, 11, 12, 13, 14, 15]);
+  });
+
+  it("finds a storage trie node under the account key, an old version's root, and nothing for a wrong hash", async () => {
+    const node = StorageNode.fromGenesis(genesis, { shardCount: 16, shards: [...mine] });
+    const withSlots = genesis.alloc.find((a) => a.storage.length > 0 && mine.has(chain.shardOf(a.address)))!;
+    const key = keccak.keccak256(withSlots.address);
+    const nibbles = [...key].flatMap((b) => [b >> 4, b & 15]);
+    const storageRoot = decodeAccount(
+      node.getAccount({ address: withSlots.address, at: HEAD, omitLevels: 0 }).accountRlp!,
+    ).storageRoot;
+    const genesisRoot = node.head.header.stateRoot;
+
+    const b = chain.block({ hash: chain.genesisHash, state: chain.genesisState, number: 0n }, 77, 40);
+    await node.applyBlock(RefChain.forShards(b.req, mine));
+    expect(hex(node.head.header.stateRoot)).not.toBe(hex(genesisRoot));
+
+    const res = node.getNodes({
+      hashes: [storageRoot, genesisRoot, genesisRoot, new Uint8Array(32).fill(7)],
+      paths: [Uint8Array.from(nibbles), new Uint8Array(0), Uint8Array.from([3]), new Uint8Array(0)],
+    });
+    expect(res.nodes[0] && hex(keccak.keccak256(res.nodes[0]))).toBe(hex(storageRoot));
+    expect(res.nodes[1] && hex(keccak.keccak256(res.nodes[1]))).toBe(hex(genesisRoot));
+    expect(res.nodes[2] && hex(keccak.keccak256(res.nodes[2]))).toBe(hex(genesisRoot));
+    expect(res.nodes[3]).toBeUndefined();
+    const slotKey = keccak.keccak256(withSlots.storage[0]![0]);
+    const inStorage = node.getNodes({
+      hashes: [storageRoot],
+      paths: [Uint8Array.from([...nibbles, slotKey[0]! >> 4])],
+    });
+    expect(inStorage.nodes[0] && hex(keccak.keccak256(inStorage.nodes[0]))).toBe(hex(storageRoot));
+  });
+});

@@ -140,6 +140,14 @@ export interface AccountResult {
 export interface GetNodesRequest {
   /** keccak-256 hashes of the wanted trie nodes, 32 bytes each. */
   hashes: Uint8Array[];
+  /**
+   * Where each node sits, one entry per hash (or none at all): its nibble path from the
+   * account trie's root, one nibble (0-15) per byte. A path of 64 nibbles or more names a
+   * storage trie node: the first 64 are the account's hashed key, the rest the path inside
+   * the account's storage trie. A node on the way to the path matches too; without a path
+   * only the account trie's root does.
+   */
+  paths: Uint8Array[];
 }
 
 /** Response of GetNodes. */
@@ -1056,13 +1064,16 @@ export const AccountResult: MessageFns<AccountResult> = {
 };
 
 function createBaseGetNodesRequest(): GetNodesRequest {
-  return { hashes: [] };
+  return { hashes: [], paths: [] };
 }
 
 export const GetNodesRequest: MessageFns<GetNodesRequest> = {
   encode(message: GetNodesRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
     for (const v of message.hashes) {
       writer.uint32(10).bytes(v!);
+    }
+    for (const v of message.paths) {
+      writer.uint32(18).bytes(v!);
     }
     return writer;
   },
@@ -1088,6 +1099,14 @@ export const GetNodesRequest: MessageFns<GetNodesRequest> = {
             message.hashes.push(reader.bytes());
             continue;
           }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.paths.push(reader.bytes());
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -1106,6 +1125,7 @@ export const GetNodesRequest: MessageFns<GetNodesRequest> = {
   fromPartial<I extends Exact<DeepPartial<GetNodesRequest>, I>>(object: I): GetNodesRequest {
     const message = createBaseGetNodesRequest();
     message.hashes = object.hashes?.map((e) => e) || [];
+    message.paths = object.paths?.map((e) => e) || [];
     return message;
   },
 };
