@@ -86,6 +86,7 @@ export {
   sealPow,
 } from './domain/blockHeader.js';
 export { atHash, atNumber, type BlockRef, HEAD } from './domain/blockRef.js';
+export { type Genesis, type GenesisAccount, genesisHeader, parseGenesis } from './domain/genesis.js';
 export type { Head } from './domain/head.js';
 export type { PeerBlock, PeerMessage } from './domain/peer.js';
 export type {

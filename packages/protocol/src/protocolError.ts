@@ -18,6 +18,8 @@ export enum ProtocolErrorCode {
   BadEnum = 'BAD_ENUM',
   /** Fields that contradict each other or the request (a deleted account with storage, a slot twice, a result count that is not the query count). */
   Inconsistent = 'INCONSISTENT',
+  /** A genesis.json that is not geth-style, or a field of it out of range. */
+  BadGenesis = 'BAD_GENESIS',
 }
 
 /** The one error type of the protocol package: a code plus structured metadata. */

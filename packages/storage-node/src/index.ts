@@ -6,7 +6,6 @@ export {
   defaultCheckpointStoreOptions,
 } from './checkpointStore.js';
 export { crc32c } from './crc32c.js';
-export { type Genesis, type GenesisAccount, genesisHeader, parseGenesis } from './genesis.js';
 export { type Logger, silentLogger } from './logger.js';
 export { CallRefused, ERROR_CODE_TRAILER, type GrpcStatus, grpcStatusOf } from './server/grpcStatus.js';
 export { HeadFeed, type HeadListener, headOf } from './server/headFeed.js';

@@ -8,8 +8,7 @@
 
 import { DsmTree, EMPTY_CODE_HASH, makeAccount, StateTree, toHex } from '@monsoon/dsm-tree';
 import { keccak as defaultKeccak, type Keccak } from '@monsoon/keccak';
-import type { AccountUpdate, ShardUpdate } from '@monsoon/protocol';
-import type { GenesisAccount } from './genesis.js';
+import type { AccountUpdate, GenesisAccount, ShardUpdate } from '@monsoon/protocol';
 import type { ShardLayout } from './shardLayout.js';
 import { StorageError, StorageErrorCode } from './storageError.js';
 

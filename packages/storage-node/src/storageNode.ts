@@ -19,18 +19,19 @@ import {
   checkPow,
   decodeHeader,
   encodeHeader,
+  type Genesis,
   type GetAccountRequest,
   type GetAccountResponse,
   type GetNodesRequest,
   type GetNodesResponse,
   type GetStorageRequest,
   type GetStorageResponse,
+  genesisHeader,
   headerHash,
   type ShardRoot,
   storagePb,
 } from '@monsoon/protocol';
 import { CheckpointStore } from './checkpointStore.js';
-import { type Genesis, genesisHeader } from './genesis.js';
 import { type Logger, silentLogger } from './logger.js';
 import { type ShardCount, ShardLayout } from './shardLayout.js';
 import { ShardState } from './shardState.js';

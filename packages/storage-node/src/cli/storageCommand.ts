@@ -6,8 +6,8 @@
  */
 import { readFile } from 'node:fs/promises';
 import { resolve } from 'node:path';
+import { type Genesis, isProtocolError, ProtocolErrorCode, parseGenesis } from '@monsoon/protocol';
 import { Command, CommanderError } from 'commander';
-import { type Genesis, parseGenesis } from '../genesis.js';
 import { StorageMetrics } from '../server/metrics.js';
 import { MetricsServer } from '../server/metricsServer.js';
 import { StorageServer } from '../server/storageServer.js';
@@ -112,7 +112,7 @@ async function load(
     const genesis = parseGenesis(await readJson(cfg.genesis, 'genesis', StorageErrorCode.BadGenesis));
     return { cfg, genesis };
   } catch (e) {
-    if (!isStorageError(e)) throw e;
+    if (!isStorageError(e) && !isProtocolError(e, ProtocolErrorCode.BadGenesis)) throw e;
     usage(e.message);
     return undefined;
   }

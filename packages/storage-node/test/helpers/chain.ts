@@ -10,11 +10,14 @@ import {
   type ApplyBlockRequest,
   type BlockHeader,
   encodeHeader,
+  type Genesis,
+  type GenesisAccount,
+  genesisHeader,
   headerHash,
   type ShardUpdate,
   sealPow,
 } from '@monsoon/protocol';
-import { type Genesis, type GenesisAccount, genesisHeader, ShardLayout } from '@monsoon/storage-node';
+import { ShardLayout } from '@monsoon/storage-node';
 import { Prng } from './prng.js';
 
 export function makeGenesis(seed: number, accounts: number): Genesis {

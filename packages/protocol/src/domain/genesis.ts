@@ -5,8 +5,8 @@
  */
 
 import { EMPTY_ROOT } from '@monsoon/dsm-tree';
-import type { BlockHeader } from '@monsoon/protocol';
-import { StorageError, StorageErrorCode } from './storageError.js';
+import { ProtocolError, ProtocolErrorCode } from '../protocolError.js';
+import type { BlockHeader } from './blockHeader.js';
 
 export interface GenesisAccount {
   /** 20 bytes. */
@@ -31,7 +31,7 @@ export interface Genesis {
 }
 
 function bad(field: string, message: string): never {
-  throw new StorageError(StorageErrorCode.BadGenesis, `genesis ${field}: ${message}`, { field });
+  throw new ProtocolError(ProtocolErrorCode.BadGenesis, `genesis ${field}: ${message}`, { field });
 }
 
 function quantity(v: unknown, field: string, bits: number, dflt?: bigint): bigint {
