@@ -56,6 +56,11 @@ export class StateTree {
     return new StateTree(opts, DsmTree.fromRootHash(root, s.treeOpts));
   }
 
+  /** Where stubs are resolved from (content-addressed: code by hash comes from it too). */
+  get resolver(): NodeResolver | undefined {
+    return this.treeOpts.resolver;
+  }
+
   /** keccak256 of an address or slot: the trie key. */
   hashKey(b: Uint8Array): Uint8Array {
     return this.keccak.keccak256(b);
