@@ -101,6 +101,7 @@ export type {
   GetStorageRequest,
   GetStorageResponse,
 } from './domain/reads.js';
+export { type ShardCount, ShardLayout } from './domain/shardLayout.js';
 export { SHARD_COUNTS, type ShardRoot } from './domain/shardRoot.js';
 export { type SubmitRequest, type SubmitResponse, type TxResult, TxStatus } from './domain/submit.js';
 export * as commonPb from './generated/monsoon/common/v1/common.js';

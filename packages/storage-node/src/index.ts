@@ -1,3 +1,4 @@
+export { type ShardCount, ShardLayout } from '@monsoon/protocol';
 export {
   type Checkpoint,
   CheckpointStore,
@@ -32,7 +33,6 @@ export {
   type StorageServerModules,
   type StorageServerOptions,
 } from './server/storageServer.js';
-export { type ShardCount, ShardLayout } from './shardLayout.js';
 export { ShardState } from './shardState.js';
 export { isStorageError, StorageError, StorageErrorCode } from './storageError.js';
 export {

@@ -8,8 +8,7 @@
 
 import { DsmTree, EMPTY_CODE_HASH, makeAccount, StateTree, toHex } from '@monsoon/dsm-tree';
 import { keccak as defaultKeccak, type Keccak } from '@monsoon/keccak';
-import type { AccountUpdate, GenesisAccount, ShardUpdate } from '@monsoon/protocol';
-import type { ShardLayout } from './shardLayout.js';
+import type { AccountUpdate, GenesisAccount, ShardLayout, ShardUpdate } from '@monsoon/protocol';
 import { StorageError, StorageErrorCode } from './storageError.js';
 
 /** A 32-byte stand-in for a subtree no one will read (it only shapes the skeleton). */

@@ -11,8 +11,7 @@
  */
 import { type DsmTree, decodeTree, encodeTree, encodeTreeChunks, StateTree } from '@monsoon/dsm-tree';
 import type { Keccak } from '@monsoon/keccak';
-import { decodeHeader, headerHash } from '@monsoon/protocol';
-import { ShardLayout } from './shardLayout.js';
+import { decodeHeader, headerHash, ShardLayout } from '@monsoon/protocol';
 import { ShardState } from './shardState.js';
 import { StorageError, StorageErrorCode } from './storageError.js';
 import { type Version, VersionStore } from './versionStore.js';

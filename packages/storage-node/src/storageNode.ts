@@ -28,12 +28,13 @@ import {
   type GetStorageResponse,
   genesisHeader,
   headerHash,
+  type ShardCount,
+  ShardLayout,
   type ShardRoot,
   storagePb,
 } from '@monsoon/protocol';
 import { CheckpointStore } from './checkpointStore.js';
 import { type Logger, silentLogger } from './logger.js';
-import { type ShardCount, ShardLayout } from './shardLayout.js';
 import { ShardState } from './shardState.js';
 import { decodeCheckpoint, encodeCheckpoint } from './stateCheckpoint.js';
 import { StorageError, StorageErrorCode } from './storageError.js';

@@ -4,9 +4,9 @@
  * option, what was expected and what was found.
  */
 import { dirname, isAbsolute, resolve } from 'node:path';
+import { ShardLayout } from '@monsoon/protocol';
 import { parseHostPort } from '../server/hostPort.js';
 import { defaultStorageServerOptions } from '../server/storageServer.js';
-import { ShardLayout } from '../shardLayout.js';
 import { StorageError, StorageErrorCode } from '../storageError.js';
 import { defaultStorageNodeOptions } from '../storageNode.js';
 import type { FsyncPolicy } from '../writeAheadLog.js';

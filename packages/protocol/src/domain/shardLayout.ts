@@ -3,7 +3,7 @@
  * i of the root branch, i.e. keccak256(address)[0] >> 4; with 256 shards, the subtree under the
  * first two nibbles, keccak256(address)[0]. An account's storage trie lives with its account.
  */
-import { StorageError, StorageErrorCode } from './storageError.js';
+import { ProtocolError, ProtocolErrorCode } from '../protocolError.js';
 
 export type ShardCount = 16 | 256;
 
@@ -13,7 +13,7 @@ export class ShardLayout {
 
   constructor(readonly count: ShardCount) {
     if (count !== 16 && count !== 256) {
-      throw new StorageError(StorageErrorCode.BadArgument, `shard count must be 16 or 256, got ${count}`);
+      throw new ProtocolError(ProtocolErrorCode.BadShard, `shard count must be 16 or 256, got ${count}`);
     }
     this.depth = count === 16 ? 1 : 2;
   }
@@ -35,7 +35,7 @@ export class ShardLayout {
 
   /**
    * Parses a shard selection: "all", "3", "0-3", "0-3,8,10-11" (inclusive ranges). Throws a
-   * BadArgument StorageError naming the bad part.
+   * BadShard ProtocolError naming the bad part.
    */
   parse(spec: string): number[] {
     if (spec.trim() === 'all') return this.all();
@@ -45,8 +45,8 @@ export class ShardLayout {
       const lo = m ? Number(m[1]) : Number.NaN;
       const hi = m?.[2] === undefined ? lo : Number(m[2]);
       if (!m || lo > hi || hi >= this.count) {
-        throw new StorageError(
-          StorageErrorCode.BadArgument,
+        throw new ProtocolError(
+          ProtocolErrorCode.BadShard,
           `shard selection "${spec}": "${part}" is not a shard or range within 0-${this.count - 1}`,
         );
       }
