@@ -290,6 +290,19 @@ export class StateTree {
     return s;
   }
 
+  /**
+   * A miner's top layer (DESIGN §3.6): keeps the account trie's top `r` levels (deeper nodes
+   * become hash stubs) and forgets every storage trie; all of it faults back in through the
+   * resolver, checked by hash. Code is kept (it is small and shared by many accounts).
+   */
+  prune(r: number): void {
+    this.rootBin();
+    this.accounts.prune(r);
+    this.storage = new Map();
+    this.owned = new Set();
+    this.dirty = new Set();
+  }
+
   /** A copy that shares all structure; O(storage tries) map copies, no trie is copied. */
   snapshot(): StateTree {
     this.rootBin();

@@ -18,6 +18,7 @@ import { bytesEqual, EMPTY_CODE_HASH, type StateTree } from '@monsoon/dsm-tree';
 import type { AccountUpdate } from '@monsoon/protocol';
 import { type ChainRules, makeCommon } from './chain.js';
 import { ExecutionError, ExecutionErrorCode, isExecutionError } from './executionError.js';
+import type { Receipt } from './receipt.js';
 import { keyBytes, TreeStateManager, WriteSet } from './treeStateManager.js';
 import { checkTransaction } from './txChecks.js';
 
@@ -30,21 +31,9 @@ export interface BlockEnv {
   readonly gasLimit: bigint;
 }
 
-/** One log of a receipt. */
-export interface ReceiptLog {
-  readonly address: Uint8Array;
-  readonly topics: readonly Uint8Array[];
-  readonly data: Uint8Array;
-}
-
-/** A transaction's receipt (post-Byzantium: status, not an intermediate root). */
-export interface ExecutedReceipt {
-  /** The EIP-2718 type: 0 legacy, 1 access list, 2 EIP-1559. */
-  readonly type: number;
-  readonly status: 0 | 1;
+/** A transaction's receipt, with what a node reports besides what the block commits to. */
+export interface ExecutedReceipt extends Receipt {
   readonly gasUsed: bigint;
-  readonly cumulativeGasUsed: bigint;
-  readonly logs: readonly ReceiptLog[];
   /** Address of the contract a creation made. */
   readonly contractAddress?: Uint8Array;
 }

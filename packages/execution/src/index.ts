@@ -4,11 +4,32 @@ export {
   type BlockExecutorOptions,
   type ExecutedBlock,
   type ExecutedReceipt,
-  type ReceiptLog,
   type TxOutcome,
 } from './blockExecutor.js';
+export { orderedTrieRoot, receiptsRoot, transactionsRoot } from './blockRoots.js';
 export { type ChainRules, defaultChainRules, HARDFORK, makeCommon } from './chain.js';
 export { ExecutionError, ExecutionErrorCode, isExecutionError } from './executionError.js';
+export { BLOOM_BYTES, encodeReceipt, type Log, logsBloom, type Receipt } from './receipt.js';
+export {
+  cacheSenderPublicKey,
+  defaultSenderRecoveryPoolOptions,
+  nativeCustomCrypto,
+  nativeEcrecover,
+  type RecoveryItem,
+  recoverSenders,
+  type Secp256k1Backend,
+  SenderRecoveryPool,
+  type SenderRecoveryPoolOptions,
+  secp256k1Backend,
+} from './senderRecovery.js';
+export {
+  decodeTransaction,
+  SECP256K1_HALF_N,
+  SECP256K1_N,
+  signatureValuesError,
+  type TxInfo,
+  txInfo,
+} from './transactions.js';
 export {
   type AccessSet,
   keyBytes,

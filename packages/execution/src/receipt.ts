@@ -1,0 +1,86 @@
+/**
+ * Ethereum transaction receipts as a block commits to them (post-Byzantium: a status, not an
+ * intermediate state root), their EIP-2718 encoding and the 2048-bit logs bloom.
+ */
+import { rlpEncode } from '@monsoon/dsm-tree';
+import { keccak } from '@monsoon/keccak';
+
+/** One log (event) a transaction emitted. */
+export interface Log {
+  /** 20 bytes: the contract that emitted it. */
+  readonly address: Uint8Array;
+  /** 0–4 topics of 32 bytes. */
+  readonly topics: readonly Uint8Array[];
+  readonly data: Uint8Array;
+}
+
+/** What a block commits to for one transaction. */
+export interface Receipt {
+  /** EIP-2718 type of the transaction: 0 legacy, 1 EIP-2930, 2 EIP-1559. */
+  readonly type: number;
+  /** 1 if the transaction succeeded, 0 if it reverted or failed. */
+  readonly status: 0 | 1;
+  /** Gas used by the block up to and including this transaction. */
+  readonly cumulativeGasUsed: bigint;
+  readonly logs: readonly Log[];
+}
+
+/** Bytes of a logs bloom (2048 bits). */
+export const BLOOM_BYTES = 256;
+
+/**
+ * The logs bloom of `logs`: for the address and each topic of each log, three bits chosen by
+ * the low 11 bits of the first three byte pairs of its keccak256. The bloom of a block is the
+ * bloom of all its logs (equivalently, the OR of its receipts' blooms). All hashes in one call.
+ */
+export function logsBloom(logs: readonly Log[]): Uint8Array {
+  const bloom = new Uint8Array(BLOOM_BYTES);
+  const items: Uint8Array[] = [];
+  for (const log of logs) {
+    items.push(log.address);
+    for (const t of log.topics) items.push(t);
+  }
+  if (items.length === 0) return bloom;
+  const digests = keccak.keccak256Batch(items);
+  for (let i = 0; i < items.length; i++) {
+    const d = 32 * i;
+    for (let j = 0; j < 6; j += 2) {
+      const bit = ((digests[d + j]! << 8) | digests[d + j + 1]!) & 2047;
+      bloom[BLOOM_BYTES - 1 - (bit >> 3)]! |= 1 << (bit & 7);
+    }
+  }
+  return bloom;
+}
+
+/** Minimal big-endian bytes of a non-negative integer (0 is empty), as RLP wants scalars. */
+function scalar(n: bigint): Uint8Array {
+  if (n < 0n) throw new RangeError(`cumulativeGasUsed must be non-negative, found ${n}`);
+  if (n === 0n) return new Uint8Array(0);
+  const hex = n.toString(16);
+  return new Uint8Array(Buffer.from(hex.length % 2 === 0 ? hex : `0${hex}`, 'hex'));
+}
+
+/**
+ * The consensus encoding of a receipt (what the receipts trie stores): legacy
+ * `rlp([status, cumulativeGasUsed, bloom, logs])`, typed `type ‖ rlp(…)` (EIP-2718), where a
+ * log is `[address, [topics…], data]` and status 1 is the byte 0x01, status 0 the empty string.
+ * `bloom` defaults to {@link logsBloom} of the receipt's logs.
+ */
+export function encodeReceipt(receipt: Receipt, bloom: Uint8Array = logsBloom(receipt.logs)): Uint8Array {
+  if (bloom.length !== BLOOM_BYTES)
+    throw new RangeError(`a bloom is ${BLOOM_BYTES} bytes, found ${bloom.length}`);
+  if (!Number.isInteger(receipt.type) || receipt.type < 0 || receipt.type > 0x7f) {
+    throw new RangeError(`a receipt type is 0–127 (EIP-2718), found ${receipt.type}`);
+  }
+  const body = rlpEncode([
+    receipt.status === 1 ? Uint8Array.of(1) : new Uint8Array(0),
+    scalar(receipt.cumulativeGasUsed),
+    bloom,
+    receipt.logs.map((l) => [l.address, [...l.topics], l.data]),
+  ]);
+  if (receipt.type === 0) return body;
+  const out = new Uint8Array(1 + body.length);
+  out[0] = receipt.type;
+  out.set(body, 1);
+  return out;
+}

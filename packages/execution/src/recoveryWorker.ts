@@ -1,0 +1,111 @@
+/**
+ * The code a sender-recovery worker thread runs, and the packed batch format it speaks.
+ *
+ * A batch of `m` signatures travels as ONE ArrayBuffer, transferred (not copied) both ways:
+ *
+ *   request  (97·m bytes): message hashes `[0, 32m)`, signatures r‖s `[32m, 96m)`,
+ *                          recovery ids `[96m, 97m)` (anything but 0 or 1 is skipped)
+ *   response (65·m bytes): public keys x‖y `[0, 64m)`, status `[64m, 65m)`: 1 recovered, 0 not
+ *
+ * The worker does only the elliptic-curve part (~65 µs a signature); the caller hashes all the
+ * public keys to addresses in one native keccak call (~0.3 µs each), so the worker needs no
+ * module but secp256k1.
+ *
+ * Why the worker is started from a string (`eval: true`) built from the functions below rather
+ * than from a file: the same code then runs from compiled `dist/` and from sources under Jest
+ * (where a worker file would be a `.ts` that Node cannot load), so the threaded path that the
+ * tests exercise is the one production uses. The functions are therefore self-contained: they
+ * may use nothing from this module's scope, only their arguments and globals. (Coverage
+ * instrumentation that rewrites function bodies would break that; the default test run has none.)
+ */
+
+/** The part of the `secp256k1` package's API the worker needs. */
+export interface Secp256k1Recover {
+  ecdsaRecover(
+    signature: Uint8Array,
+    recid: number,
+    message: Uint8Array,
+    compressed: boolean,
+    output: Uint8Array,
+  ): Uint8Array;
+}
+
+/** Bytes one item takes in a request: 32 (hash) + 64 (r‖s) + 1 (recovery id). */
+export const REQUEST_BYTES_PER_ITEM = 97;
+/** Bytes one item takes in a response: 64 (public key) + 1 (status). */
+export const RESPONSE_BYTES_PER_ITEM = 65;
+
+/**
+ * Recovers the `count` public keys of a packed request (layout in the module doc) into a new
+ * packed response. Never throws for a bad signature: its status byte stays 0.
+ */
+export function recoverPacked(request: Uint8Array, count: number, secp: Secp256k1Recover): Uint8Array {
+  const out = new Uint8Array(count * 65);
+  const scratch = new Uint8Array(65);
+  const sigBase = 32 * count;
+  const recidBase = 96 * count;
+  const statusBase = 64 * count;
+  for (let i = 0; i < count; i++) {
+    const recid = request[recidBase + i];
+    if (recid !== 0 && recid !== 1) continue;
+    try {
+      secp.ecdsaRecover(
+        request.subarray(sigBase + 64 * i, sigBase + 64 * i + 64),
+        recid,
+        request.subarray(32 * i, 32 * i + 32),
+        false,
+        scratch,
+      );
+    } catch {
+      // r or s zero or ≥ n, or no point for this r: not recoverable, status stays 0.
+      continue;
+    }
+    out.set(scratch.subarray(1), 64 * i);
+    out[statusBase + i] = 1;
+  }
+  return out;
+}
+
+/** A request posted to a worker. */
+export interface RecoveryRequest {
+  readonly id: number;
+  readonly count: number;
+  readonly buffer: ArrayBuffer;
+}
+
+/** What a worker posts back: `ready` once after loading secp256k1, then one response per request. */
+export type RecoveryWorkerMessage =
+  | { readonly ready: true }
+  | { readonly id: number; readonly buffer: ArrayBuffer };
+
+/** The minimal MessagePort surface the worker body uses. */
+export interface RecoveryWorkerPort {
+  on(event: 'message', listener: (request: RecoveryRequest) => void): unknown;
+  postMessage(message: RecoveryWorkerMessage, transfer?: ArrayBuffer[]): void;
+}
+
+/**
+ * A worker's body: answers each request with {@link recoverPacked}, transferring the response.
+ * Refers to `recoverPacked` by name: the worker source defines both side by side.
+ */
+export function recoveryWorkerMain(port: RecoveryWorkerPort, secp: Secp256k1Recover): void {
+  port.on('message', (request) => {
+    const out = recoverPacked(new Uint8Array(request.buffer), request.count, secp);
+    port.postMessage({ id: request.id, buffer: out.buffer as ArrayBuffer }, [out.buffer as ArrayBuffer]);
+  });
+  port.postMessage({ ready: true });
+}
+
+/**
+ * The source of a worker started with `new Worker(source, { eval: true, workerData })`, where
+ * `workerData.secp256k1Path` is the absolute path of the secp256k1 module to `require` (the
+ * native bindings when they load, so that workers use what the main thread uses).
+ */
+export function recoveryWorkerSource(): string {
+  return [
+    "'use strict';",
+    "const { parentPort, workerData } = require('node:worker_threads');",
+    recoverPacked.toString(),
+    `(${recoveryWorkerMain.toString()})(parentPort, require(workerData.secp256k1Path));`,
+  ].join('\n');
+}

@@ -1,0 +1,524 @@
+/**
+ * A miner (DESIGN §1, §5): executes submitted transactions at once into its pending block, from
+ * its top layer (the state root and the top `r` levels of the account trie) plus each
+ * submission's node bag, and never reads storage. Bag nodes are only ever used where a stub
+ * with exactly their hash is met, so a forged node is never used and a bag built against an
+ * older root still serves every part of the tree that has not changed since (witness revision
+ * on the live path); what has changed is reported stale, by key, for the client to refetch.
+ *
+ * Blocks: the pending block is sealed (proof of work at the configured difficulty) into a new
+ * head; the block goes to peers with the nodes its execution used, so they re-execute it with
+ * no I/O either, and to the storage nodes as per-shard logical updates. Fork choice: heaviest
+ * chain (total difficulty, then height, then first seen). A reorg re-queues the transactions
+ * the losing branch had and the winning one does not.
+ */
+import type { TypedTransaction } from '@ethereumjs/tx';
+import { bytesEqual, EMPTY_CODE_HASH, makeAccount, NodeBag, StateTree, toHex } from '@monsoon/dsm-tree';
+import {
+  BlockExecutor,
+  type ChainRules,
+  decodeTransaction,
+  type ExecutedBlock,
+  ExecutionError,
+  ExecutionErrorCode,
+  makeCommon,
+  nativeEcrecover,
+  receiptsRoot,
+  recoverSenders,
+  transactionsRoot,
+} from '@monsoon/execution';
+import { keccak as defaultKeccak, type Keccak } from '@monsoon/keccak';
+import {
+  type AccountUpdate,
+  type BlockHeader,
+  checkPow,
+  decodeHeader,
+  encodeHeader,
+  type Genesis,
+  genesisHeader,
+  headerHash,
+  type PeerBlock,
+  ShardLayout,
+  type ShardRoot,
+  type ShardUpdate,
+  type SubmitRequest,
+  type SubmitResponse,
+  sealPow,
+  type TxResult,
+  TxStatus,
+} from '@monsoon/protocol';
+
+export interface MinerOptions {
+  /** Retention level r: the top layer keeps the account trie's levels 0 … r−1. */
+  retention: number;
+  /** 20 bytes: paid the priority fees and the block reward. */
+  coinbase: Uint8Array;
+  /** Proof-of-work difficulty of the blocks this miner seals (0: none). */
+  difficulty: bigint;
+  /** Most transactions in one block. */
+  maxBlockTransactions: number;
+  /** Most nodes (and code blobs) in one submission's bag. */
+  maxBagNodes: number;
+  /** Execute plain transfers without the EVM (a differential test holds both to one state). */
+  fastTransfers: boolean;
+  /** Shards the state is cut into, for storage updates. */
+  shardCount: 16 | 256;
+  rules: ChainRules;
+}
+
+export const defaultMinerOptions: Omit<MinerOptions, 'rules'> = {
+  retention: 2,
+  coinbase: new Uint8Array(20),
+  difficulty: 0n,
+  maxBlockTransactions: 4000,
+  maxBagNodes: 200_000,
+  fastTransfers: true,
+  shardCount: 16,
+};
+
+/** A block this miner holds, with the state after it (its top layer). */
+export interface ChainBlock {
+  readonly hash: Uint8Array;
+  readonly header: BlockHeader;
+  /** Pruned to the retention level. */
+  readonly state: StateTree;
+  /** Total difficulty up to and including this block. */
+  readonly td: bigint;
+  readonly transactions: readonly Uint8Array[];
+  /** The nodes its execution read below the top layer (sent to peers; re-queues use them). */
+  readonly witness: readonly Uint8Array[];
+  readonly parent: ChainBlock | undefined;
+}
+
+/** A block just sealed or adopted: what peers and storage nodes are sent. */
+export interface SealedBlock {
+  readonly block: ChainBlock;
+  readonly peer: PeerBlock;
+  /** Every shard's updates (empty ones included) and every shard's root after the block. */
+  readonly shards: readonly ShardUpdate[];
+  readonly expectedRoots: readonly ShardRoot[];
+}
+
+export interface MinerCounters {
+  accepted: number;
+  invalid: number;
+  stale: number;
+  blocks: number;
+  peerBlocksAdopted: number;
+  peerBlocksRefused: number;
+  requeued: number;
+  dropped: number;
+}
+
+interface Pending {
+  executor: BlockExecutor;
+  state: StateTree;
+  raws: Uint8Array[];
+  hashes: Set<string>;
+}
+
+export class Miner {
+  readonly counters: MinerCounters = {
+    accepted: 0,
+    invalid: 0,
+    stale: 0,
+    blocks: 0,
+    peerBlocksAdopted: 0,
+    peerBlocksRefused: 0,
+    requeued: 0,
+    dropped: 0,
+  };
+  private readonly blocks = new Map<string, ChainBlock>();
+  private headBlock: ChainBlock;
+  private pending!: Pending;
+  /** Where stubs resolve from right now: the bag of the submission (or peer block) executing. */
+  private source: NodeBag | undefined;
+  /** Every node the resolver served while the pending block executed: the block's witness. */
+  private served = new NodeBag();
+  private readonly layout: ShardLayout;
+  private readonly common;
+  /** Submissions run one at a time: the pending block is one sequence of states. */
+  private queue: Promise<unknown> = Promise.resolve();
+
+  private constructor(
+    readonly opts: MinerOptions,
+    genesis: ChainBlock,
+    private readonly keccak: Keccak,
+  ) {
+    this.headBlock = genesis;
+    this.blocks.set(toHex(genesis.hash), genesis);
+    this.layout = new ShardLayout(opts.shardCount);
+    this.common = makeCommon(opts.rules.chainId, { ecrecover: nativeEcrecover, keccak256: keccak.keccak256 });
+  }
+
+  /** A miner at the genesis block: the whole genesis state is built once, then pruned to r. */
+  static async create(
+    genesis: Genesis,
+    opts: Partial<MinerOptions> & { rules: ChainRules },
+    keccak: Keccak = defaultKeccak,
+  ): Promise<Miner> {
+    const o: MinerOptions = { ...defaultMinerOptions, ...opts };
+    let self: Miner | undefined;
+    const resolver = (h: Uint8Array) => self?.resolve(h);
+    const st = new StateTree({ hash: keccak, resolver });
+    for (const a of genesis.alloc) {
+      const codeHash = a.code.length > 0 ? st.putCode(a.code) : EMPTY_CODE_HASH;
+      st.putAccount(a.address, makeAccount({ nonce: a.nonce, balance: a.balance, codeHash }));
+      for (const [slot, v] of a.storage) st.putStorage(a.address, slot, v);
+    }
+    const header = genesisHeader(genesis, st.root());
+    const g: ChainBlock = {
+      hash: headerHash(header, keccak),
+      header,
+      state: st,
+      td: header.difficulty,
+      transactions: [],
+      witness: [],
+      parent: undefined,
+    };
+    self = new Miner(o, g, keccak);
+    self.pruneKeepingCoinbase(st);
+    await self.startPending();
+    return self;
+  }
+
+  get head(): ChainBlock {
+    return this.headBlock;
+  }
+
+  block(hash: Uint8Array): ChainBlock | undefined {
+    return this.blocks.get(toHex(hash));
+  }
+
+  /** Transactions waiting in the pending block. */
+  get pendingCount(): number {
+    return this.pending.raws.length;
+  }
+
+  private resolve(h: Uint8Array): Uint8Array | undefined {
+    const n = this.source?.get(h);
+    if (n !== undefined) this.served.add(n);
+    return n;
+  }
+
+  private serial<T>(f: () => Promise<T>): Promise<T> {
+    const run = this.queue.then(f, f);
+    this.queue = run.catch(() => {});
+    return run;
+  }
+
+  /**
+   * Prunes a state to the top layer but keeps the path to this miner's coinbase account: every
+   * transaction pays it, so no client's witness for it could ever be current.
+   */
+  private pruneKeepingCoinbase(state: StateTree): void {
+    const proof = state.proveAccount(this.opts.coinbase);
+    state.prune(this.opts.retention);
+    state.accounts.fill(NodeBag.fromProofs([proof], { hash: this.keccak }), [
+      this.keccak.keccak256(this.opts.coinbase),
+    ]);
+  }
+
+  private async startPending(): Promise<void> {
+    const parent = this.headBlock;
+    const state = parent.state.snapshot();
+    const executor = await BlockExecutor.create(
+      state,
+      {
+        number: parent.header.number + 1n,
+        timestamp: nextTimestamp(parent.header.timestamp),
+        coinbase: this.opts.coinbase,
+        gasLimit: this.opts.rules.gasLimit,
+      },
+      this.opts.rules,
+      { common: this.common, fastTransfers: this.opts.fastTransfers },
+    );
+    this.pending = { executor, state, raws: [], hashes: new Set() };
+    // Peers have the parent's top layer, not this miner's coinbase path: it goes in the witness.
+    this.served = new NodeBag({ hash: this.keccak });
+    this.served.addNodes(parent.state.proveAccount(this.opts.coinbase));
+  }
+
+  // ------------------------------------------------------------ submissions
+
+  /**
+   * Executes each transaction into the pending block, in order, against the top layer plus the
+   * bag. One result per transaction: accepted (it is in the pending block), invalid (it never
+   * will be, as it stands), or stale (its witness no longer covers it: refetch `staleKeys`).
+   */
+  submit(req: SubmitRequest): Promise<SubmitResponse> {
+    return this.serial(async () => {
+      if (req.bag.length > this.opts.maxBagNodes) {
+        throw new ExecutionError(
+          ExecutionErrorCode.BadBag,
+          `bag of ${req.bag.length} nodes is over the limit of ${this.opts.maxBagNodes}`,
+        );
+      }
+      const bag = new NodeBag({ hash: this.keccak });
+      bag.addNodes(req.bag);
+      const decoded = req.transactions.map((raw) => {
+        try {
+          return decodeTransaction(raw, this.common);
+        } catch (e) {
+          return e as ExecutionError;
+        }
+      });
+      const txs = decoded.filter((d): d is TypedTransaction => !(d instanceof Error));
+      const senders = recoverSenders(txs);
+      let k = 0;
+      const results: TxResult[] = [];
+      for (let i = 0; i < decoded.length; i++) {
+        const d = decoded[i]!;
+        if (d instanceof Error) {
+          this.counters.invalid++;
+          results.push(result(this.keccak.keccak256(req.transactions[i]!), TxStatus.Invalid, d.message));
+          continue;
+        }
+        const sender = senders[k++]!;
+        if (sender instanceof Error) {
+          this.counters.invalid++;
+          results.push(result(d.hash(), TxStatus.Invalid, sender.message));
+          continue;
+        }
+        results.push(await this.include(d, req.transactions[i]!, sender, bag, req.prefetchedRoot));
+      }
+      return { results };
+    });
+  }
+
+  private async include(
+    tx: TypedTransaction,
+    raw: Uint8Array,
+    sender: Uint8Array,
+    bag: NodeBag,
+    prefetchedRoot: Uint8Array,
+  ): Promise<TxResult> {
+    const hash = tx.hash();
+    if (this.pending.hashes.has(toHex(hash))) return result(hash, TxStatus.Accepted, '');
+    if (this.pending.raws.length >= this.opts.maxBlockTransactions) await this.sealNow();
+    this.source = bag;
+    try {
+      const o = await this.pending.executor.execute(tx, sender);
+      if (o.status === 'included') {
+        this.pending.raws.push(raw);
+        this.pending.hashes.add(toHex(hash));
+        this.counters.accepted++;
+        return result(hash, TxStatus.Accepted, '');
+      }
+      if (o.status === 'missing' && !bytesEqual(prefetchedRoot, this.headBlock.header.stateRoot)) {
+        this.counters.stale++;
+        const address = o.error.meta.address as Uint8Array | undefined;
+        const slot = o.error.meta.slot as Uint8Array | undefined;
+        const keys = address === undefined ? [] : [this.keccak.keccak256(address)];
+        if (slot !== undefined) keys.push(this.keccak.keccak256(slot));
+        return { txHash: hash, status: TxStatus.Stale, reason: o.error.message, staleKeys: keys };
+      }
+      this.counters.invalid++;
+      return result(hash, TxStatus.Invalid, o.error.message);
+    } finally {
+      this.source = undefined;
+    }
+  }
+
+  // ------------------------------------------------------------ blocks
+
+  /** Seals the pending block (even an empty one) into the new head. */
+  seal(): Promise<SealedBlock> {
+    return this.serial(() => this.sealNow());
+  }
+
+  private async sealNow(): Promise<SealedBlock> {
+    const p = this.pending;
+    const parent = this.headBlock;
+    const done = await p.executor.finish();
+    const env = p.executor.env;
+    let header: BlockHeader = {
+      parentHash: parent.hash,
+      miner: this.opts.coinbase,
+      stateRoot: done.stateRoot,
+      transactionsRoot: transactionsRoot(p.raws),
+      receiptsRoot: receiptsRoot(done.receipts),
+      difficulty: this.opts.difficulty,
+      number: env.number,
+      gasLimit: env.gasLimit,
+      gasUsed: done.gasUsed,
+      timestamp: env.timestamp,
+      extraData: new Uint8Array(0),
+      nonce: new Uint8Array(8),
+    };
+    if (header.difficulty > 0n) header = sealPow(header, { keccak: this.keccak })!;
+    const sealed = this.adopt(header, p.state, p.raws, done, this.served.values());
+    this.counters.blocks++;
+    await this.startPending();
+    return sealed;
+  }
+
+  private adopt(
+    header: BlockHeader,
+    state: StateTree,
+    raws: Uint8Array[],
+    done: ExecutedBlock,
+    witness: Uint8Array[],
+  ): SealedBlock {
+    const parent = this.blocks.get(toHex(header.parentHash))!;
+    const expectedRoots = this.layout.all().map((shard) => ({
+      shard,
+      root: state.accounts.refAt(this.layout.path(shard)) ?? new Uint8Array(0),
+    }));
+    this.pruneKeepingCoinbase(state);
+    const block: ChainBlock = {
+      hash: headerHash(header, this.keccak),
+      header,
+      state,
+      td: parent.td + header.difficulty,
+      transactions: raws,
+      witness,
+      parent,
+    };
+    this.blocks.set(toHex(block.hash), block);
+    if (heavier(block, this.headBlock)) this.headBlock = block;
+    return {
+      block,
+      peer: { headerRlp: encodeHeader(header), transactions: raws, bag: witness },
+      shards: this.shardUpdates(done.updates),
+      expectedRoots,
+    };
+  }
+
+  private shardUpdates(updates: readonly AccountUpdate[]): ShardUpdate[] {
+    const by = new Map<number, AccountUpdate[]>();
+    for (const u of updates) {
+      const shard = this.layout.shardOfKey(this.keccak.keccak256(u.address));
+      const list = by.get(shard);
+      if (list === undefined) by.set(shard, [u]);
+      else list.push(u);
+    }
+    return this.layout.all().map((shard) => ({ shard, accounts: by.get(shard) ?? [] }));
+  }
+
+  /**
+   * A block from a peer: re-executed from its parent's top layer plus the block's bag; adopted
+   * (and made head if heavier) only when every transaction is included and the header's roots,
+   * gas and proof of work all match. Throws ExecutionError BAD_BLOCK saying what did not.
+   */
+  receiveBlock(pb: PeerBlock): Promise<SealedBlock | undefined> {
+    return this.serial(async () => {
+      const header = decodeHeader(pb.headerRlp);
+      const hash = headerHash(header, this.keccak);
+      if (this.blocks.has(toHex(hash))) return undefined;
+      const bad = (why: string): never => {
+        this.counters.peerBlocksRefused++;
+        throw new ExecutionError(
+          ExecutionErrorCode.BadBlock,
+          `block ${toHex(hash)} (#${header.number}): ${why}`,
+          { hash },
+        );
+      };
+      const parent = this.blocks.get(toHex(header.parentHash));
+      if (parent === undefined) return bad(`unknown parent ${toHex(header.parentHash)}`);
+      if (header.number !== parent.header.number + 1n)
+        bad(`number ${header.number} after parent #${parent.header.number}`);
+      if (!checkPow(header, this.keccak)) bad('proof of work does not meet its difficulty');
+      if (header.gasLimit > this.opts.rules.gasLimit)
+        bad(`gas limit ${header.gasLimit} over ${this.opts.rules.gasLimit}`);
+      const state = parent.state.snapshot();
+      const executor = await BlockExecutor.create(
+        state,
+        {
+          number: header.number,
+          timestamp: header.timestamp,
+          coinbase: header.miner,
+          gasLimit: header.gasLimit,
+        },
+        this.opts.rules,
+        { common: this.common, fastTransfers: this.opts.fastTransfers },
+      );
+      const bag = new NodeBag({ hash: this.keccak });
+      bag.addNodes(pb.bag);
+      const txs = pb.transactions.map((raw, i) => {
+        try {
+          return decodeTransaction(raw, this.common);
+        } catch (e) {
+          return bad(`transaction ${i}: ${(e as Error).message}`);
+        }
+      });
+      const senders = recoverSenders(txs);
+      const saved = this.source;
+      this.source = bag;
+      try {
+        for (let i = 0; i < txs.length; i++) {
+          const s = senders[i]!;
+          if (s instanceof Error) bad(`transaction ${i}: ${s.message}`);
+          const o = await executor.execute(txs[i]!, s as Uint8Array);
+          if (o.status !== 'included') bad(`transaction ${i} not executable: ${o.error.message}`);
+        }
+      } finally {
+        this.source = saved;
+      }
+      const done = await executor.finish();
+      if (!bytesEqual(done.stateRoot, header.stateRoot))
+        bad(`state root ${toHex(header.stateRoot)}, re-execution gives ${toHex(done.stateRoot)}`);
+      if (done.gasUsed !== header.gasUsed)
+        bad(`gas used ${header.gasUsed}, re-execution gives ${done.gasUsed}`);
+      if (!bytesEqual(transactionsRoot(pb.transactions), header.transactionsRoot))
+        bad('transactions root does not match its transactions');
+      if (!bytesEqual(receiptsRoot(done.receipts), header.receiptsRoot))
+        bad('receipts root does not match re-execution');
+      const oldHead = this.headBlock;
+      const sealed = this.adopt(header, state, [...pb.transactions], done, [...pb.bag]);
+      this.counters.peerBlocksAdopted++;
+      if (this.headBlock !== oldHead) await this.reorg(oldHead);
+      return sealed;
+    });
+  }
+
+  /** After the head moved to another branch: a fresh pending block; what only the old branch had is re-submitted. */
+  private async reorg(oldHead: ChainBlock): Promise<void> {
+    const orphaned = new Map<string, Uint8Array>();
+    for (const raw of this.pending.raws) orphaned.set(toHex(this.keccak.keccak256(raw)), raw);
+    // Content-addressed, so the old branch's witnesses are safe to offer: only nodes whose
+    // hashes the new head's tree still has are ever used.
+    const bag = new NodeBag({ hash: this.keccak });
+    bag.addNodes(this.served.values());
+    const onNew = new Set<string>();
+    let a: ChainBlock | undefined = oldHead;
+    let b: ChainBlock | undefined = this.headBlock;
+    while (a !== undefined && b !== undefined && !bytesEqual(a.hash, b.hash)) {
+      if (a.header.number >= b.header.number) {
+        for (const raw of a.transactions) orphaned.set(toHex(this.keccak.keccak256(raw)), raw);
+        bag.addNodes(a.witness);
+        a = a.parent;
+      } else {
+        for (const raw of b.transactions) onNew.add(toHex(this.keccak.keccak256(raw)));
+        b = b.parent;
+      }
+    }
+    await this.startPending();
+    // What the new state no longer lets those witnesses cover is dropped (counted); its client
+    // sees no receipt and resubmits.
+    for (const [h, raw] of orphaned) {
+      if (onNew.has(h)) continue;
+      const tx = decodeTransaction(raw, this.common);
+      const sender = recoverSenders([tx])[0]!;
+      if (sender instanceof Error) continue;
+      const r = await this.include(tx, raw, sender, bag, this.headBlock.header.stateRoot);
+      if (r.status === TxStatus.Accepted) this.counters.requeued++;
+      else this.counters.dropped++;
+    }
+  }
+}
+
+function result(txHash: Uint8Array, status: TxStatus, reason: string): TxResult {
+  return { txHash, status, reason, staleKeys: [] };
+}
+
+/** Heavier: more total difficulty, then higher; a tie keeps the block seen first. */
+function heavier(a: ChainBlock, b: ChainBlock): boolean {
+  return a.td > b.td || (a.td === b.td && a.header.number > b.header.number);
+}
+
+/** A child's timestamp: now, but always after its parent's. */
+function nextTimestamp(parent: bigint): bigint {
+  const now = BigInt(Math.floor(Date.now() / 1000));
+  return now > parent ? now : parent + 1n;
+}

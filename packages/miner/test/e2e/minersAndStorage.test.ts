@@ -1,0 +1,225 @@
+/**
+ * Real processes on 127.0.0.1: two storage nodes (shards 0-7 and 8-15) and two miners that
+ * gossip with each other and both send their blocks to storage. Transactions submitted to one
+ * miner over gRPC end up, through blocks, in both storage nodes, whose heads and roots agree
+ * with both miners'.
+ */
+import { spawn } from 'node:child_process';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { createFeeMarket1559Tx } from '@ethereumjs/tx';
+import { privateToAddress } from '@ethereumjs/util';
+import { credentials } from '@grpc/grpc-js';
+import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import { decodeAccount, makeAccount, StateTree, toHex } from '@monsoon/dsm-tree';
+import { defaultChainRules, makeCommon } from '@monsoon/execution';
+import { keccak } from '@monsoon/keccak';
+import {
+  atHash,
+  type Genesis,
+  getAccountRequestToProto,
+  getAccountResponseFromProto,
+  getShardRootsRequestToProto,
+  getShardRootsResponseFromProto,
+  HEAD,
+  headFromProto,
+  MinerServiceClient,
+  submitRequestToProto,
+  submitResponseFromProto,
+  TxStatus,
+} from '@monsoon/protocol';
+import { storageClient, unary } from '../../../storage-node/test/helpers/grpcClient.js';
+import {
+  killAll,
+  StorageProcess,
+  startStorage,
+  writeGenesis,
+} from '../../../storage-node/test/helpers/storageProcess.js';
+
+const MINER_CLI = fileURLToPath(new URL('../../dist/cli/main.js', import.meta.url));
+const rules = { ...defaultChainRules, chainId: 1337n };
+const common = makeCommon(rules.chainId);
+const keys = Array.from({ length: 64 }, (_, i) => keccak.keccak256(Uint8Array.of(9, i)));
+const addrs = keys.map((k) => privateToAddress(k));
+const genesis: Genesis = {
+  chainId: rules.chainId,
+  difficulty: 0n,
+  gasLimit: rules.gasLimit,
+  timestamp: 1_700_000_000n,
+  extraData: new Uint8Array(0),
+  coinbase: new Uint8Array(20),
+  nonce: new Uint8Array(8),
+  alloc: addrs.map((address) => ({
+    address,
+    nonce: 0n,
+    balance: 10n ** 21n,
+    code: new Uint8Array(0),
+    storage: [],
+  })),
+};
+
+async function startMiner(args: string[]) {
+  const proc = new StorageProcess(
+    spawn(process.execPath, [MINER_CLI, ...args], { stdio: ['ignore', 'pipe', 'pipe'] }),
+  );
+  const line = await proc.waitFor((l) => l.msg === 'listening');
+  return { proc, address: String(line.address) };
+}
+
+async function until<T>(what: string, f: () => Promise<T | undefined>, ms = 30_000): Promise<T> {
+  const end = Date.now() + ms;
+  for (;;) {
+    const v = await f();
+    if (v !== undefined) return v;
+    if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((r) => setTimeout(r, 100));
+  }
+}
+
+function minerHead(address: string) {
+  const c = new MinerServiceClient(address, credentials.createInsecure());
+  return new Promise<ReturnType<typeof headFromProto>>((resolve, reject) => {
+    const s = c.subscribeHeads({});
+    s.once('data', (h) => {
+      resolve(headFromProto(h));
+      s.cancel();
+      c.close();
+    });
+    s.once('error', (e) => (String(e).includes('CANCELLED') ? undefined : reject(e)));
+  });
+}
+
+describe('two miners and two storage nodes, as processes', () => {
+  let dir: string;
+  let storage: string[];
+  let miners: string[];
+
+  beforeAll(async () => {
+    dir = await mkdtemp(join(tmpdir(), 'monsoon-miner-'));
+    const g = await writeGenesis(dir, genesis);
+    const a = await startStorage([
+      '--genesis',
+      g,
+      '--shards',
+      '0-7',
+      '--listen',
+      '127.0.0.1:0',
+      '--data-dir',
+      join(dir, 'a'),
+    ]);
+    const b = await startStorage([
+      '--genesis',
+      g,
+      '--shards',
+      '8-15',
+      '--listen',
+      '127.0.0.1:0',
+      '--data-dir',
+      join(dir, 'b'),
+    ]);
+    storage = [a.address, b.address];
+    const m1 = await startMiner([
+      '--genesis',
+      g,
+      '--storage',
+      storage.join(','),
+      '--block-interval',
+      '400',
+      '--coinbase',
+      `0x${'a1'.repeat(20)}`,
+    ]);
+    const m2 = await startMiner([
+      '--genesis',
+      g,
+      '--storage',
+      storage.join(','),
+      '--peers',
+      m1.address,
+      '--block-interval',
+      '700',
+      '--coinbase',
+      `0x${'b2'.repeat(20)}`,
+    ]);
+    miners = [m1.address, m2.address];
+  }, 60_000);
+
+  afterAll(async () => {
+    await killAll();
+    await rm(dir, { recursive: true, force: true });
+  });
+
+  it('transactions submitted to one miner reach both storage nodes; miners and storage agree on the head', async () => {
+    const full = new StateTree();
+    for (const a of genesis.alloc) full.putAccount(a.address, makeAccount({ balance: a.balance }));
+    const txs = Array.from({ length: 20 }, (_, i) =>
+      createFeeMarket1559Tx(
+        {
+          nonce: 0n,
+          to: addrs[40 + (i % 10)]!,
+          value: 1_000n + BigInt(i),
+          gasLimit: 21_000n,
+          maxFeePerGas: 3_000_000_000n,
+          maxPriorityFeePerGas: 1n,
+        },
+        { common },
+      )
+        .sign(keys[i]!)
+        .serialize(),
+    );
+    const client = new MinerServiceClient(miners[0]!, credentials.createInsecure());
+    const req = {
+      transactions: txs,
+      bag: full.proveAccounts(addrs.slice(0, 20).concat(addrs.slice(40, 50))),
+      prefetchedRoot: full.root(),
+    };
+    const wire = await new Promise<Parameters<typeof submitResponseFromProto>[0]>((resolve, reject) =>
+      client.submit(submitRequestToProto(req), (e, r) => (e ? reject(e) : resolve(r))),
+    );
+    const res = submitResponseFromProto(wire);
+    client.close();
+    // Accepted, or stale when a block sealed between our read and the submission changed a path.
+    expect(res.results.filter((r) => r.status === TxStatus.Invalid)).toEqual([]);
+    const accepted = res.results.filter((r) => r.status === TxStatus.Accepted).length;
+    expect(accepted).toBeGreaterThan(0);
+
+    // The recipient of sender 0 gets its value in a block applied by the storage node of its shard.
+    const who = addrs[40]!;
+    const shardOfWho = keccak.keccak256(who)[0]! >> 4;
+    const holder = storageClient(storage[shardOfWho < 8 ? 0 : 1]!);
+    const balance = await until('the transfer in storage', async () => {
+      const r = getAccountResponseFromProto(
+        await unary(
+          holder,
+          holder.getAccount,
+          getAccountRequestToProto({ address: who, at: HEAD, omitLevels: 0 }),
+        ),
+      );
+      const b = decodeAccount(r.accountRlp!).balance;
+      return b > 10n ** 21n ? b : undefined;
+    });
+    expect(balance).toBeGreaterThan(10n ** 21n);
+    holder.close();
+
+    // Every block a miner makes reaches both storage nodes, and the other miner follows it.
+    const h = await minerHead(miners[0]!);
+    for (const address of storage) {
+      const c = storageClient(address);
+      const r = await until(`block ${h.number} in ${address}`, async () => {
+        try {
+          return getShardRootsResponseFromProto(
+            await unary(c, c.getShardRoots, getShardRootsRequestToProto({ at: atHash(h.hash) })),
+          );
+        } catch {
+          return undefined;
+        }
+      });
+      expect(toHex(r.stateRoot)).toBe(toHex(h.stateRoot));
+      c.close();
+    }
+    await until('the second miner to catch up', async () =>
+      (await minerHead(miners[1]!)).number >= h.number ? true : undefined,
+    );
+  }, 120_000);
+});
