@@ -227,9 +227,12 @@ function mergeResponses(
 
 /** keccak256 of every key in one native call; address i is bytes 12–32 of digest i. */
 function addressDigests(k: RecoveredKeys): Uint8Array {
+  if (k.count === 0) return new Uint8Array(0);
   const offsets = new Uint32Array(k.count + 1);
   for (let i = 0; i <= k.count; i++) offsets[i] = 64 * i;
-  return keccak.keccak256Packed(k.keys, offsets, k.count);
+  const d = keccak.keccak256Packed(k.keys, offsets, k.count);
+  // A plain Uint8Array view (the addon returns a Buffer), so addresses are plain Uint8Arrays.
+  return new Uint8Array(d.buffer, d.byteOffset, d.length);
 }
 
 function addressAt(digests: Uint8Array, i: number): Uint8Array {
@@ -390,6 +393,8 @@ interface Pending {
 /** One worker thread and the requests it has not answered yet. */
 class RecoveryThread {
   readonly pending = new Map<number, Pending>();
+  /** Set by close(): the exit that follows is expected. */
+  closing = false;
 
   private constructor(
     readonly worker: Worker,
@@ -405,7 +410,9 @@ class RecoveryThread {
       p.resolve(new Uint8Array(m.buffer));
     });
     worker.on('error', (e) => this.onFailure(e));
-    worker.on('exit', (code) => this.onFailure(new Error(`recovery worker exited with code ${code}`)));
+    worker.on('exit', (code) => {
+      if (!this.closing) this.onFailure(new Error(`recovery worker exited unexpectedly with code ${code}`));
+    });
   }
 
   /** Starts a worker and waits until it has loaded secp256k1. */
@@ -415,24 +422,32 @@ class RecoveryThread {
         eval: true,
         workerData: { secp256k1Path: secp.path },
       });
+      // Remove only our own listeners: Worker keeps internal ones (port referencing) on itself.
+      const stopWaiting = (): void => {
+        worker.off('error', onError);
+        worker.off('exit', onExit);
+        worker.off('message', onMessage);
+      };
       const fail = (e: unknown): void => {
-        worker.removeAllListeners();
+        stopWaiting();
         void worker.terminate();
         reject(e);
       };
-      worker.once('error', fail);
-      worker.once('exit', (code) =>
-        fail(new Error(`recovery worker exited with code ${code} before it was ready`)),
-      );
-      worker.once('message', (m: RecoveryWorkerMessage) => {
-        worker.removeAllListeners();
+      const onError = (e: Error): void => fail(e);
+      const onExit = (code: number): void =>
+        fail(new Error(`recovery worker exited with code ${code} before it was ready`));
+      const onMessage = (m: RecoveryWorkerMessage): void => {
         if (!('ready' in m)) {
           fail(new Error(`recovery worker: expected a ready message first, found ${JSON.stringify(m)}`));
           return;
         }
+        stopWaiting();
         worker.unref();
         resolve(new RecoveryThread(worker, onFailure));
-      });
+      };
+      worker.on('error', onError);
+      worker.on('exit', onExit);
+      worker.on('message', onMessage);
     });
   }
 
@@ -530,8 +545,8 @@ export class SenderRecoveryPool {
     this.closed = true;
     const error = new Error('SenderRecoveryPool closed while this batch was in flight');
     for (const w of this.workers) {
+      w.closing = true;
       w.rejectAll(error);
-      w.worker.removeAllListeners();
     }
     await Promise.all(this.workers.map((w) => w.worker.terminate()));
   }
