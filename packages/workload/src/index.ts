@@ -1,1 +1,87 @@
-export {};
+/**
+ * @monsoon/workload: the generator side of the load test.
+ * - {@link AccountSet}: deterministic accounts from a seed, cached on disk.
+ * - {@link buildGenesis} / {@link writeGenesisFile}: a geth-style genesis funding them with
+ *   ether and MonsoonToken (an ERC-20 whose state lives in the genesis).
+ * - {@link TrafficGenerator}: RainBlock's mainnet-like transaction mix, signed, with nonces.
+ */
+export {
+  ACCOUNT_CACHE_HEADER_BYTES,
+  ACCOUNT_RECORD_BYTES,
+  accountCacheFile,
+  readAccountCache,
+  writeAccountCache,
+} from './accountCache.js';
+export {
+  ACCOUNT_PROGRESS_STEP,
+  type AccountCacheStatus,
+  AccountSet,
+  type AccountSetOptions,
+  defaultDerivationWorkers,
+  PARALLEL_MIN_ACCOUNTS,
+  type ProgressCallback,
+} from './accounts.js';
+export {
+  ADDRESS_BYTES,
+  type DerivedAccount,
+  deriveAccount,
+  deriveAccountRecords,
+  derivePrivateKey,
+  MAX_ACCOUNT_INDEX,
+  PRIVATE_KEY_BYTES,
+  privateKeyToAddress,
+} from './deriveAccount.js';
+export {
+  type AddressSource,
+  buildGenesis,
+  defaultGenesisOptions,
+  GENESIS_CHUNK_ACCOUNTS,
+  type GenesisAllocEntry,
+  type GenesisDocument,
+  type GenesisFileSummary,
+  type GenesisOptions,
+  writeGenesisFile,
+} from './genesisFile.js';
+export { bigintToWord, bytesToHex, hexToBytes, quantityToHex } from './hex.js';
+export { Prng } from './prng.js';
+export { deriveAccountRecordsInWorkers, publicKeysPacked } from './publicKeyWorkers.js';
+export { bigintToRlpBytes, encodeRlp, type RlpItem, stripLeadingZeros } from './rlp.js';
+export {
+  type FeeMarketTxFields,
+  type LegacyTxFields,
+  type SignedTransaction,
+  signingHash,
+  signTransaction,
+  signTransactionWithEthereumjs,
+  type TxFields,
+  type TxType,
+} from './signTransaction.js';
+export { tokenArtifact } from './tokenArtifact.js';
+export {
+  encodeBalanceOf,
+  encodeTokenTransfer,
+  encodeTotalSupply,
+  functionSelector,
+  TRANSFER_EVENT_TOPIC,
+} from './tokenCalldata.js';
+export {
+  DEFAULT_TOKEN_ADDRESS,
+  TOKEN_ALLOWANCES_SLOT,
+  TOKEN_BALANCES_SLOT,
+  TOKEN_TOTAL_SUPPLY_SLOT,
+  tokenAllowanceSlot,
+  tokenBalanceSlot,
+  tokenBalanceSlots,
+  tokenRuntimeCode,
+} from './tokenStorage.js';
+export {
+  defaultTrafficOptions,
+  type GeneratedTx,
+  type KeySource,
+  TrafficGenerator,
+  type TrafficOptions,
+  type TxEncoder,
+  type TxKind,
+} from './traffic.js';
+export { ttyProgress } from './ttyProgress.js';
+export { isWorkloadError, WorkloadError, WorkloadErrorCode } from './workloadError.js';

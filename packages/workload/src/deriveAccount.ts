@@ -1,0 +1,99 @@
+/**
+ * How the workload's accounts are made: private key i is keccak256(seed ‖ uint64be(i)),
+ * re-hashed until it is a valid secp256k1 scalar (in [1, n), so a re-hash happens with
+ * probability ~2^-128), and its address is the last 20 bytes of keccak256 of the 64-byte
+ * uncompressed public key (x ‖ y), as Ethereum defines it.
+ */
+import { keccak } from '@monsoon/keccak';
+import secp256k1 from 'secp256k1';
+import { WorkloadError, WorkloadErrorCode } from './workloadError.js';
+
+/** A private key and its address. */
+export interface DerivedAccount {
+  /** 32 bytes. */
+  readonly privateKey: Uint8Array;
+  /** 20 bytes. */
+  readonly address: Uint8Array;
+}
+
+/** Bytes of a private key. */
+export const PRIVATE_KEY_BYTES = 32;
+/** Bytes of an address. */
+export const ADDRESS_BYTES = 20;
+
+/** The largest index {@link deriveAccount} accepts (indices are encoded as uint64). */
+export const MAX_ACCOUNT_INDEX = Number.MAX_SAFE_INTEGER;
+
+/** The private key of account `index` under `seed`. */
+export function derivePrivateKey(seed: Uint8Array, index: number): Uint8Array {
+  if (!Number.isSafeInteger(index) || index < 0) {
+    throw new WorkloadError(
+      WorkloadErrorCode.BadIndex,
+      `expected an integer index in [0, 2^53), found ${index}`,
+      { index },
+    );
+  }
+  const input = new Uint8Array(seed.length + 8);
+  input.set(seed);
+  new DataView(input.buffer).setBigUint64(seed.length, BigInt(index));
+  let key = keccak.keccak256(input);
+  while (!secp256k1.privateKeyVerify(key)) key = keccak.keccak256(key);
+  return key;
+}
+
+/** The Ethereum address of a private key (20 bytes). */
+export function privateKeyToAddress(privateKey: Uint8Array): Uint8Array {
+  const pub = secp256k1.publicKeyCreate(privateKey, false); // 0x04 ‖ x ‖ y
+  return keccak.keccak256(pub.subarray(1)).subarray(12);
+}
+
+/** Account `index` under `seed`. */
+export function deriveAccount(seed: Uint8Array, index: number): DerivedAccount {
+  const privateKey = derivePrivateKey(seed, index);
+  return { privateKey, address: privateKeyToAddress(privateKey) };
+}
+
+/**
+ * Derives accounts [from, to) into `records` as 52-byte records (private key ‖ address), record i
+ * at byte 52·i. The bulk path of {@link deriveAccount}: same result, but the address hashes of
+ * the whole range go to native keccak in one call and buffers are reused.
+ */
+export function deriveAccountRecords(seed: Uint8Array, from: number, to: number, records: Uint8Array): void {
+  const n = to - from;
+  if (!Number.isSafeInteger(from) || !Number.isSafeInteger(to) || from < 0 || n < 0) {
+    throw new WorkloadError(WorkloadErrorCode.BadIndex, `expected 0 <= from <= to, found [${from}, ${to})`, {
+      from,
+      to,
+    });
+  }
+  const stride = PRIVATE_KEY_BYTES + ADDRESS_BYTES;
+  if (records.length < to * stride) {
+    throw new WorkloadError(
+      WorkloadErrorCode.BadOptions,
+      `records hold ${Math.floor(records.length / stride)} accounts, need ${to}`,
+      {
+        found: records.length,
+        expected: to * stride,
+      },
+    );
+  }
+  const input = new Uint8Array(seed.length + 8);
+  input.set(seed);
+  const view = new DataView(input.buffer);
+  const pubs = new Uint8Array(64 * n);
+  const offsets = new Uint32Array(n + 1);
+  const pub = new Uint8Array(65);
+  for (let k = 0; k < n; k++) {
+    view.setBigUint64(seed.length, BigInt(from + k));
+    let key = keccak.keccak256(input);
+    while (!secp256k1.privateKeyVerify(key)) key = keccak.keccak256(key);
+    records.set(key, (from + k) * stride);
+    secp256k1.publicKeyCreate(key, false, pub);
+    pubs.set(pub.subarray(1), 64 * k);
+    offsets[k + 1] = 64 * (k + 1);
+  }
+  const digests = keccak.keccak256Packed(pubs, offsets, n);
+  for (let k = 0; k < n; k++) {
+    records.set(digests.subarray(32 * k + 12, 32 * k + 32), (from + k) * stride + PRIVATE_KEY_BYTES);
+  }
+}
