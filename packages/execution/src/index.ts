@@ -38,3 +38,4 @@ export {
   WriteSet,
 } from './treeStateManager.js';
 export { checkTransaction, type TxFees, txFees } from './txChecks.js';
+export { emptyAccessSet, mergeAccessSet, type PreExecuted, preExecute, witnessOf } from './witness.js';

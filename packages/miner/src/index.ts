@@ -1,10 +1,14 @@
 export {
   type ChainBlock,
   defaultMinerOptions,
+  inlineRecovery,
   Miner,
   type MinerCounters,
   type MinerOptions,
+  type PreparedSubmission,
+  type PreparedTx,
   type SealedBlock,
+  type SenderRecovery,
 } from './miner.js';
 export {
   defaultMinerNodeOptions,

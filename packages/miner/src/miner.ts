@@ -13,8 +13,9 @@
  * the losing branch had and the winning one does not.
  */
 import type { TypedTransaction } from '@ethereumjs/tx';
-import { bytesEqual, EMPTY_CODE_HASH, makeAccount, NodeBag, StateTree, toHex } from '@monsoon/dsm-tree';
+import { bytesEqual, NodeBag, type StateTree, toHex } from '@monsoon/dsm-tree';
 import {
+  type BlockEnv,
   BlockExecutor,
   type ChainRules,
   decodeTransaction,
@@ -36,6 +37,7 @@ import {
   encodeHeader,
   type Genesis,
   genesisHeader,
+  genesisState,
   headerHash,
   type PeerBlock,
   ShardLayout,
@@ -63,8 +65,39 @@ export interface MinerOptions {
   fastTransfers: boolean;
   /** Shards the state is cut into, for storage updates. */
   shardCount: 16 | 256;
+  /** Most bytes of signed transactions in one block. */
+  maxBlockBytes: number;
+  /**
+   * Who recovers senders (default: this thread, natively). A {@link SenderRecoveryPool} keeps
+   * recovery off the thread that executes: submissions are recovered while earlier ones run.
+   */
+  recovery: SenderRecovery;
   rules: ChainRules;
 }
+
+/** Recovers the senders of a batch of transactions (a {@link SenderRecoveryPool} is one). */
+export interface SenderRecovery {
+  recoverSenders(txs: readonly TypedTransaction[]): Promise<(Uint8Array | ExecutionError)[]>;
+}
+
+/** Recovery on the calling thread, natively. */
+export const inlineRecovery: SenderRecovery = {
+  recoverSenders: async (txs) => recoverSenders(txs),
+};
+
+/**
+ * A submission made ready to execute: decoded, its bag's nodes hashed, its senders recovered.
+ * This is the part of a submission that needs no miner state, so it runs outside the queue.
+ */
+export interface PreparedSubmission {
+  readonly bag: NodeBag;
+  readonly prefetchedRoot: Uint8Array;
+  readonly items: readonly PreparedTx[];
+}
+
+export type PreparedTx =
+  | { readonly tx: TypedTransaction; readonly raw: Uint8Array; readonly sender: Uint8Array }
+  | { readonly refused: TxResult };
 
 export const defaultMinerOptions: Omit<MinerOptions, 'rules'> = {
   retention: 2,
@@ -74,6 +107,8 @@ export const defaultMinerOptions: Omit<MinerOptions, 'rules'> = {
   maxBagNodes: 200_000,
   fastTransfers: true,
   shardCount: 16,
+  maxBlockBytes: 8 * 1024 * 1024,
+  recovery: inlineRecovery,
 };
 
 /** A block this miner holds, with the state after it (its top layer). */
@@ -114,6 +149,7 @@ interface Pending {
   executor: BlockExecutor;
   state: StateTree;
   raws: Uint8Array[];
+  bytes: number;
   hashes: Set<string>;
 }
 
@@ -160,12 +196,7 @@ export class Miner {
     const o: MinerOptions = { ...defaultMinerOptions, ...opts };
     let self: Miner | undefined;
     const resolver = (h: Uint8Array) => self?.resolve(h);
-    const st = new StateTree({ hash: keccak, resolver });
-    for (const a of genesis.alloc) {
-      const codeHash = a.code.length > 0 ? st.putCode(a.code) : EMPTY_CODE_HASH;
-      st.putAccount(a.address, makeAccount({ nonce: a.nonce, balance: a.balance, codeHash }));
-      for (const [slot, v] of a.storage) st.putStorage(a.address, slot, v);
-    }
+    const st = genesisState(genesis, { hash: keccak, resolver });
     const header = genesisHeader(genesis, st.root());
     const g: ChainBlock = {
       hash: headerHash(header, keccak),
@@ -188,6 +219,11 @@ export class Miner {
 
   block(hash: Uint8Array): ChainBlock | undefined {
     return this.blocks.get(toHex(hash));
+  }
+
+  /** The environment (number, timestamp, coinbase, gas limit) the pending block executes in. */
+  get pendingEnv(): BlockEnv {
+    return this.pending.executor.env;
   }
 
   /** Transactions waiting in the pending block. */
@@ -233,7 +269,7 @@ export class Miner {
       this.opts.rules,
       { common: this.common, fastTransfers: this.opts.fastTransfers },
     );
-    this.pending = { executor, state, raws: [], hashes: new Set() };
+    this.pending = { executor, state, raws: [], bytes: 0, hashes: new Set() };
     // Peers have the parent's top layer, not this miner's coinbase path: it goes in the witness.
     this.served = new NodeBag({ hash: this.keccak });
     this.served.addNodes(parent.state.proveAccount(this.opts.coinbase));
@@ -246,41 +282,58 @@ export class Miner {
    * bag. One result per transaction: accepted (it is in the pending block), invalid (it never
    * will be, as it stands), or stale (its witness no longer covers it: refetch `staleKeys`).
    */
-  submit(req: SubmitRequest): Promise<SubmitResponse> {
-    return this.serial(async () => {
-      if (req.bag.length > this.opts.maxBagNodes) {
-        throw new ExecutionError(
-          ExecutionErrorCode.BadBag,
-          `bag of ${req.bag.length} nodes is over the limit of ${this.opts.maxBagNodes}`,
-        );
+  async submit(req: SubmitRequest): Promise<SubmitResponse> {
+    return this.submitPrepared(await this.prepare(req));
+  }
+
+  /**
+   * Decodes a submission, checks its bag (every node hashed: it is only ever used where a stub
+   * with that hash is met) and recovers its senders. Needs no miner state: runs concurrently
+   * with the execution of earlier submissions.
+   */
+  async prepare(req: SubmitRequest): Promise<PreparedSubmission> {
+    if (req.bag.length > this.opts.maxBagNodes) {
+      throw new ExecutionError(
+        ExecutionErrorCode.BadBag,
+        `bag of ${req.bag.length} nodes is over the limit of ${this.opts.maxBagNodes}`,
+      );
+    }
+    const bag = new NodeBag({ hash: this.keccak });
+    bag.addNodes(req.bag);
+    const items: PreparedTx[] = new Array(req.transactions.length);
+    const txs: TypedTransaction[] = [];
+    const at: number[] = [];
+    req.transactions.forEach((raw, i) => {
+      try {
+        txs.push(decodeTransaction(raw, this.common));
+        at.push(i);
+      } catch (e) {
+        items[i] = { refused: result(this.keccak.keccak256(raw), TxStatus.Invalid, (e as Error).message) };
       }
-      const bag = new NodeBag({ hash: this.keccak });
-      bag.addNodes(req.bag);
-      const decoded = req.transactions.map((raw) => {
-        try {
-          return decodeTransaction(raw, this.common);
-        } catch (e) {
-          return e as ExecutionError;
-        }
-      });
-      const txs = decoded.filter((d): d is TypedTransaction => !(d instanceof Error));
-      const senders = recoverSenders(txs);
-      let k = 0;
+    });
+    const senders = await this.opts.recovery.recoverSenders(txs);
+    senders.forEach((sender, k) => {
+      const tx = txs[k]!;
+      const i = at[k]!;
+      items[i] =
+        sender instanceof Error
+          ? { refused: result(tx.hash(), TxStatus.Invalid, sender.message) }
+          : { tx, raw: req.transactions[i]!, sender };
+    });
+    return { bag, prefetchedRoot: req.prefetchedRoot, items };
+  }
+
+  /** Executes a prepared submission into the pending block, in order: one result per transaction. */
+  submitPrepared(p: PreparedSubmission): Promise<SubmitResponse> {
+    return this.serial(async () => {
       const results: TxResult[] = [];
-      for (let i = 0; i < decoded.length; i++) {
-        const d = decoded[i]!;
-        if (d instanceof Error) {
+      for (const item of p.items) {
+        if ('refused' in item) {
           this.counters.invalid++;
-          results.push(result(this.keccak.keccak256(req.transactions[i]!), TxStatus.Invalid, d.message));
-          continue;
+          results.push(item.refused);
+        } else {
+          results.push(await this.include(item.tx, item.raw, item.sender, p.bag, p.prefetchedRoot));
         }
-        const sender = senders[k++]!;
-        if (sender instanceof Error) {
-          this.counters.invalid++;
-          results.push(result(d.hash(), TxStatus.Invalid, sender.message));
-          continue;
-        }
-        results.push(await this.include(d, req.transactions[i]!, sender, bag, req.prefetchedRoot));
       }
       return { results };
     });
@@ -295,12 +348,13 @@ export class Miner {
   ): Promise<TxResult> {
     const hash = tx.hash();
     if (this.pending.hashes.has(toHex(hash))) return result(hash, TxStatus.Accepted, '');
-    if (this.pending.raws.length >= this.opts.maxBlockTransactions) await this.sealNow();
+    if (this.blockFull(tx, raw)) await this.sealNow();
     this.source = bag;
     try {
       const o = await this.pending.executor.execute(tx, sender);
       if (o.status === 'included') {
         this.pending.raws.push(raw);
+        this.pending.bytes += raw.length;
         this.pending.hashes.add(toHex(hash));
         this.counters.accepted++;
         return result(hash, TxStatus.Accepted, '');
@@ -318,6 +372,17 @@ export class Miner {
     } finally {
       this.source = undefined;
     }
+  }
+
+  /** Whether `tx` must go in the next block: this one is at its count, bytes or gas limit. */
+  private blockFull(tx: TypedTransaction, raw: Uint8Array): boolean {
+    const p = this.pending;
+    if (p.raws.length === 0) return false;
+    return (
+      p.raws.length >= this.opts.maxBlockTransactions ||
+      p.bytes + raw.length > this.opts.maxBlockBytes ||
+      p.executor.blockGasUsed + tx.gasLimit > p.executor.env.gasLimit
+    );
   }
 
   // ------------------------------------------------------------ blocks
@@ -442,7 +507,7 @@ export class Miner {
           return bad(`transaction ${i}: ${(e as Error).message}`);
         }
       });
-      const senders = recoverSenders(txs);
+      const senders = await this.opts.recovery.recoverSenders(txs);
       const saved = this.source;
       this.source = bag;
       try {

@@ -103,6 +103,7 @@ export type {
 } from './domain/reads.js';
 export { type ShardCount, ShardLayout } from './domain/shardLayout.js';
 export { SHARD_COUNTS, type ShardRoot } from './domain/shardRoot.js';
+export { applyAccountUpdate, genesisState, insertGenesisAccount } from './domain/stateWrites.js';
 export { type SubmitRequest, type SubmitResponse, type TxResult, TxStatus } from './domain/submit.js';
 export * as commonPb from './generated/monsoon/common/v1/common.js';
 export * as minerPb from './generated/monsoon/miner/v1/miner.js';

@@ -45,6 +45,12 @@ export {
 export { bigintToWord, bytesToHex, hexToBytes, quantityToHex } from './hex.js';
 export { Prng } from './prng.js';
 export { deriveAccountRecordsInWorkers, publicKeysPacked } from './publicKeyWorkers.js';
+export {
+  type ReferenceBlockEnv,
+  type ReferenceBlockResult,
+  ReferenceChain,
+  type ReferenceChainOptions,
+} from './referenceChain.js';
 export { bigintToRlpBytes, encodeRlp, type RlpItem, stripLeadingZeros } from './rlp.js';
 export {
   type FeeMarketTxFields,
