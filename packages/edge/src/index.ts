@@ -1,1 +1,32 @@
-export {};
+export { EdgeError, EdgeErrorCode, isEdgeError } from './edgeError.js';
+export {
+  CallRefused,
+  ERROR_CODE_TRAILER,
+  type ErrorStatusRule,
+  type GrpcStatus,
+  grpcStatusMapping,
+  statusName,
+  toServiceError,
+} from './grpcStatus.js';
+export { HeadFeed, type HeadListener } from './headFeed.js';
+export { streamHeads } from './headStream.js';
+export { formatHostPort, type HostPort, parseHostPort } from './hostPort.js';
+export { LOG_LEVELS, type Logger, type LogLevel, silentLogger } from './logger.js';
+export {
+  addProcessMetrics,
+  Counter,
+  Gauge,
+  Histogram,
+  type Labels,
+  MetricsRegistry,
+  ObservableCounter,
+  REQUEST_SECONDS_BUCKETS,
+  type Reading,
+  type ReadMetric,
+  type RequestMetrics,
+  type Sample,
+  secondsSince,
+} from './metrics.js';
+export { MetricsServer, type MetricsServerModules, type MetricsServerOptions } from './metricsServer.js';
+export { createPino, pinoAdapter, routeGrpcLogs } from './pinoLogger.js';
+export { type UnaryMethod, unary } from './unary.js';

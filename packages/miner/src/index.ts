@@ -12,9 +12,7 @@ export {
 } from './miner.js';
 export {
   defaultMinerNodeOptions,
-  type MinerLogger,
   MinerNode,
   type MinerNodeOptions,
   type StorageCounters,
-  silentMinerLogger,
 } from './minerNode.js';

@@ -24,6 +24,7 @@ import {
   ExecutionErrorCode,
   makeCommon,
   nativeEcrecover,
+  type Receipt,
   receiptsRoot,
   recoverSenders,
   transactionsRoot,
@@ -122,6 +123,8 @@ export interface ChainBlock {
   readonly transactions: readonly Uint8Array[];
   /** The nodes its execution read below the top layer (sent to peers; re-queues use them). */
   readonly witness: readonly Uint8Array[];
+  /** One receipt per transaction (what the header's receipts root commits to). */
+  readonly receipts: readonly Receipt[];
   readonly parent: ChainBlock | undefined;
 }
 
@@ -205,6 +208,7 @@ export class Miner {
       td: header.difficulty,
       transactions: [],
       witness: [],
+      receipts: [],
       parent: undefined,
     };
     self = new Miner(o, g, keccak);
@@ -438,6 +442,7 @@ export class Miner {
       td: parent.td + header.difficulty,
       transactions: raws,
       witness,
+      receipts: done.receipts,
       parent,
     };
     this.blocks.set(toHex(block.hash), block);

@@ -1,7 +1,8 @@
 /**
  * A miner process's network side: the MinerService gRPC server (Submit, Peer, SubscribeHeads),
- * the block timer, gossip to peer miners, and pushing each block's per-shard updates to every
- * storage node with retries and backoff. The Miner itself never waits on any of it.
+ * the block timer, gossip to peer miners, pushing each block's per-shard updates to every
+ * storage node with retries and backoff, and optionally /metrics. The Miner itself never waits
+ * on any of it.
  */
 import {
   type ClientDuplexStream,
@@ -14,11 +15,31 @@ import {
   status,
 } from '@grpc/grpc-js';
 import { toHex } from '@monsoon/dsm-tree';
-import { isExecutionError } from '@monsoon/execution';
+import {
+  addProcessMetrics,
+  formatHostPort,
+  grpcStatusMapping,
+  HeadFeed,
+  type Histogram,
+  type HostPort,
+  type Logger,
+  MetricsRegistry,
+  MetricsServer,
+  parseHostPort,
+  REQUEST_SECONDS_BUCKETS,
+  type Sample,
+  secondsSince,
+  silentLogger,
+  statusName,
+  streamHeads,
+  toServiceError,
+  unary,
+} from '@monsoon/edge';
+import { encodeReceipt, isExecutionError } from '@monsoon/execution';
 import {
   type ApplyBlockRequest,
   applyBlockRequestToProto,
-  type commonPb,
+  blockWithReceiptsToProto,
   encodeHeader,
   getShardRootsRequestToProto,
   HEAD,
@@ -27,29 +48,22 @@ import {
   isProtocolError,
   MinerServiceClient,
   MinerServiceDefinition,
+  type MinerServiceServer,
   type minerPb,
   peerMessageFromProto,
   peerMessageToProto,
   StorageServiceClient,
   shardRootFromProto,
-  type storagePb,
   submitRequestFromProto,
   submitResponseToProto,
 } from '@monsoon/protocol';
-import type { Miner, SealedBlock } from './miner.js';
-
-/** What a MinerNode logs through: pino's shape (message first, fields after), any level may be missing. */
-export interface MinerLogger {
-  info(msg: string, fields?: Record<string, unknown>): void;
-  warn(msg: string, fields?: Record<string, unknown>): void;
-  error(msg: string, fields?: Record<string, unknown>): void;
-}
-
-export const silentMinerLogger: MinerLogger = { info() {}, warn() {}, error() {} };
+import type { ChainBlock, Miner, SealedBlock } from './miner.js';
 
 export interface MinerNodeOptions {
   /** `host:port`; port 0 = any free port. */
   listen: string;
+  /** Serve Prometheus text at `http://<host:port>/metrics`; undefined = no metrics server. */
+  metrics?: HostPort;
   /** Seal a block this often (ms); 0 = only when asked (`sealNow`), for tests. */
   blockIntervalMs: number;
   /** Peer miners' `host:port`s to gossip blocks with. */
@@ -70,6 +84,7 @@ export const defaultMinerNodeOptions: MinerNodeOptions = {
   maxReceiveMessageBytes: 256 * 1024 * 1024,
 };
 
+/** What became of the blocks sent to a storage node (or to all of them). */
 export interface StorageCounters {
   applied: number;
   refused: number;
@@ -81,16 +96,26 @@ const CHANNEL = {
   'grpc.max_send_message_length': 256 * 1024 * 1024,
 };
 
-function unary<Req, Res>(
-  call: (req: Req, cb: (e: ServiceError | null, r: Res) => void) => unknown,
-  req: Req,
-): Promise<Res> {
-  return new Promise((resolve, reject) => call(req, (e, r) => (e ? reject(e) : resolve(r))));
+/** A malformed request or transaction is the caller's fault; anything else is INTERNAL. */
+const grpcStatusOf = grpcStatusMapping([
+  { is: isProtocolError, otherwise: status.INVALID_ARGUMENT },
+  { is: isExecutionError, otherwise: status.INVALID_ARGUMENT },
+]);
+
+/** A block as SubscribeHeads sends it. */
+function headOf(b: ChainBlock): Head {
+  return {
+    hash: b.hash,
+    number: b.header.number,
+    headerRlp: encodeHeader(b.header),
+    stateRoot: b.header.stateRoot,
+  };
 }
 
 /** One storage node: the shards it holds (asked once) and an ordered queue of blocks to send. */
 class StoragePeer {
   readonly client: StorageServiceClient;
+  readonly counters: StorageCounters = { applied: 0, refused: 0, retries: 0 };
   shards: Set<number> | undefined;
   private chain: Promise<void> = Promise.resolve();
 
@@ -112,12 +137,13 @@ class StoragePeer {
   }
 
   private async deliver(b: SealedBlock): Promise<void> {
-    const { opts, log, storageCounters } = this.node;
+    const { opts, log } = this.node;
     for (let attempt = 1; ; attempt++) {
       try {
         if (this.shards === undefined) {
-          const r = await unary<storagePb.GetShardRootsRequest, storagePb.GetShardRootsResponse>(
-            (q, cb) => this.client.getShardRoots(q, cb),
+          const r = await unary(
+            this.client,
+            this.client.getShardRoots,
             getShardRootsRequestToProto({ at: HEAD }),
           );
           this.shards = new Set(r.roots.map((x) => shardRootFromProto(x).shard));
@@ -128,17 +154,18 @@ class StoragePeer {
           shards: b.shards.filter((s) => mine.has(s.shard)),
           expectedRoots: b.expectedRoots,
         };
-        await unary<storagePb.ApplyBlockRequest, storagePb.ApplyBlockResponse>(
-          (q, cb) => this.client.applyBlock(q, cb),
+        await unary(
+          this.client,
+          this.client.applyBlock,
           applyBlockRequestToProto(req, { shardCount: this.node.miner.opts.shardCount }),
         );
-        storageCounters.applied++;
+        this.counters.applied++;
         return;
       } catch (e) {
         const err = e as ServiceError;
         const refused = err.code === status.INVALID_ARGUMENT || err.code === status.FAILED_PRECONDITION;
         if (refused || (opts.storageRetries > 0 && attempt >= opts.storageRetries)) {
-          storageCounters.refused++;
+          this.counters.refused++;
           log.error('storage node refused a block', {
             storage: this.address,
             number: Number(b.block.header.number),
@@ -148,41 +175,74 @@ class StoragePeer {
           });
           return;
         }
-        storageCounters.retries++;
+        this.counters.retries++;
         await new Promise((r) => setTimeout(r, Math.min(5000, 50 * 2 ** attempt)));
       }
     }
   }
 }
 
+type PeerStream =
+  | ServerDuplexStream<minerPb.PeerMessage, minerPb.PeerMessage>
+  | ClientDuplexStream<minerPb.PeerMessage, minerPb.PeerMessage>;
+
 export class MinerNode {
-  readonly storageCounters: StorageCounters = { applied: 0, refused: 0, retries: 0 };
-  private readonly server = new Server({ 'grpc.max_receive_message_length': 256 * 1024 * 1024 });
+  /**
+   * The node's metrics, `monsoon_miner_*`: the Miner's counters, head and pending block, each
+   * storage node's refusals and retries, and Submit latency by status.
+   */
+  readonly metrics = new MetricsRegistry();
+  private readonly server: Server;
   private readonly storagePeers: StoragePeer[];
-  private readonly peerStreams = new Set<
-    | ServerDuplexStream<minerPb.PeerMessage, minerPb.PeerMessage>
-    | ClientDuplexStream<minerPb.PeerMessage, minerPb.PeerMessage>
-  >();
-  private readonly headListeners = new Set<(h: Head) => void>();
+  private readonly peerStreams = new Set<PeerStream>();
+  /** The miner's head, announced to SubscribeHeads streams whenever a block moves it. */
+  private readonly heads: HeadFeed<ChainBlock>;
+  /** Ends each open SubscribeHeads stream (on close). */
+  private readonly headStreams = new Set<() => void>();
   private readonly peerClients: MinerServiceClient[] = [];
+  private readonly submitSeconds: Histogram;
+  private metricsServer: MetricsServer | undefined;
   private timer: NodeJS.Timeout | undefined;
+  private host = '';
   private port = 0;
 
   private constructor(
     readonly miner: Miner,
     readonly opts: MinerNodeOptions,
-    readonly log: MinerLogger,
+    readonly log: Logger,
   ) {
+    this.server = new Server({ 'grpc.max_receive_message_length': opts.maxReceiveMessageBytes });
     this.storagePeers = opts.storage.map((a) => new StoragePeer(a, this));
+    this.heads = new HeadFeed(
+      () => miner.head,
+      (b) => toHex(b.hash),
+    );
+    this.submitSeconds = this.metrics.histogram(
+      'monsoon_miner_submit_seconds',
+      'Time to answer a Submit call, by status.',
+      REQUEST_SECONDS_BUCKETS,
+    );
+    this.watchMetrics();
   }
 
   static async start(
     miner: Miner,
     opts: Partial<MinerNodeOptions> = {},
-    log: MinerLogger = silentMinerLogger,
+    log: Logger = silentLogger,
   ): Promise<MinerNode> {
     const n = new MinerNode(miner, { ...defaultMinerNodeOptions, ...opts }, log);
     await n.listen();
+    if (n.opts.metrics !== undefined) {
+      try {
+        n.metricsServer = await MetricsServer.create(
+          { listen: formatHostPort(n.opts.metrics) },
+          { registry: n.metrics, logger: log },
+        );
+      } catch (e) {
+        await n.close();
+        throw e;
+      }
+    }
     for (const p of n.opts.peers) n.dial(p);
     if (n.opts.blockIntervalMs > 0) {
       n.timer = setInterval(
@@ -193,57 +253,170 @@ export class MinerNode {
     return n;
   }
 
+  /** The bound MinerService address, `host:port` (the real port when `listen` asked for 0). */
   get address(): string {
-    return `127.0.0.1:${this.port}`;
+    return formatHostPort({ host: this.host, port: this.port });
+  }
+
+  /** The bound /metrics address, `host:port`; undefined without `metrics`. */
+  get metricsAddress(): string | undefined {
+    return this.metricsServer?.address();
+  }
+
+  /** What became of the blocks sent to storage, over every storage node. */
+  get storageCounters(): StorageCounters {
+    const sum: StorageCounters = { applied: 0, refused: 0, retries: 0 };
+    for (const p of this.storagePeers) {
+      sum.applied += p.counters.applied;
+      sum.refused += p.counters.refused;
+      sum.retries += p.counters.retries;
+    }
+    return sum;
+  }
+
+  private watchMetrics(): void {
+    const m = this.metrics;
+    const c = this.miner.counters;
+    const by = (label: string, values: Record<string, number>): Sample[] =>
+      Object.entries(values).map(([v, value]) => ({ labels: { [label]: v }, value }));
+    const perStorage = (read: (p: StoragePeer) => Record<string, number>): Sample[] =>
+      this.storagePeers.flatMap((p) =>
+        Object.entries(read(p)).map(([result, value]) => ({
+          labels: { storage: p.address, result },
+          value,
+        })),
+      );
+    m.observableCounter('monsoon_miner_transactions_total', 'Submitted transactions, by result.', () =>
+      by('result', { accepted: c.accepted, invalid: c.invalid, stale: c.stale }),
+    );
+    m.observableCounter('monsoon_miner_blocks_sealed_total', 'Blocks this miner sealed.', () => c.blocks);
+    m.observableCounter('monsoon_miner_peer_blocks_total', "Peers' blocks re-executed, by result.", () =>
+      by('result', { adopted: c.peerBlocksAdopted, refused: c.peerBlocksRefused }),
+    );
+    m.observableCounter(
+      'monsoon_miner_reorg_transactions_total',
+      'Transactions of a losing branch submitted again after a reorg, by result.',
+      () => by('result', { requeued: c.requeued, dropped: c.dropped }),
+    );
+    m.gauge('monsoon_miner_head_number', 'Number of the head block.', () =>
+      Number(this.miner.head.header.number),
+    );
+    m.gauge(
+      'monsoon_miner_pending_transactions',
+      'Transactions in the pending block.',
+      () => this.miner.pendingCount,
+    );
+    m.observableCounter(
+      'monsoon_miner_storage_blocks_total',
+      'Blocks sent to a storage node, by storage node and result (applied, or refused after the retries).',
+      () => perStorage((p) => ({ applied: p.counters.applied, refused: p.counters.refused })),
+    );
+    m.observableCounter(
+      'monsoon_miner_storage_retries_total',
+      'ApplyBlock calls to a storage node tried again after a failure, by storage node.',
+      () => this.storagePeers.map((p) => ({ labels: { storage: p.address }, value: p.counters.retries })),
+    );
+    addProcessMetrics(m);
   }
 
   private async listen(): Promise<void> {
-    this.server.addService(MinerServiceDefinition, {
-      submit: (
-        call: { request: minerPb.SubmitRequest },
-        cb: (e: Partial<ServiceError> | null, r?: minerPb.SubmitResponse) => void,
-      ) => {
+    this.server.addService(MinerServiceDefinition, this.handlers());
+    const at = parseHostPort(this.opts.listen);
+    this.port = await new Promise<number>((resolve, reject) =>
+      this.server.bindAsync(formatHostPort(at), ServerCredentials.createInsecure(), (e, p) =>
+        e ? reject(e) : resolve(p),
+      ),
+    );
+    this.host = at.host;
+  }
+
+  /** The RPCs served here; any other MinerService method is UNIMPLEMENTED (grpc-js answers it). */
+  private handlers(): MinerServiceServer {
+    return {
+      submit: (call, cb) => {
+        const started = process.hrtime.bigint();
+        const refuse = (e: unknown): void => {
+          const st = grpcStatusOf(e);
+          if (st.internal) this.log.error('submit failed', { error: st.details });
+          this.submitSeconds.observe({ code: statusName(st.code) }, secondsSince(started));
+          cb(toServiceError(st), null);
+        };
         let req: ReturnType<typeof submitRequestFromProto>;
         try {
           req = submitRequestFromProto(call.request);
         } catch (e) {
-          cb({ code: status.INVALID_ARGUMENT, details: (e as Error).message });
+          refuse(e);
           return;
         }
-        this.miner.submit(req).then(
-          (res) => cb(null, submitResponseToProto(res)),
-          (e) => {
-            const mine = isExecutionError(e) || isProtocolError(e);
-            if (!mine) this.log.error('submit failed', { error: String(e) });
-            cb({ code: mine ? status.INVALID_ARGUMENT : status.INTERNAL, details: (e as Error).message });
-          },
+        this.miner.submit(req).then((res) => {
+          this.submitSeconds.observe({ code: statusName(status.OK) }, secondsSince(started));
+          cb(null, submitResponseToProto(res));
+        }, refuse);
+      },
+      peer: (call) => this.attachPeer(call, 'inbound'),
+      subscribeHeads: (call) => {
+        const end = streamHeads(
+          call,
+          this.heads,
+          (b) => headToProto(headOf(b)),
+          () => this.headStreams.delete(end),
         );
+        this.headStreams.add(end);
       },
-      peer: (call: ServerDuplexStream<minerPb.PeerMessage, minerPb.PeerMessage>) =>
-        this.attachPeer(call, 'inbound'),
-      subscribeHeads: (call: ServerWritableStream<minerPb.SubscribeHeadsRequest, commonPb.Head>) => {
-        const send = (h: Head) => call.write(headToProto(h));
-        send(this.headOf(this.miner.head.header, this.miner.head.hash));
-        this.headListeners.add(send);
-        const stop = () => {
-          this.headListeners.delete(send);
-          call.end();
-        };
-        call.on('cancelled', stop);
-        call.on('error', stop);
+      subscribeBlocks: (call) => {
+        const end = this.streamBlocks(call);
+        this.headStreams.add(end);
       },
-    });
-    const host = this.opts.listen.slice(0, this.opts.listen.lastIndexOf(':'));
-    const port = Number(this.opts.listen.slice(this.opts.listen.lastIndexOf(':') + 1));
-    this.port = await new Promise<number>((resolve, reject) =>
-      this.server.bindAsync(`${host}:${port}`, ServerCredentials.createInsecure(), (e, p) =>
-        e ? reject(e) : resolve(p),
-      ),
-    );
+    };
   }
 
-  private headOf(header: SealedBlock['block']['header'], hash: Uint8Array): Head {
-    return { hash, number: header.number, headerRlp: encodeHeader(header), stateRoot: header.stateRoot };
+  /**
+   * Canonical blocks with receipts: from `fromNumber` (or the head) up, then each new head's
+   * blocks from where the chain last sent agrees with it (after a reorg, the new branch from
+   * the fork on). Blocks are never skipped: a client indexes every one.
+   */
+  private streamBlocks(
+    call: ServerWritableStream<minerPb.SubscribeBlocksRequest, minerPb.BlockWithReceipts>,
+  ): () => void {
+    const head = this.miner.head;
+    const floor = call.request.fromNumber ?? head.header.number;
+    const sent = new Map<bigint, string>();
+    let ended = false;
+    const send = (tip: ChainBlock): void => {
+      if (ended) return;
+      const fresh: ChainBlock[] = [];
+      for (let b: ChainBlock | undefined = tip; b !== undefined && b.header.number >= floor; b = b.parent) {
+        if (sent.get(b.header.number) === toHex(b.hash)) break;
+        fresh.push(b);
+      }
+      for (const n of [...sent.keys()]) if (n > tip.header.number) sent.delete(n);
+      for (const b of fresh.reverse()) {
+        sent.set(b.header.number, toHex(b.hash));
+        call.write(
+          blockWithReceiptsToProto({
+            headerRlp: encodeHeader(b.header),
+            transactions: b.transactions,
+            receipts: b.receipts.map((r) => encodeReceipt(r)),
+          }),
+        );
+      }
+    };
+    const unsubscribe = this.heads.subscribe(send);
+    const finish = () => {
+      if (ended) return;
+      ended = true;
+      unsubscribe();
+      this.headStreams.delete(end);
+    };
+    const end = () => {
+      if (ended) return;
+      finish();
+      call.end();
+    };
+    call.on('cancelled', finish);
+    call.on('error', finish);
+    send(head);
+    return end;
   }
 
   private dial(address: string): void {
@@ -257,12 +430,7 @@ export class MinerNode {
     connect();
   }
 
-  private attachPeer(
-    stream:
-      | ServerDuplexStream<minerPb.PeerMessage, minerPb.PeerMessage>
-      | ClientDuplexStream<minerPb.PeerMessage, minerPb.PeerMessage>,
-    who: string,
-  ): void {
+  private attachPeer(stream: PeerStream, who: string): void {
     this.peerStreams.add(stream);
     const drop = () => this.peerStreams.delete(stream);
     stream.on('error', drop);
@@ -304,14 +472,11 @@ export class MinerNode {
   }
 
   /** To every peer (but the one it came from), every storage node, every head subscriber. */
-  private announce(sealed: SealedBlock, from: unknown): void {
+  private announce(sealed: SealedBlock, from: PeerStream | undefined): void {
     const msg = peerMessageToProto({ kind: 'block', block: sealed.peer });
     for (const s of this.peerStreams) if (s !== from) s.write(msg);
     for (const p of this.storagePeers) void p.send(sealed);
-    if (this.miner.head === sealed.block) {
-      const h = this.headOf(sealed.block.header, sealed.block.hash);
-      for (const l of this.headListeners) l(h);
-    }
+    this.heads.check();
   }
 
   /** Waits until every storage node has been sent every block so far. */
@@ -321,6 +486,8 @@ export class MinerNode {
 
   async close(): Promise<void> {
     if (this.timer) clearInterval(this.timer);
+    await this.metricsServer?.close();
+    for (const end of [...this.headStreams]) end();
     for (const s of this.peerStreams) s.end();
     for (const c of this.peerClients) c.close();
     for (const p of this.storagePeers) p.client.close();

@@ -20,6 +20,12 @@ export {
   batchGetResponseToProto,
 } from './convert/batchGet.js';
 export {
+  sendResultsFromProto,
+  sendResultsToProto,
+  sendTransactionsRequestFromProto,
+  sendTransactionsRequestToProto,
+} from './convert/clientApi.js';
+export {
   blockRefFromProto,
   blockRefToProto,
   headFromProto,
@@ -30,6 +36,8 @@ export {
   shardRootToProto,
 } from './convert/common.js';
 export {
+  blockWithReceiptsFromProto,
+  blockWithReceiptsToProto,
   peerBlockFromProto,
   peerBlockToProto,
   peerMessageFromProto,
@@ -86,9 +94,10 @@ export {
   sealPow,
 } from './domain/blockHeader.js';
 export { atHash, atNumber, type BlockRef, HEAD } from './domain/blockRef.js';
+export type { RefusedBy, SendResult } from './domain/clientApi.js';
 export { type Genesis, type GenesisAccount, genesisHeader, parseGenesis } from './domain/genesis.js';
 export type { Head } from './domain/head.js';
-export type { PeerBlock, PeerMessage } from './domain/peer.js';
+export type { BlockWithReceipts, PeerBlock, PeerMessage } from './domain/peer.js';
 export type {
   GetAccountRequest,
   GetAccountResponse,
@@ -105,6 +114,12 @@ export { type ShardCount, ShardLayout } from './domain/shardLayout.js';
 export { SHARD_COUNTS, type ShardRoot } from './domain/shardRoot.js';
 export { applyAccountUpdate, genesisState, insertGenesisAccount } from './domain/stateWrites.js';
 export { type SubmitRequest, type SubmitResponse, type TxResult, TxStatus } from './domain/submit.js';
+export * as clientPb from './generated/monsoon/client/v1/client.js';
+export {
+  ClientServiceClient,
+  type ClientServiceServer,
+  ClientServiceService as ClientServiceDefinition,
+} from './generated/monsoon/client/v1/client.js';
 export * as commonPb from './generated/monsoon/common/v1/common.js';
 export * as minerPb from './generated/monsoon/miner/v1/miner.js';
 export {

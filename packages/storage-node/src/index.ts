@@ -7,28 +7,11 @@ export {
   defaultCheckpointStoreOptions,
 } from './checkpointStore.js';
 export { crc32c } from './crc32c.js';
-export { type Logger, silentLogger } from './logger.js';
-export { CallRefused, ERROR_CODE_TRAILER, type GrpcStatus, grpcStatusOf } from './server/grpcStatus.js';
-export { HeadFeed, type HeadListener, headOf } from './server/headFeed.js';
-export { formatHostPort, type HostPort, parseHostPort } from './server/hostPort.js';
-export {
-  Counter,
-  Gauge,
-  Histogram,
-  type Labels,
-  MetricsRegistry,
-  REQUEST_SECONDS_BUCKETS,
-  type RequestMetrics,
-  StorageMetrics,
-} from './server/metrics.js';
-export {
-  MetricsServer,
-  type MetricsServerModules,
-  type MetricsServerOptions,
-} from './server/metricsServer.js';
+export { grpcStatusOf } from './server/grpcStatus.js';
+export { StorageMetrics } from './server/storageMetrics.js';
 export {
   defaultStorageServerOptions,
-  type ServerLogger,
+  headOf,
   StorageServer,
   type StorageServerModules,
   type StorageServerOptions,

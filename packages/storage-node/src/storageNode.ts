@@ -7,6 +7,7 @@
 import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { bytesEqual, DsmError, type DsmTree, decodeAccount, toHex } from '@monsoon/dsm-tree';
+import { type Logger, silentLogger } from '@monsoon/edge';
 import { keccak as defaultKeccak, type Keccak } from '@monsoon/keccak';
 import {
   type ApplyBlockRequest,
@@ -34,7 +35,6 @@ import {
   storagePb,
 } from '@monsoon/protocol';
 import { CheckpointStore } from './checkpointStore.js';
-import { type Logger, silentLogger } from './logger.js';
 import { ShardState } from './shardState.js';
 import { decodeCheckpoint, encodeCheckpoint } from './stateCheckpoint.js';
 import { StorageError, StorageErrorCode } from './storageError.js';

@@ -6,8 +6,8 @@
 import type { FileHandle } from 'node:fs/promises';
 import { mkdir, open, readdir, rename, rm } from 'node:fs/promises';
 import { join } from 'node:path';
+import { type Logger, silentLogger } from '@monsoon/edge';
 import { syncDir, writeAll } from './fileIo.js';
-import { type Logger, silentLogger } from './logger.js';
 import { StorageError, StorageErrorCode } from './storageError.js';
 import { encodeFrame, MAX_FRAME_PAYLOAD } from './walFrame.js';
 import {

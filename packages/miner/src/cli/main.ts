@@ -2,15 +2,25 @@
 /**
  * `monsoon miner` (`npm run miner -- --genesis g.json --storage 127.0.0.1:7001,127.0.0.1:7002`):
  * loads the genesis, keeps its top layer, serves MinerService, seals a block every interval and
- * sends it to its peers and storage nodes. Logs are JSON lines on stdout; the first one that
- * matters is `{"msg":"listening","address":…}`.
+ * sends it to its peers and storage nodes; with `--metrics`, serves Prometheus text. Logs are
+ * JSON lines on stdout; the first one that matters is
+ * `{"msg":"listening","address":…,"metrics":…}`. A bad flag or genesis is one line on stderr
+ * and exit 2.
  */
 import { readFile } from 'node:fs/promises';
 import { fromHex, toHex } from '@monsoon/dsm-tree';
+import {
+  createPino,
+  type HostPort,
+  LOG_LEVELS,
+  type LogLevel,
+  parseHostPort,
+  pinoAdapter,
+  routeGrpcLogs,
+} from '@monsoon/edge';
 import { defaultChainRules } from '@monsoon/execution';
 import { parseGenesis } from '@monsoon/protocol';
 import { Command, InvalidArgumentError } from 'commander';
-import { pino } from 'pino';
 import { defaultMinerOptions, Miner } from '../miner.js';
 import { defaultMinerNodeOptions, MinerNode } from '../minerNode.js';
 
@@ -29,6 +39,7 @@ const list = (v: string) =>
 const program = new Command('monsoon miner')
   .requiredOption('--genesis <file>', 'geth-style genesis.json')
   .option('--listen <host:port>', 'MinerService address', defaultMinerNodeOptions.listen)
+  .option('--metrics <host:port>', 'serve Prometheus text at http://<host:port>/metrics (default: off)')
   .option('--storage <list>', 'storage nodes, host:port,…', list, [])
   .option('--peers <list>', 'peer miners, host:port,…', list, [])
   .option('--coinbase <address>', '20-byte hex address paid the fees and reward', `0x${'00'.repeat(20)}`)
@@ -47,13 +58,14 @@ const program = new Command('monsoon miner')
     defaultMinerOptions.maxBlockTransactions,
   )
   .option('--shard-count <n>', '16 or 256', int('--shard-count'), 16)
-  .option('--log-level <level>', 'pino level', 'info')
+  .option('--log-level <level>', LOG_LEVELS.join(' | '), 'info')
   .showHelpAfterError();
 
 program.parse(process.argv);
 const o = program.opts<{
   genesis: string;
   listen: string;
+  metrics?: string;
   storage: string[];
   peers: string[];
   coinbase: string;
@@ -65,20 +77,24 @@ const o = program.opts<{
   logLevel: string;
 }>();
 
-const log = pino(
-  { level: o.logLevel, base: { pid: process.pid, role: 'miner' }, timestamp: pino.stdTimeFunctions.isoTime },
-  pino.destination({ dest: 1, sync: true }),
-);
-const logger = {
-  info: (m: string, f?: Record<string, unknown>) => log.info(f ?? {}, m),
-  warn: (m: string, f?: Record<string, unknown>) => log.warn(f ?? {}, m),
-  error: (m: string, f?: Record<string, unknown>) => log.error(f ?? {}, m),
-};
-
 function fail(msg: string): never {
   process.stderr.write(`monsoon miner: ${msg}\n`);
   process.exit(2);
 }
+
+let metrics: HostPort | undefined;
+try {
+  parseHostPort(o.listen, '--listen');
+  if (o.metrics !== undefined && o.metrics !== 'off') metrics = parseHostPort(o.metrics, '--metrics');
+} catch (e) {
+  fail((e as Error).message);
+}
+if (!(LOG_LEVELS as readonly string[]).includes(o.logLevel)) {
+  fail(`--log-level: expected ${LOG_LEVELS.join(' | ')}, found "${o.logLevel}"`);
+}
+const pinoLog = createPino(o.logLevel as LogLevel, 'miner');
+routeGrpcLogs(pinoLog);
+const logger = pinoAdapter(pinoLog);
 
 let genesisDoc: unknown;
 try {
@@ -110,12 +126,19 @@ try {
 } catch (e) {
   fail((e as Error).message);
 }
-const node = await MinerNode.start(
-  miner,
-  { listen: o.listen, storage: o.storage, peers: o.peers, blockIntervalMs: o.blockInterval },
-  logger,
-);
-logger.info('listening', { address: node.address });
+let node: MinerNode;
+try {
+  node = await MinerNode.start(
+    miner,
+    { listen: o.listen, metrics, storage: o.storage, peers: o.peers, blockIntervalMs: o.blockInterval },
+    logger,
+  );
+} catch (e) {
+  logger.error('startup failed', { error: (e as Error).message });
+  process.stderr.write(`monsoon miner: ${(e as Error).message}\n`);
+  process.exit(1);
+}
+logger.info('listening', { address: node.address, metrics: node.metricsAddress });
 
 let stopping = false;
 const stop = (signal: string) => {

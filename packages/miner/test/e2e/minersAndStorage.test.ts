@@ -4,21 +4,15 @@
  * miner over gRPC end up, through blocks, in both storage nodes, whose heads and roots agree
  * with both miners'.
  */
-import { spawn } from 'node:child_process';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
-import { createFeeMarket1559Tx } from '@ethereumjs/tx';
-import { privateToAddress } from '@ethereumjs/util';
 import { credentials } from '@grpc/grpc-js';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
-import { decodeAccount, makeAccount, StateTree, toHex } from '@monsoon/dsm-tree';
-import { defaultChainRules, makeCommon } from '@monsoon/execution';
+import { decodeAccount, toHex } from '@monsoon/dsm-tree';
 import { keccak } from '@monsoon/keccak';
 import {
   atHash,
-  type Genesis,
   getAccountRequestToProto,
   getAccountResponseFromProto,
   getShardRootsRequestToProto,
@@ -26,47 +20,11 @@ import {
   HEAD,
   headFromProto,
   MinerServiceClient,
-  submitRequestToProto,
-  submitResponseFromProto,
   TxStatus,
 } from '@monsoon/protocol';
 import { storageClient, unary } from '../../../storage-node/test/helpers/grpcClient.js';
-import {
-  killAll,
-  StorageProcess,
-  startStorage,
-  writeGenesis,
-} from '../../../storage-node/test/helpers/storageProcess.js';
-
-const MINER_CLI = fileURLToPath(new URL('../../dist/cli/main.js', import.meta.url));
-const rules = { ...defaultChainRules, chainId: 1337n };
-const common = makeCommon(rules.chainId);
-const keys = Array.from({ length: 64 }, (_, i) => keccak.keccak256(Uint8Array.of(9, i)));
-const addrs = keys.map((k) => privateToAddress(k));
-const genesis: Genesis = {
-  chainId: rules.chainId,
-  difficulty: 0n,
-  gasLimit: rules.gasLimit,
-  timestamp: 1_700_000_000n,
-  extraData: new Uint8Array(0),
-  coinbase: new Uint8Array(20),
-  nonce: new Uint8Array(8),
-  alloc: addrs.map((address) => ({
-    address,
-    nonce: 0n,
-    balance: 10n ** 21n,
-    code: new Uint8Array(0),
-    storage: [],
-  })),
-};
-
-async function startMiner(args: string[]) {
-  const proc = new StorageProcess(
-    spawn(process.execPath, [MINER_CLI, ...args], { stdio: ['ignore', 'pipe', 'pipe'] }),
-  );
-  const line = await proc.waitFor((l) => l.msg === 'listening');
-  return { proc, address: String(line.address) };
-}
+import { killAll, startStorage, writeGenesis } from '../../../storage-node/test/helpers/storageProcess.js';
+import { addrs, genesis, genesisTree, startMiner, submit, transfer } from '../helpers/minerProcess.js';
 
 async function until<T>(what: string, f: () => Promise<T | undefined>, ms = 30_000): Promise<T> {
   const end = Date.now() + ms;
@@ -151,34 +109,13 @@ describe('two miners and two storage nodes, as processes', () => {
   });
 
   it('transactions submitted to one miner reach both storage nodes; miners and storage agree on the head', async () => {
-    const full = new StateTree();
-    for (const a of genesis.alloc) full.putAccount(a.address, makeAccount({ balance: a.balance }));
-    const txs = Array.from({ length: 20 }, (_, i) =>
-      createFeeMarket1559Tx(
-        {
-          nonce: 0n,
-          to: addrs[40 + (i % 10)]!,
-          value: 1_000n + BigInt(i),
-          gasLimit: 21_000n,
-          maxFeePerGas: 3_000_000_000n,
-          maxPriorityFeePerGas: 1n,
-        },
-        { common },
-      )
-        .sign(keys[i]!)
-        .serialize(),
-    );
-    const client = new MinerServiceClient(miners[0]!, credentials.createInsecure());
-    const req = {
+    const full = genesisTree();
+    const txs = Array.from({ length: 20 }, (_, i) => transfer(i, addrs[40 + (i % 10)]!, 1_000n + BigInt(i)));
+    const res = await submit(miners[0]!, {
       transactions: txs,
       bag: full.proveAccounts(addrs.slice(0, 20).concat(addrs.slice(40, 50))),
       prefetchedRoot: full.root(),
-    };
-    const wire = await new Promise<Parameters<typeof submitResponseFromProto>[0]>((resolve, reject) =>
-      client.submit(submitRequestToProto(req), (e, r) => (e ? reject(e) : resolve(r))),
-    );
-    const res = submitResponseFromProto(wire);
-    client.close();
+    });
     // Accepted, or stale when a block sealed between our read and the submission changed a path.
     expect(res.results.filter((r) => r.status === TxStatus.Invalid)).toEqual([]);
     const accepted = res.results.filter((r) => r.status === TxStatus.Accepted).length;

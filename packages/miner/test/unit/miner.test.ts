@@ -12,7 +12,8 @@ import { EMPTY_CODE_HASH, makeAccount, StateTree, toHex } from '@monsoon/dsm-tre
 import { defaultChainRules, ExecutionErrorCode, makeCommon } from '@monsoon/execution';
 import { keccak } from '@monsoon/keccak';
 import { Miner } from '@monsoon/miner';
-import { type AccountUpdate, decodeHeader, encodeHeader, type Genesis, TxStatus } from '@monsoon/protocol';
+import { type AccountUpdate, decodeHeader, encodeHeader, TxStatus } from '@monsoon/protocol';
+import { fundedGenesis } from '../helpers/fundedGenesis.js';
 
 const rules = { ...defaultChainRules, chainId: 4242n };
 const common = makeCommon(rules.chainId);
@@ -21,22 +22,7 @@ const keys = Array.from({ length: N }, (_, i) => keccak.keccak256(Uint8Array.of(
 const addrs = keys.map((k) => privateToAddress(k));
 const shardOf = (a: Uint8Array) => keccak.keccak256(a)[0]! >> 4;
 
-const genesis: Genesis = {
-  chainId: rules.chainId,
-  difficulty: 0n,
-  gasLimit: rules.gasLimit,
-  timestamp: 1_700_000_000n,
-  extraData: new Uint8Array(0),
-  coinbase: new Uint8Array(20),
-  nonce: new Uint8Array(8),
-  alloc: addrs.map((address) => ({
-    address,
-    nonce: 0n,
-    balance: 10n ** 21n,
-    code: new Uint8Array(0),
-    storage: [],
-  })),
-};
+const genesis = fundedGenesis(addrs, rules.chainId, rules.gasLimit);
 
 /** What a client holds: the full state, kept current by replaying each block's updates. */
 class FullState {

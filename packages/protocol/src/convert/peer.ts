@@ -1,7 +1,7 @@
 /** Converters for the miners' Peer stream. */
-import type { PeerBlock, PeerMessage } from '../domain/peer.js';
+import type { BlockWithReceipts, PeerBlock, PeerMessage } from '../domain/peer.js';
 import type * as pb from '../generated/monsoon/miner/v1/miner.js';
-import { missing, nonEmpty, nonEmptyList } from './checks.js';
+import { consistent, missing, nonEmpty, nonEmptyList } from './checks.js';
 import { nodeBagFromProto, nodeBagToProto } from './common.js';
 
 export function peerBlockToProto(b: PeerBlock, field = 'block'): pb.Block {
@@ -32,4 +32,27 @@ export function peerMessageFromProto(m: pb.PeerMessage): PeerMessage {
   const msg = m.msg;
   if (msg === undefined) return missing('msg', 'a block');
   return { kind: 'block', block: peerBlockFromProto(msg.value) };
+}
+
+export function blockWithReceiptsToProto(b: BlockWithReceipts): pb.BlockWithReceipts {
+  return blockWithReceipts(b);
+}
+
+/** Refuses an empty header or transaction, and a receipt count other than the transaction count. */
+export function blockWithReceiptsFromProto(b: pb.BlockWithReceipts): BlockWithReceipts {
+  return blockWithReceipts(b);
+}
+
+function blockWithReceipts(b: BlockWithReceipts): pb.BlockWithReceipts {
+  consistent(
+    b.receipts.length === b.transactions.length,
+    'receipts',
+    `one per transaction (${b.transactions.length})`,
+    `${b.receipts.length}`,
+  );
+  return {
+    headerRlp: nonEmpty(b.headerRlp, 'headerRlp'),
+    transactions: nonEmptyList(b.transactions, 'transactions'),
+    receipts: nonEmptyList(b.receipts, 'receipts'),
+  };
 }

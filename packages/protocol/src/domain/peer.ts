@@ -12,3 +12,13 @@ export interface PeerBlock {
 
 /** One message on a Peer stream. */
 export type PeerMessage = { readonly kind: 'block'; readonly block: PeerBlock };
+
+/** A canonical block as a miner streams it to clients: with its receipts. */
+export interface BlockWithReceipts {
+  /** The Ethereum-style header, RLP-encoded (never empty). */
+  readonly headerRlp: Uint8Array;
+  /** Signed transactions, in block order. */
+  readonly transactions: readonly Uint8Array[];
+  /** One EIP-2718-encoded receipt per transaction (what the header's receipts root commits to). */
+  readonly receipts: readonly Uint8Array[];
+}

@@ -69,6 +69,7 @@ describe('generated code', () => {
         : `src/generated/ is stale; run \`npm run proto:gen\` and commit the result.\n  ${problems.join('\n  ')}`;
     expect(hint).toBe('');
     expect(committedFiles).toEqual([
+      'monsoon/client/v1/client.ts',
       'monsoon/common/v1/common.ts',
       'monsoon/miner/v1/miner.ts',
       'monsoon/storage/v1/storage.ts',

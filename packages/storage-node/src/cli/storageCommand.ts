@@ -6,19 +6,25 @@
  */
 import { readFile } from 'node:fs/promises';
 import { resolve } from 'node:path';
+import {
+  createPino,
+  EdgeErrorCode,
+  isEdgeError,
+  LOG_LEVELS,
+  MetricsServer,
+  pinoAdapter,
+  routeGrpcLogs,
+} from '@monsoon/edge';
 import { type Genesis, isProtocolError, ProtocolErrorCode, parseGenesis } from '@monsoon/protocol';
 import { Command, CommanderError } from 'commander';
-import { StorageMetrics } from '../server/metrics.js';
-import { MetricsServer } from '../server/metricsServer.js';
+import { StorageMetrics } from '../server/storageMetrics.js';
 import { StorageServer } from '../server/storageServer.js';
 import { isStorageError, StorageError, StorageErrorCode } from '../storageError.js';
 import { StorageNode } from '../storageNode.js';
-import { createPino, pinoAdapter, routeGrpcLogs } from './pinoLogger.js';
 import {
   CONFIG_KEYS,
   configFromFile,
   defaultStorageCliOptions as d,
-  LOG_LEVELS,
   type RawOptions,
   resolveStorageConfig,
   type StorageCliConfig,
@@ -59,6 +65,11 @@ export function storageProgram(): Command {
 
 function message(e: unknown): string {
   return e instanceof Error ? e.message : String(e);
+}
+
+/** A bad option value, from this package's checks or the edge's (an address that is not host:port). */
+function isBadArgument(e: unknown): boolean {
+  return isStorageError(e, StorageErrorCode.BadArgument) || isEdgeError(e, EdgeErrorCode.BadArgument);
 }
 
 /** A JSON file's content, or a StorageError saying which file and why not. */
@@ -112,8 +123,8 @@ async function load(
     const genesis = parseGenesis(await readJson(cfg.genesis, 'genesis', StorageErrorCode.BadGenesis));
     return { cfg, genesis };
   } catch (e) {
-    if (!isStorageError(e) && !isProtocolError(e, ProtocolErrorCode.BadGenesis)) throw e;
-    usage(e.message);
+    if (!isStorageError(e) && !isBadArgument(e) && !isProtocolError(e, ProtocolErrorCode.BadGenesis)) throw e;
+    usage(message(e));
     return undefined;
   }
 }
@@ -128,11 +139,11 @@ export async function runStorage(argv: readonly string[]): Promise<void> {
   const loaded = await load(argv);
   if (loaded === undefined) return;
   const { cfg, genesis } = loaded;
-  const pinoLog = createPino(cfg.logLevel);
+  const pinoLog = createPino(cfg.logLevel, 'storage');
   const log = pinoAdapter(pinoLog);
   routeGrpcLogs(pinoLog);
   const failStartup = (e: unknown): never => {
-    const exitCode = isStorageError(e, StorageErrorCode.BadArgument) ? EXIT_USAGE : EXIT_FAILURE;
+    const exitCode = isBadArgument(e) ? EXIT_USAGE : EXIT_FAILURE;
     log.error('startup failed', { error: message(e) });
     process.stderr.write(`monsoon storage: ${message(e)}\n`);
     process.exit(exitCode);

@@ -1,18 +1,16 @@
 /**
  * The options of `monsoon storage`, from flags and an optional JSON config file (flags win),
- * checked and defaulted. Every refusal is a BadArgument StorageError whose message names the
- * option, what was expected and what was found.
+ * checked and defaulted. Every refusal is a BAD_ARGUMENT error (a StorageError, or the edge's
+ * EdgeError for an address that is not host:port) whose message names the option, what was
+ * expected and what was found.
  */
 import { dirname, isAbsolute, resolve } from 'node:path';
+import { LOG_LEVELS, type LogLevel, parseHostPort } from '@monsoon/edge';
 import { ShardLayout } from '@monsoon/protocol';
-import { parseHostPort } from '../server/hostPort.js';
 import { defaultStorageServerOptions } from '../server/storageServer.js';
 import { StorageError, StorageErrorCode } from '../storageError.js';
 import { defaultStorageNodeOptions } from '../storageNode.js';
 import type { FsyncPolicy } from '../writeAheadLog.js';
-
-export const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
-export type LogLevel = (typeof LOG_LEVELS)[number];
 
 const FSYNC = ['always', 'group', 'none'] as const;
 

@@ -12,6 +12,19 @@ import {
 } from '@grpc/grpc-js';
 import { bytesEqual, EMPTY_CODE_HASH, toHex } from '@monsoon/dsm-tree';
 import {
+  CallRefused,
+  formatHostPort,
+  HeadFeed,
+  type Logger,
+  parseHostPort,
+  type RequestMetrics,
+  secondsSince,
+  silentLogger,
+  statusName,
+  streamHeads,
+  toServiceError,
+} from '@monsoon/edge';
+import {
   applyBlockRequestFromProto,
   applyBlockResponseToProto,
   batchGetRequestFromProto,
@@ -33,13 +46,10 @@ import {
   type StorageServiceServer,
   type storagePb,
 } from '@monsoon/protocol';
-import { type Logger, silentLogger } from '../logger.js';
 import { StorageError, StorageErrorCode } from '../storageError.js';
 import type { StorageNode } from '../storageNode.js';
-import { CallRefused, grpcStatusOf, statusName, toServiceError } from './grpcStatus.js';
-import { HeadFeed } from './headFeed.js';
-import { formatHostPort, parseHostPort } from './hostPort.js';
-import type { RequestMetrics } from './metrics.js';
+import type { Version } from '../versionStore.js';
+import { grpcStatusOf } from './grpcStatus.js';
 
 export interface StorageServerOptions {
   /** `host:port` to listen on; port 0 = any free port (see `address()`). */
@@ -62,15 +72,14 @@ export const defaultStorageServerOptions: StorageServerOptions = {
   shutdownTimeoutMs: 5_000,
 };
 
-/** The server's logger: the node's, plus optional debug and error levels. */
-export interface ServerLogger extends Logger {
-  debug?(msg: string, meta?: Record<string, unknown>): void;
-  error?(msg: string, meta?: Record<string, unknown>): void;
+/** A version as SubscribeHeads sends it. */
+export function headOf(v: Version): Head {
+  return { hash: v.hash, number: v.header.number, headerRlp: v.headerRlp, stateRoot: v.header.stateRoot };
 }
 
 export interface StorageServerModules {
   node: StorageNode;
-  logger?: ServerLogger;
+  logger?: Logger;
   metrics?: RequestMetrics;
 }
 
@@ -92,9 +101,9 @@ function tooMany(what: string, found: number, max: number): never {
 
 export class StorageServer {
   /** The head feed behind SubscribeHeads; it moves with the blocks applied through this server. */
-  readonly heads: HeadFeed;
+  readonly heads: HeadFeed<Version>;
   private readonly node: StorageNode;
-  private readonly log: ServerLogger;
+  private readonly log: Logger;
   private readonly metrics: RequestMetrics | undefined;
   private readonly streams = new Set<() => void>();
   private closing: Promise<void> | undefined;
@@ -110,7 +119,10 @@ export class StorageServer {
     this.node = modules.node;
     this.log = modules.logger ?? silentLogger;
     this.metrics = modules.metrics;
-    this.heads = new HeadFeed(modules.node);
+    this.heads = new HeadFeed(
+      () => modules.node.head,
+      (v) => v.id,
+    );
   }
 
   /** Starts serving `modules.node` on `opts.listen`; resolves once the port is bound. */
@@ -177,7 +189,7 @@ export class StorageServer {
   }
 
   private observe(method: string, code: status, started?: bigint): void {
-    const seconds = started === undefined ? undefined : Number(process.hrtime.bigint() - started) / 1e9;
+    const seconds = started === undefined ? undefined : secondsSince(started);
     this.metrics?.observeRequest(method, statusName(code), seconds);
   }
 
@@ -190,7 +202,7 @@ export class StorageServer {
       const refuse = (e: unknown, ours: boolean): void => {
         const st = ours ? { ...grpcStatusOf(e), code: status.INTERNAL, internal: true } : grpcStatusOf(e);
         if (st.internal) {
-          (this.log.error ?? this.log.warn).call(this.log, 'call failed', {
+          this.log.error('call failed', {
             method,
             error: e instanceof Error ? e.message : String(e),
             stack: e instanceof Error ? e.stack : undefined,
@@ -228,42 +240,16 @@ export class StorageServer {
   }
 
   private subscribeHeads(call: ServerWritableStream<storagePb.SubscribeHeadsRequest, commonPb.Head>): void {
-    // A slow subscriber skips heads: while its stream is full only the newest head waits, so it
-    // always catches up to the current head and never holds more than one unsent.
-    let waiting = false;
-    let pending: Head | undefined;
-    let ended = false;
-    const send = (h: Head): void => {
-      if (ended) return;
-      if (waiting) {
-        pending = h;
-        return;
-      }
-      if (!call.write(headToProto(h))) waiting = true;
-    };
-    const finish = (code: status): void => {
-      if (ended) return;
-      ended = true;
-      unsubscribe();
-      this.streams.delete(endStream);
-      this.observe('SubscribeHeads', code);
-    };
-    const endStream = (): void => {
-      if (ended) return;
-      finish(status.OK);
-      call.end();
-    };
-    const unsubscribe = this.heads.subscribe(send);
-    this.streams.add(endStream);
-    call.on('drain', () => {
-      waiting = false;
-      const p = pending;
-      pending = undefined;
-      if (p !== undefined) send(p);
-    });
-    call.on('cancelled', () => finish(status.CANCELLED));
-    call.on('error', () => finish(status.CANCELLED));
-    send(this.heads.current());
+    const end = streamHeads(
+      call,
+      this.heads,
+      (v) => headToProto(headOf(v)),
+      (code) => {
+        this.streams.delete(end);
+        this.observe('SubscribeHeads', code);
+      },
+    );
+    this.streams.add(end);
   }
 
   private handlers(): StorageServiceServer {

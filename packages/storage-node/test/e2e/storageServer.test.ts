@@ -8,6 +8,7 @@
 import { type ClientReadableStream, status } from '@grpc/grpc-js';
 import { afterEach, describe, expect, it } from '@jest/globals';
 import { toHex } from '@monsoon/dsm-tree';
+import { MetricsServer } from '@monsoon/edge';
 import {
   applyBlockRequestToProto,
   type commonPb,
@@ -17,20 +18,13 @@ import {
   headFromProto,
   type StorageServiceClient,
 } from '@monsoon/protocol';
-import { MetricsServer, StorageMetrics, StorageNode, StorageServer } from '@monsoon/storage-node';
+import { StorageMetrics, StorageNode, StorageServer } from '@monsoon/storage-node';
 import { type Block, makeGenesis, RefChain } from '../helpers/chain.js';
 import { errorCodeOf, expectStatus, storageClient, unary } from '../helpers/grpcClient.js';
 import { RecordingLogger } from '../helpers/recordingLogger.js';
 
 const genesis = makeGenesis(21, 120);
 const chain = new RefChain(genesis, 16);
-
-class ErrorRecordingLogger extends RecordingLogger {
-  readonly errors: { msg: string; meta: Record<string, unknown> }[] = [];
-  error(msg: string, meta: Record<string, unknown> = {}): void {
-    this.errors.push({ msg, meta });
-  }
-}
 
 const cleanup: (() => Promise<void> | void)[] = [];
 afterEach(async () => {
@@ -41,7 +35,7 @@ async function serve() {
   const node = StorageNode.fromGenesis(chain.genesis, { shardCount: 16 });
   const metrics = new StorageMetrics();
   metrics.watchNode(node);
-  const logger = new ErrorRecordingLogger();
+  const logger = new RecordingLogger();
   const server = await StorageServer.create({ listen: '127.0.0.1:0' }, { node, logger, metrics });
   const client = storageClient(server.address());
   cleanup.push(
@@ -134,6 +128,7 @@ describe('StorageServer over a real socket', () => {
     expect(errorCodeOf(e)).toBeUndefined();
     expect(logger.errors).toEqual([
       {
+        level: 'error',
         msg: 'call failed',
         meta: expect.objectContaining({ method: 'GetAccount', error: 'cannot read properties of undefined' }),
       },

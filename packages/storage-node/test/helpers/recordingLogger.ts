@@ -1,7 +1,7 @@
-import type { Logger } from '@monsoon/storage-node';
+import type { Logger } from '@monsoon/edge';
 
 export interface LogEntry {
-  level: 'info' | 'warn';
+  level: 'info' | 'warn' | 'error';
   msg: string;
   meta: Record<string, unknown>;
 }
@@ -18,7 +18,15 @@ export class RecordingLogger implements Logger {
     this.entries.push({ level: 'warn', msg, meta });
   }
 
+  error(msg: string, meta: Record<string, unknown> = {}): void {
+    this.entries.push({ level: 'error', msg, meta });
+  }
+
   get warnings(): LogEntry[] {
     return this.entries.filter((e) => e.level === 'warn');
+  }
+
+  get errors(): LogEntry[] {
+    return this.entries.filter((e) => e.level === 'error');
   }
 }

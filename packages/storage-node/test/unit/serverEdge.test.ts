@@ -1,20 +1,14 @@
 /**
- * The pure parts of the network edge: which status each error gets, the Prometheus text the
- * registry renders, host:port parsing, and how CLI flags, a config file and defaults combine.
+ * The storage node's side of the network edge: which status each error gets, and how CLI
+ * flags, a config file and defaults combine. (The registry, host:port parsing and the status
+ * mapping itself are tested in packages/edge.)
  */
 
 import { status } from '@grpc/grpc-js';
 import { describe, expect, it } from '@jest/globals';
 import { DsmError, DsmErrorCode } from '@monsoon/dsm-tree';
 import { ProtocolError, ProtocolErrorCode } from '@monsoon/protocol';
-import {
-  CallRefused,
-  grpcStatusOf,
-  MetricsRegistry,
-  parseHostPort,
-  StorageError,
-  StorageErrorCode,
-} from '@monsoon/storage-node';
+import { grpcStatusOf, StorageError, StorageErrorCode } from '@monsoon/storage-node';
 import { configFromFile, resolveStorageConfig } from '../../src/cli/storageConfig.js';
 
 describe('grpcStatusOf', () => {
@@ -70,74 +64,6 @@ describe('grpcStatusOf', () => {
       errorCode: undefined,
       internal: true,
     });
-  });
-
-  it('CallRefused carries its own status', () => {
-    expect(
-      grpcStatusOf(new CallRefused(status.NOT_FOUND, 'UNKNOWN_CODE', 'code 00 is not held here')),
-    ).toEqual({
-      code: status.NOT_FOUND,
-      details: 'UNKNOWN_CODE: code 00 is not held here',
-      errorCode: 'UNKNOWN_CODE',
-      internal: false,
-    });
-  });
-});
-
-describe('MetricsRegistry', () => {
-  it('renders counters with escaped labels, cumulative histogram buckets, and gauges read on scrape', async () => {
-    const r = new MetricsRegistry();
-    const c = r.counter('x_total', 'Things.');
-    c.inc({ method: 'A', code: 'OK' });
-    c.inc({ method: 'A', code: 'OK' }, 2);
-    c.inc({ method: 'say "hi"\\\n' });
-    const h = r.histogram('x_seconds', 'Time.', [1, 0.1]);
-    h.observe({ m: 'A' }, 0.05);
-    h.observe({ m: 'A' }, 0.5);
-    h.observe({ m: 'A' }, 5);
-    let g = 1;
-    r.gauge('x_gauge', 'Level.', () => g++);
-    r.gauge('x_broken', 'Fails.', () => {
-      throw new Error('unreadable');
-    });
-    expect(await r.render()).toBe(
-      [
-        '# HELP x_total Things.',
-        '# TYPE x_total counter',
-        'x_total{method="A",code="OK"} 3',
-        'x_total{method="say \\"hi\\"\\\\\\n"} 1',
-        '# HELP x_seconds Time.',
-        '# TYPE x_seconds histogram',
-        'x_seconds_bucket{m="A",le="0.1"} 1',
-        'x_seconds_bucket{m="A",le="1"} 2',
-        'x_seconds_bucket{m="A",le="+Inf"} 3',
-        'x_seconds_sum{m="A"} 5.55',
-        'x_seconds_count{m="A"} 3',
-        '# HELP x_gauge Level.',
-        '# TYPE x_gauge gauge',
-        'x_gauge 1',
-        '',
-      ].join('\n'),
-    );
-    expect(await r.render()).toContain('x_gauge 2\n');
-  });
-
-  it('refuses a name twice or a name Prometheus does not allow', () => {
-    const r = new MetricsRegistry();
-    r.counter('a_total', 'A.');
-    expect(() => r.counter('a_total', 'A.')).toThrow(/BAD_ARGUMENT: metric name "a_total"/);
-    expect(() => r.gauge('a-b', 'B.', () => 1)).toThrow(/BAD_ARGUMENT: metric name "a-b"/);
-  });
-});
-
-describe('parseHostPort', () => {
-  it('reads host:port and [v6]:port, refuses anything else', () => {
-    expect(parseHostPort('127.0.0.1:0')).toEqual({ host: '127.0.0.1', port: 0 });
-    expect(parseHostPort('localhost:50051')).toEqual({ host: 'localhost', port: 50051 });
-    expect(parseHostPort('[::1]:8080')).toEqual({ host: '::1', port: 8080 });
-    for (const bad of ['127.0.0.1', ':80', 'host:65536', 'a b:1', '::1:80']) {
-      expect(() => parseHostPort(bad)).toThrow(StorageError);
-    }
   });
 });
 

@@ -12,8 +12,8 @@ import {
 } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from '@jest/globals';
+import type { Logger } from '@monsoon/edge';
 import {
-  type Logger,
   StorageErrorCode,
   type WalRecord,
   WriteAheadLog,

@@ -95,6 +95,25 @@ export interface Block {
 export interface SubscribeHeadsRequest {
 }
 
+/** Request for SubscribeBlocks. */
+export interface SubscribeBlocksRequest {
+  /**
+   * Replay the canonical chain from this block number before following new heads; absent means
+   * from the current head. Blocks the miner no longer holds are skipped.
+   */
+  fromNumber?: bigint | undefined;
+}
+
+/** A canonical block with what executing it produced. */
+export interface BlockWithReceipts {
+  /** The block's Ethereum-style header, RLP-encoded. */
+  headerRlp: Uint8Array;
+  /** The block's signed transactions, in order, encoded as in SubmitRequest. */
+  transactions: Uint8Array[];
+  /** One receipt per transaction, EIP-2718 encoded as the header's receipts root commits to them. */
+  receipts: Uint8Array[];
+}
+
 function createBaseSubmitRequest(): SubmitRequest {
   return { transactions: [], bag: undefined, prefetchedRoot: new Uint8Array(0) };
 }
@@ -506,6 +525,145 @@ export const SubscribeHeadsRequest: MessageFns<SubscribeHeadsRequest> = {
   },
 };
 
+function createBaseSubscribeBlocksRequest(): SubscribeBlocksRequest {
+  return { fromNumber: undefined };
+}
+
+export const SubscribeBlocksRequest: MessageFns<SubscribeBlocksRequest> = {
+  encode(message: SubscribeBlocksRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.fromNumber !== undefined) {
+      if (BigInt.asUintN(64, message.fromNumber) !== message.fromNumber) {
+        throw new globalThis.Error("value provided for field message.fromNumber of type uint64 too large");
+      }
+      writer.uint32(8).uint64(message.fromNumber);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): SubscribeBlocksRequest {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseSubscribeBlocksRequest();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 8) {
+              break;
+            }
+
+            message.fromNumber = reader.uint64() as bigint;
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  create<I extends Exact<DeepPartial<SubscribeBlocksRequest>, I>>(base?: I): SubscribeBlocksRequest {
+    return SubscribeBlocksRequest.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<SubscribeBlocksRequest>, I>>(object: I): SubscribeBlocksRequest {
+    const message = createBaseSubscribeBlocksRequest();
+    message.fromNumber = (object.fromNumber !== undefined && object.fromNumber !== null)
+      ? BigInt(object.fromNumber)
+      : undefined;
+    return message;
+  },
+};
+
+function createBaseBlockWithReceipts(): BlockWithReceipts {
+  return { headerRlp: new Uint8Array(0), transactions: [], receipts: [] };
+}
+
+export const BlockWithReceipts: MessageFns<BlockWithReceipts> = {
+  encode(message: BlockWithReceipts, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.headerRlp.length !== 0) {
+      writer.uint32(10).bytes(message.headerRlp);
+    }
+    for (const v of message.transactions) {
+      writer.uint32(18).bytes(v!);
+    }
+    for (const v of message.receipts) {
+      writer.uint32(26).bytes(v!);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): BlockWithReceipts {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseBlockWithReceipts();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.headerRlp = reader.bytes();
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.transactions.push(reader.bytes());
+            continue;
+          }
+          case 3: {
+            if (tag !== 26) {
+              break;
+            }
+
+            message.receipts.push(reader.bytes());
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  create<I extends Exact<DeepPartial<BlockWithReceipts>, I>>(base?: I): BlockWithReceipts {
+    return BlockWithReceipts.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<BlockWithReceipts>, I>>(object: I): BlockWithReceipts {
+    const message = createBaseBlockWithReceipts();
+    message.headerRlp = object.headerRlp ?? new Uint8Array(0);
+    message.transactions = object.transactions?.map((e) => e) || [];
+    message.receipts = object.receipts?.map((e) => e) || [];
+    return message;
+  },
+};
+
 /**
  * A miner: executes transactions against its top layer of the state trie plus the node bags
  * that come with them, without I/O, and builds blocks.
@@ -543,6 +701,22 @@ export const MinerServiceService = {
     responseSerialize: (value: Head): Buffer => Buffer.from(Head.encode(value).finish()),
     responseDeserialize: (value: Buffer): Head => Head.decode(value),
   },
+  /**
+   * Every block that becomes part of the miner's canonical chain, with its receipts, in order:
+   * first the canonical blocks from `from_number` to the head, then each new head as it comes
+   * (after a reorg, the new branch's blocks from the fork on). For clients serving blocks,
+   * transactions and receipts.
+   */
+  subscribeBlocks: {
+    path: "/monsoon.miner.v1.MinerService/SubscribeBlocks" as const,
+    requestStream: false as const,
+    responseStream: true as const,
+    requestSerialize: (value: SubscribeBlocksRequest): Buffer =>
+      Buffer.from(SubscribeBlocksRequest.encode(value).finish()),
+    requestDeserialize: (value: Buffer): SubscribeBlocksRequest => SubscribeBlocksRequest.decode(value),
+    responseSerialize: (value: BlockWithReceipts): Buffer => Buffer.from(BlockWithReceipts.encode(value).finish()),
+    responseDeserialize: (value: Buffer): BlockWithReceipts => BlockWithReceipts.decode(value),
+  },
 } as const;
 
 export interface MinerServiceServer extends UntypedServiceImplementation {
@@ -552,6 +726,13 @@ export interface MinerServiceServer extends UntypedServiceImplementation {
   peer: handleBidiStreamingCall<PeerMessage, PeerMessage>;
   /** Every new head of the miner's chain, until the caller cancels. */
   subscribeHeads: handleServerStreamingCall<SubscribeHeadsRequest, Head>;
+  /**
+   * Every block that becomes part of the miner's canonical chain, with its receipts, in order:
+   * first the canonical blocks from `from_number` to the head, then each new head as it comes
+   * (after a reorg, the new branch's blocks from the fork on). For clients serving blocks,
+   * transactions and receipts.
+   */
+  subscribeBlocks: handleServerStreamingCall<SubscribeBlocksRequest, BlockWithReceipts>;
 }
 
 export interface MinerServiceClient extends Client {
@@ -582,6 +763,21 @@ export interface MinerServiceClient extends Client {
     metadata?: Metadata,
     options?: Partial<CallOptions>,
   ): ClientReadableStream<Head>;
+  /**
+   * Every block that becomes part of the miner's canonical chain, with its receipts, in order:
+   * first the canonical blocks from `from_number` to the head, then each new head as it comes
+   * (after a reorg, the new branch's blocks from the fork on). For clients serving blocks,
+   * transactions and receipts.
+   */
+  subscribeBlocks(
+    request: SubscribeBlocksRequest,
+    options?: Partial<CallOptions>,
+  ): ClientReadableStream<BlockWithReceipts>;
+  subscribeBlocks(
+    request: SubscribeBlocksRequest,
+    metadata?: Metadata,
+    options?: Partial<CallOptions>,
+  ): ClientReadableStream<BlockWithReceipts>;
 }
 
 export const MinerServiceClient = makeGenericClientConstructor(

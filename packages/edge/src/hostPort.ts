@@ -1,5 +1,5 @@
 /** `host:port` addresses for the servers' `listen` options. */
-import { StorageError, StorageErrorCode } from '../storageError.js';
+import { EdgeError, EdgeErrorCode } from './edgeError.js';
 
 export interface HostPort {
   /** A host name or IP address; IPv6 without brackets. */
@@ -8,14 +8,15 @@ export interface HostPort {
   readonly port: number;
 }
 
-/** Parses `host:port` or `[v6]:port`; throws a BadArgument StorageError naming the input. */
+/** Parses `host:port` or `[v6]:port`; throws a BadArgument EdgeError naming the input. */
 export function parseHostPort(s: string, what = 'listen address'): HostPort {
   const m = /^(?:\[([0-9a-fA-F:.]+)\]|([^\s:[\]]+)):(\d{1,5})$/.exec(s.trim());
   const port = m ? Number(m[3]) : Number.NaN;
   if (!m || port > 65535) {
-    throw new StorageError(
-      StorageErrorCode.BadArgument,
+    throw new EdgeError(
+      EdgeErrorCode.BadArgument,
       `${what} ${JSON.stringify(s)}: expected host:port (port 0-65535, 0 = any), e.g. 127.0.0.1:50051`,
+      { what, found: s },
     );
   }
   return { host: m[1] ?? m[2]!, port };

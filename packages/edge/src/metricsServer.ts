@@ -1,8 +1,8 @@
 /** A tiny HTTP server answering `GET /metrics` with a registry's Prometheus text exposition. */
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { type Logger, silentLogger } from '../logger.js';
 import { formatHostPort, parseHostPort } from './hostPort.js';
+import { type Logger, silentLogger } from './logger.js';
 import type { MetricsRegistry } from './metrics.js';
 
 export interface MetricsServerOptions {

@@ -1,15 +1,22 @@
 /**
  * Metrics in the Prometheus text exposition format (version 0.0.4), without a metrics library:
- * counters and histograms with labels, and gauges read when scraped. `StorageMetrics` is the
- * storage node's set: requests by method and status, their latency, versions held, head number,
- * log size and resident memory.
+ * counters and histograms with labels, and gauges and counters read when scraped (from counts a
+ * component already keeps). Each role builds its own set on a `MetricsRegistry`.
  */
-import { readdir, stat } from 'node:fs/promises';
-import { join } from 'node:path';
-import { StorageError, StorageErrorCode } from '../storageError.js';
-import type { StorageNode } from '../storageNode.js';
+import { EdgeError, EdgeErrorCode } from './edgeError.js';
 
 export type Labels = Readonly<Record<string, string>>;
+
+/** One labelled value of a metric read on scrape. */
+export interface Sample {
+  readonly labels: Labels;
+  readonly value: number;
+}
+
+/** What a metric read on scrape gives: one value, one per label set, or undefined for none. */
+export type Reading = number | undefined | readonly Sample[];
+
+export type ReadMetric = () => Reading | Promise<Reading>;
 
 /** A label value as the text format needs it: backslash, double quote and newline escaped. */
 function escapeLabel(v: string): string {
@@ -102,24 +109,39 @@ export class Histogram implements Metric {
   }
 }
 
-/** A value read when scraped; a read that fails or gives undefined leaves the gauge out. */
-export class Gauge implements Metric {
+/** Values read when scraped; a read that fails or gives undefined leaves the metric out. */
+abstract class ReadOnScrape implements Metric {
+  protected abstract readonly type: 'gauge' | 'counter';
+
   constructor(
     readonly name: string,
     private readonly help: string,
-    private readonly read: () => number | undefined | Promise<number | undefined>,
+    private readonly read: ReadMetric,
   ) {}
 
   async render(): Promise<string[]> {
-    let v: number | undefined;
+    let v: Reading;
     try {
       v = await this.read();
     } catch {
       v = undefined;
     }
     if (v === undefined) return [];
-    return [`# HELP ${this.name} ${this.help}`, `# TYPE ${this.name} gauge`, `${this.name} ${num(v)}`];
+    const out = [`# HELP ${this.name} ${this.help}`, `# TYPE ${this.name} ${this.type}`];
+    if (typeof v === 'number') out.push(`${this.name} ${num(v)}`);
+    else for (const s of v) out.push(`${this.name}${labelText(s.labels)} ${num(s.value)}`);
+    return out;
   }
+}
+
+/** A level read when scraped (a head number, a queue length). */
+export class Gauge extends ReadOnScrape {
+  protected readonly type = 'gauge';
+}
+
+/** A count some component already keeps, read when scraped; it must never go down. */
+export class ObservableCounter extends ReadOnScrape {
+  protected readonly type = 'counter';
 }
 
 /** The metrics of one process, rendered in registration order. */
@@ -128,9 +150,10 @@ export class MetricsRegistry {
 
   private add<M extends Metric>(m: M): M {
     if (!NAME.test(m.name) || this.metrics.has(m.name)) {
-      throw new StorageError(
-        StorageErrorCode.BadArgument,
+      throw new EdgeError(
+        EdgeErrorCode.BadArgument,
         `metric name ${JSON.stringify(m.name)}: expected a Prometheus name not yet registered`,
+        { name: m.name },
       );
     }
     this.metrics.set(m.name, m);
@@ -151,8 +174,12 @@ export class MetricsRegistry {
     );
   }
 
-  gauge(name: string, help: string, read: () => number | undefined | Promise<number | undefined>): Gauge {
+  gauge(name: string, help: string, read: ReadMetric): Gauge {
     return this.add(new Gauge(name, help, read));
+  }
+
+  observableCounter(name: string, help: string, read: ReadMetric): ObservableCounter {
+    return this.add(new ObservableCounter(name, help, read));
   }
 
   /** The text exposition of every metric. */
@@ -163,87 +190,25 @@ export class MetricsRegistry {
   }
 }
 
-/** What the gRPC server reports about each call it answers. */
+/** What a gRPC server reports about each call it answers. */
 export interface RequestMetrics {
   /** A finished call: its RPC name, status name (`OK`, `INVALID_ARGUMENT`, …) and duration. */
   observeRequest(method: string, code: string, seconds?: number): void;
 }
 
 /** Latency buckets, seconds: from a cached read to a large block. */
-export const REQUEST_SECONDS_BUCKETS = [
+export const REQUEST_SECONDS_BUCKETS: readonly number[] = [
   0.0001, 0.00025, 0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5,
 ];
 
-/** Total size of the files in a directory (0 when it does not exist). */
-async function dirBytes(dir: string): Promise<number> {
-  let names: string[];
-  try {
-    names = await readdir(dir);
-  } catch (e) {
-    if ((e as NodeJS.ErrnoException).code === 'ENOENT') return 0;
-    throw e;
-  }
-  let total = 0;
-  for (const n of names) {
-    try {
-      const s = await stat(join(dir, n));
-      if (s.isFile()) total += s.size;
-    } catch {
-      // A segment removed between readdir and stat: it no longer counts.
-    }
-  }
-  return total;
+/** Seconds since `started` (a `process.hrtime.bigint()`). */
+export function secondsSince(started: bigint): number {
+  return Number(process.hrtime.bigint() - started) / 1e9;
 }
 
-/** The storage node's metrics. */
-export class StorageMetrics implements RequestMetrics {
-  readonly registry: MetricsRegistry;
-  private readonly requests: Counter;
-  private readonly seconds: Histogram;
-
-  constructor(registry: MetricsRegistry = new MetricsRegistry()) {
-    this.registry = registry;
-    this.requests = registry.counter(
-      'monsoon_storage_requests_total',
-      'gRPC calls answered, by method and status.',
-    );
-    this.seconds = registry.histogram(
-      'monsoon_storage_request_seconds',
-      'Time to answer a unary gRPC call, by method.',
-      REQUEST_SECONDS_BUCKETS,
-    );
-    registry.gauge('process_resident_memory_bytes', 'Resident memory size in bytes.', () =>
-      process.memoryUsage.rss(),
-    );
-  }
-
-  observeRequest(method: string, code: string, seconds?: number): void {
-    this.requests.inc({ method, code });
-    if (seconds !== undefined) this.seconds.observe({ method }, seconds);
-  }
-
-  /** Calls counted so far for a method and status. */
-  requestCount(method: string, code: string): number {
-    return this.requests.get({ method, code });
-  }
-
-  /**
-   * Adds the gauges read from a node: versions held, head number, and, given its data
-   * directory, the size of its write-ahead log on disk (the node exposes no log counters).
-   */
-  watchNode(node: StorageNode, dataDir?: string): void {
-    this.registry.gauge(
-      'monsoon_storage_versions',
-      'Versions (blocks) held, on every live fork.',
-      () => node.versions.size,
-    );
-    this.registry.gauge('monsoon_storage_head_number', 'Number of the head block.', () =>
-      Number(node.head.header.number),
-    );
-    if (dataDir !== undefined) {
-      this.registry.gauge('monsoon_storage_wal_bytes', 'Bytes of write-ahead log segments on disk.', () =>
-        dirBytes(join(dataDir, 'wal')),
-      );
-    }
-  }
+/** Adds what every role process reports about itself: its resident memory. */
+export function addProcessMetrics(registry: MetricsRegistry): void {
+  registry.gauge('process_resident_memory_bytes', 'Resident memory size in bytes.', () =>
+    process.memoryUsage.rss(),
+  );
 }

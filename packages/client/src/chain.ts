@@ -1,0 +1,178 @@
+/**
+ * The chain as this client knows it: the canonical blocks a miner streams (SubscribeBlocks),
+ * each checked against its own header (transactions root and receipts root recomputed), with
+ * their receipts, an index of transactions by hash, and waiters for a transaction's inclusion.
+ * A block at a height already held replaces it and everything above (a reorg).
+ */
+import { bytesEqual, type RlpValue, rlpDecode, toHex } from '@monsoon/dsm-tree';
+import {
+  BLOOM_BYTES,
+  type Log,
+  logsBloom,
+  orderedTrieRoot,
+  type Receipt,
+  transactionsRoot,
+} from '@monsoon/execution';
+import { keccak } from '@monsoon/keccak';
+import { type BlockHeader, type BlockWithReceipts, decodeHeader, headerHash } from '@monsoon/protocol';
+import { ClientError, ClientErrorCode } from './clientError.js';
+
+export interface ClientBlock {
+  readonly hash: Uint8Array;
+  readonly header: BlockHeader;
+  readonly transactions: readonly Uint8Array[];
+  readonly txHashes: readonly Uint8Array[];
+  readonly receipts: readonly Receipt[];
+  readonly logsBloom: Uint8Array;
+  /** Bytes of header and transactions (eth_getBlock's `size`, approximately). */
+  readonly size: number;
+}
+
+export interface TxLocation {
+  readonly block: ClientBlock;
+  readonly index: number;
+}
+
+/** An EIP-2718 receipt back to its fields; throws on anything else. */
+export function decodeReceipt(b: Uint8Array): Receipt {
+  const typed = b.length > 0 && b[0]! < 0x7f;
+  const type = typed ? b[0]! : 0;
+  const v = rlpDecode(typed ? b.subarray(1) : b);
+  const bytes = (x: RlpValue | undefined, what: string): Uint8Array => {
+    if (!(x instanceof Uint8Array)) throw new RangeError(`receipt ${what}: expected bytes`);
+    return x;
+  };
+  if (!Array.isArray(v) || v.length !== 4) throw new RangeError('receipt: expected a list of 4');
+  const status = bytes(v[0], 'status');
+  const bloom = bytes(v[2], 'bloom');
+  if (bloom.length !== BLOOM_BYTES) throw new RangeError('receipt bloom: expected 256 bytes');
+  const logsItem = v[3];
+  if (!Array.isArray(logsItem)) throw new RangeError('receipt logs: expected a list');
+  const logs: Log[] = logsItem.map((l) => {
+    if (!Array.isArray(l) || l.length !== 3 || !Array.isArray(l[1]))
+      throw new RangeError('receipt log: expected [address, topics, data]');
+    return {
+      address: bytes(l[0], 'log address'),
+      topics: l[1].map((t) => bytes(t, 'log topic')),
+      data: bytes(l[2], 'log data'),
+    };
+  });
+  const gas = bytes(v[1], 'cumulative gas');
+  return {
+    type,
+    status: status.length === 1 && status[0] === 1 ? 1 : 0,
+    cumulativeGasUsed: gas.length === 0 ? 0n : BigInt(`0x${Buffer.from(gas).toString('hex')}`),
+    logs,
+  };
+}
+
+/** Decodes and checks a streamed block against its header's roots. */
+export function clientBlockOf(b: BlockWithReceipts): ClientBlock {
+  const header = decodeHeader(b.headerRlp);
+  const hash = headerHash(header, keccak);
+  const bad = (why: string): never => {
+    throw new ClientError(ClientErrorCode.BadProof, `block #${header.number} ${toHex(hash)}: ${why}`);
+  };
+  if (!bytesEqual(transactionsRoot(b.transactions), header.transactionsRoot))
+    bad('transactions do not match its transactions root');
+  if (!bytesEqual(orderedTrieRoot(b.receipts), header.receiptsRoot))
+    bad('receipts do not match its receipts root');
+  const receipts = b.receipts.map(decodeReceipt);
+  const bloom = logsBloom(receipts.flatMap((r) => r.logs));
+  let size = b.headerRlp.length;
+  for (const t of b.transactions) size += t.length;
+  return {
+    hash,
+    header,
+    transactions: b.transactions,
+    txHashes: b.transactions.map((t) => keccak.keccak256(t)),
+    receipts,
+    logsBloom: bloom,
+    size,
+  };
+}
+
+export class ChainView {
+  private readonly canonical: ClientBlock[] = [];
+  private readonly byHash = new Map<string, ClientBlock>();
+  private readonly txs = new Map<string, TxLocation>();
+  private readonly waiters = new Map<string, ((l: TxLocation) => void)[]>();
+  private readonly headListeners = new Set<(b: ClientBlock) => void>();
+
+  get head(): ClientBlock | undefined {
+    return this.canonical.at(-1);
+  }
+
+  /** The head, or UNKNOWN_BLOCK if no block has arrived yet. */
+  requireHead(): ClientBlock {
+    const h = this.head;
+    if (h === undefined)
+      throw new ClientError(ClientErrorCode.UnknownBlock, 'no chain head yet: is a miner reachable?');
+    return h;
+  }
+
+  byNumber(n: bigint): ClientBlock | undefined {
+    const first = this.canonical[0];
+    if (first === undefined) return undefined;
+    return this.canonical[Number(n - first.header.number)];
+  }
+
+  block(hash: Uint8Array): ClientBlock | undefined {
+    return this.byHash.get(toHex(hash));
+  }
+
+  transaction(hash: Uint8Array): TxLocation | undefined {
+    return this.txs.get(toHex(hash));
+  }
+
+  /** Resolves when the transaction is in a canonical block. */
+  included(hash: Uint8Array): Promise<TxLocation> {
+    const here = this.transaction(hash);
+    if (here !== undefined) return Promise.resolve(here);
+    const k = toHex(hash);
+    return new Promise((resolve) => {
+      const list = this.waiters.get(k);
+      if (list === undefined) this.waiters.set(k, [resolve]);
+      else list.push(resolve);
+    });
+  }
+
+  onHead(f: (b: ClientBlock) => void): () => void {
+    this.headListeners.add(f);
+    return () => this.headListeners.delete(f);
+  }
+
+  /** Adds a canonical block: the new head, replacing any held at its height or above. */
+  add(b: ClientBlock): void {
+    const first = this.canonical[0];
+    if (first !== undefined) {
+      const at = Number(b.header.number - first.header.number);
+      if (at < 0) return; // older than anything held: of no use
+      // Already held (a stream replaying what this view has): nothing changes.
+      if (this.canonical[at] !== undefined && bytesEqual(this.canonical[at]!.hash, b.hash)) return;
+      if (at > this.canonical.length) {
+        throw new ClientError(
+          ClientErrorCode.UnknownBlock,
+          `block #${b.header.number} arrived after #${this.head!.header.number}: blocks missing in between`,
+        );
+      }
+      for (const gone of this.canonical.splice(at)) {
+        this.byHash.delete(toHex(gone.hash));
+        for (const h of gone.txHashes) this.txs.delete(toHex(h));
+      }
+    }
+    this.canonical.push(b);
+    this.byHash.set(toHex(b.hash), b);
+    b.txHashes.forEach((h, index) => {
+      const k = toHex(h);
+      const loc = { block: b, index };
+      this.txs.set(k, loc);
+      const w = this.waiters.get(k);
+      if (w !== undefined) {
+        this.waiters.delete(k);
+        for (const f of w) f(loc);
+      }
+    });
+    for (const f of this.headListeners) f(b);
+  }
+}

@@ -1,0 +1,113 @@
+/**
+ * The client's Prometheus metrics, `monsoon_client_*`: submissions and their fates, stale and
+ * abandoned transactions, pre-execution time and fetch rounds, proof bytes fetched against bag
+ * bytes sent (what compaction and bagging save), submit→inclusion latency, the head.
+ */
+import { formatHostPort, type HostPort, type Logger, MetricsRegistry, MetricsServer } from '@monsoon/edge';
+import type { Client } from './client.js';
+
+const MS_BUCKETS = [0.5, 1, 2, 5, 10, 20, 50, 100, 200, 500, 1000, 2000, 5000, 10000];
+
+export class ClientMetrics {
+  readonly registry = new MetricsRegistry();
+
+  private constructor(
+    readonly client: Client,
+    private server: MetricsServer | undefined,
+  ) {}
+
+  /** Registers the client's metrics (and hooks its observers); `serve` also starts /metrics. */
+  static register(client: Client): ClientMetrics {
+    const m = new ClientMetrics(client, undefined);
+    const r = m.registry;
+    const c = client.counters;
+    const counter = (name: string, help: string, read: () => number) =>
+      r.observableCounter(`monsoon_client_${name}`, help, read);
+    counter(
+      'transactions_submitted_total',
+      'Transactions received (eth_sendRawTransaction and gRPC).',
+      () => c.submitted,
+    );
+    counter('transactions_accepted_total', 'Transactions a miner accepted.', () => c.accepted);
+    counter(
+      'transactions_rejected_early_total',
+      'Transactions refused here, before any miner.',
+      () => c.rejectedEarly,
+    );
+    counter(
+      'transactions_rejected_by_miner_total',
+      'Transactions a miner refused as invalid.',
+      () => c.rejectedByMiner,
+    );
+    counter(
+      'stale_replies_total',
+      'Stale replies from miners (each answered by pre-executing again).',
+      () => c.staleReplies,
+    );
+    counter(
+      'transactions_abandoned_total',
+      'Transactions given up after too many stale replies.',
+      () => c.abandoned,
+    );
+    counter('submissions_total', 'Submissions sent to miners.', () => c.submissions);
+    counter('bag_bytes_total', 'Bytes of bag nodes sent to miners (compacted and bagged).', () => c.bagBytes);
+    counter(
+      'witness_bytes_unbagged_total',
+      'Bytes the same witnesses would take sent per transaction (compacted, not bagged).',
+      () => c.unbaggedWitnessBytes,
+    );
+    counter(
+      'proof_bytes_fetched_total',
+      'Bytes of proof nodes and code fetched from storage (full proofs).',
+      () => client.remote.counters.bytes,
+    );
+    counter('storage_calls_total', 'BatchGet calls to storage nodes.', () => client.remote.counters.calls);
+    counter(
+      'storage_answers_refused_total',
+      'Storage answers refused as wrong (bad value or proof).',
+      () => client.remote.counters.refused,
+    );
+    r.gauge('monsoon_client_head_number', 'The chain head this client follows.', () =>
+      client.chain.head === undefined ? undefined : Number(client.chain.head.header.number),
+    );
+    r.gauge(
+      'monsoon_client_pending_transactions',
+      'Accepted transactions not yet in a block.',
+      () => client.pendingCount,
+    );
+    const pre = r.histogram(
+      'monsoon_client_pre_execution_ms',
+      'Pre-execution time per transaction, ms (fetches included).',
+      MS_BUCKETS,
+    );
+    const rounds = r.histogram(
+      'monsoon_client_fetch_rounds',
+      'Storage fetch rounds per pre-execution.',
+      [0, 1, 2, 3, 4, 6, 8],
+    );
+    const inclusion = r.histogram('monsoon_client_inclusion_ms', 'Submit→inclusion latency, ms.', MS_BUCKETS);
+    client.onPreExecuted = (ms, n) => {
+      pre.observe({}, ms);
+      rounds.observe({}, n);
+    };
+    client.onInclusion = (ms) => inclusion.observe({}, ms);
+    return m;
+  }
+
+  static async serve(client: Client, at: HostPort, logger?: Logger): Promise<ClientMetrics> {
+    const m = ClientMetrics.register(client);
+    m.server = await MetricsServer.create(
+      { listen: formatHostPort(at) },
+      { registry: m.registry, ...(logger ? { logger } : {}) },
+    );
+    return m;
+  }
+
+  get address(): string | undefined {
+    return this.server?.address();
+  }
+
+  async close(): Promise<void> {
+    await this.server?.close();
+  }
+}

@@ -1,0 +1,293 @@
+/**
+ * State read from the storage shards and trusted only as far as it is proven. Every node and
+ * code blob a storage node sends goes into one content-addressed cache; a state at a root is a
+ * StateTree known only by that root whose stubs resolve from the cache, so a node is used only
+ * where a hash the root commits to points at it (a forged node is never used). Answers are
+ * checked against what the proofs say before anything is cached: a storage node that claims a
+ * wrong value, or sends a proof that does not reach the key, is refused (BAD_PROOF) and the
+ * read goes to another replica.
+ */
+import {
+  type Account,
+  bytesEqual,
+  DsmError,
+  DsmErrorCode,
+  decodeAccount,
+  EMPTY_CODE_HASH,
+  isDsmError,
+  NodeBag,
+  StateTree,
+  toHex,
+} from '@monsoon/dsm-tree';
+import { ExecutionErrorCode, isExecutionError } from '@monsoon/execution';
+import { keccak as defaultKeccak, type Keccak } from '@monsoon/keccak';
+import { type AccountQuery, atHash, type BatchGetResponse } from '@monsoon/protocol';
+import { ClientError, ClientErrorCode } from './clientError.js';
+import type { ShardedStorage, StorageReplica } from './shardedStorage.js';
+
+/** A block whose state can be read: its hash (what storage nodes are asked at) and state root. */
+export interface StateRef {
+  readonly blockHash: Uint8Array;
+  readonly stateRoot: Uint8Array;
+}
+
+export interface RemoteStateOptions {
+  /** Levels of the account trie the miners retain: proof nodes above them are never sent in bags. */
+  compactLevels: number;
+  /** Cached nodes kept at most; the cache starts over beyond it (everything is refetchable). */
+  maxCachedNodes: number;
+}
+
+export interface FetchCounters {
+  /** BatchGet calls made. */
+  calls: number;
+  /** Bytes of nodes and code received. */
+  bytes: number;
+  /** Answers refused as wrong. */
+  refused: number;
+}
+
+export class RemoteState {
+  private cache: NodeBag;
+  /** Hashes of account-trie nodes above the compaction level (the miners hold them). */
+  private top = new Set<string>();
+  readonly counters: FetchCounters = { calls: 0, bytes: 0, refused: 0 };
+
+  constructor(
+    readonly storage: ShardedStorage,
+    readonly opts: RemoteStateOptions,
+    private readonly keccak: Keccak = defaultKeccak,
+  ) {
+    this.cache = new NodeBag({ hash: keccak });
+  }
+
+  /**
+   * A tree at `root` resolving from the cache. `served`, when given, collects every node and
+   * code blob the tree was handed (an execution's witness).
+   */
+  tree(root: Uint8Array, served?: NodeBag): StateTree {
+    return StateTree.fromRootHash(root, {
+      hash: this.keccak,
+      resolver: (h) => {
+        const n = this.cache.get(h);
+        if (n !== undefined && served !== undefined) served.add(n);
+        return n;
+      },
+    });
+  }
+
+  /** Whether `node` (a witness node) sits in the account trie above the compaction level. */
+  isTop(node: Uint8Array): boolean {
+    return this.top.has(toHex(this.keccak.keccak256(node)));
+  }
+
+  /** The nodes of `served` a miner needs (those above the compaction level left out). */
+  bagOf(served: NodeBag): Uint8Array[] {
+    return served.values().filter((n) => !this.isTop(n));
+  }
+
+  /**
+   * Fetches and verifies what `queries` name at `at`: one BatchGet per shard, all shards in
+   * parallel. Afterwards every queried account, slot and code resolves from the cache.
+   */
+  async fetch(at: StateRef, queries: readonly AccountQuery[]): Promise<void> {
+    const byShard = new Map<number, AccountQuery[]>();
+    for (const q of queries) {
+      const shard = this.storage.shardOfKey(this.keccak.keccak256(q.address));
+      const list = byShard.get(shard);
+      if (list === undefined) byShard.set(shard, [q]);
+      else list.push(q);
+    }
+    await Promise.all(
+      [...byShard].map(async ([shard, qs]) => {
+        this.counters.calls++;
+        const res = await this.storage.batchGet(
+          shard,
+          { at: atHash(at.blockHash), queries: qs, omitLevels: 0 },
+          (r, replica) => this.check(at, qs, r, replica),
+        );
+        this.remember(at, qs, res);
+      }),
+    );
+  }
+
+  /** Throws BAD_PROOF unless the answer proves exactly what it claims, at `at`. */
+  private check(
+    at: StateRef,
+    qs: readonly AccountQuery[],
+    res: BatchGetResponse,
+    replica: StorageReplica,
+  ): void {
+    const refuse = (why: string): never => {
+      this.counters.refused++;
+      throw new ClientError(ClientErrorCode.BadProof, `storage node ${replica.address}: ${why}`, {
+        replica: replica.address,
+      });
+    };
+    if (!bytesEqual(res.blockHash, at.blockHash))
+      refuse(`answered at block ${toHex(res.blockHash)}, asked ${toHex(at.blockHash)}`);
+    if (res.results.length !== qs.length) refuse(`${res.results.length} results for ${qs.length} queries`);
+    const bag = new NodeBag({ hash: this.keccak });
+    bag.addNodes(res.bag);
+    const tree = StateTree.fromRootHash(at.stateRoot, {
+      hash: this.keccak,
+      resolver: (h) => bag.get(h) ?? this.cache.get(h),
+    });
+    qs.forEach((q, i) => {
+      const r = res.results[i]!;
+      const where = `account ${toHex(q.address)}`;
+      if (!bytesEqual(r.address, q.address)) refuse(`result ${i} is for ${toHex(r.address)}, asked ${where}`);
+      let proven: Account | undefined;
+      try {
+        proven = tree.getAccount(q.address);
+      } catch (e) {
+        if (isDsmError(e, DsmErrorCode.MissingNode) || isDsmError(e, DsmErrorCode.HashMismatch))
+          refuse(`the proof of ${where} does not reach it from state root ${toHex(at.stateRoot)}`);
+        throw e;
+      }
+      const claimed = r.accountRlp === undefined ? undefined : decodeAccount(r.accountRlp);
+      if (!sameAccount(proven, claimed)) refuse(`claims a value for ${where} that its proof does not give`);
+      q.slots.forEach((slot, j) => {
+        let value: Uint8Array | undefined;
+        try {
+          value = tree.getStorage(q.address, slot);
+        } catch (e) {
+          if (isDsmError(e)) refuse(`the proof of ${where} slot ${toHex(slot)} does not reach it`);
+          throw e;
+        }
+        if (!bytesEqual(trim(value ?? new Uint8Array(0)), trim(r.slotValues[j] ?? new Uint8Array(0))))
+          refuse(`claims a value for ${where} slot ${toHex(slot)} that its proof does not give`);
+      });
+      if (
+        q.code &&
+        proven !== undefined &&
+        r.code.length > 0 &&
+        !bytesEqual(this.keccak.keccak256(r.code), proven.codeHash)
+      )
+        refuse(`sends code for ${where} that does not hash to its code hash`);
+    });
+  }
+
+  /**
+   * Runs `f` on the state at `at`, fetching what it turns out to need: first `first` (those
+   * of its accounts not already resolvable), then, each time `f` stops at a missing node, the
+   * account (and slot, and code) the node belongs to. `f` reports a missing node by throwing
+   * an ExecutionError MISSING_NODE naming the account (and slot), or a DsmError MISSING_NODE.
+   * Returns what `f` returned and every node and code blob its last, complete run used.
+   */
+  async withState<T>(
+    at: StateRef,
+    first: readonly AccountQuery[],
+    f: (tree: StateTree) => Promise<T> | T,
+    maxRounds = 8,
+  ): Promise<{ value: T; served: NodeBag; rounds: number }> {
+    const probe = this.tree(at.stateRoot);
+    const wanted = first.filter(
+      (q) =>
+        !resolvable(() => {
+          const a = probe.getAccount(q.address);
+          for (const slot of q.slots) probe.getStorage(q.address, slot);
+          if (
+            q.code &&
+            a !== undefined &&
+            !bytesEqual(a.codeHash, EMPTY_CODE_HASH) &&
+            probe.getCode(a.codeHash) === undefined &&
+            this.cache.get(a.codeHash) === undefined
+          )
+            throw new DsmError(DsmErrorCode.MissingNode, 'code not cached');
+        }),
+    );
+    let rounds = 0;
+    if (wanted.length > 0) {
+      await this.fetch(at, wanted);
+      rounds++;
+    }
+    const asked = new Set<string>();
+    for (;;) {
+      const served = new NodeBag({ hash: this.keccak });
+      try {
+        return { value: await f(this.tree(at.stateRoot, served)), served, rounds };
+      } catch (e) {
+        const q = missingKey(e);
+        if (q === undefined) throw e;
+        const key = `${toHex(q.address)}/${q.slots.map(toHex).join()}`;
+        if (asked.has(key)) {
+          throw new ClientError(
+            ClientErrorCode.BadProof,
+            `fetched ${key} at ${toHex(at.stateRoot)} and it is still missing: ${(e as Error).message}`,
+          );
+        }
+        if (rounds >= maxRounds) {
+          throw new ClientError(
+            ClientErrorCode.TooManyFetches,
+            `still missing state after ${rounds} fetch rounds: ${(e as Error).message}`,
+          );
+        }
+        asked.add(key);
+        await this.fetch(at, [q]);
+        rounds++;
+      }
+    }
+  }
+
+  /** Caches a checked answer, marking account-trie nodes above the compaction level. */
+  private remember(at: StateRef, qs: readonly AccountQuery[], res: BatchGetResponse): void {
+    if (this.cache.size > this.opts.maxCachedNodes) {
+      this.cache = new NodeBag({ hash: this.keccak });
+      this.top = new Set();
+    }
+    for (const n of res.bag) this.counters.bytes += n.length;
+    this.cache.addNodes(res.bag);
+    for (const r of res.results) {
+      if (r.code.length > 0) {
+        this.counters.bytes += r.code.length;
+        this.cache.add(r.code);
+      }
+    }
+    if (this.opts.compactLevels === 0) return;
+    const tree = this.tree(at.stateRoot);
+    for (const q of qs) {
+      for (const n of tree.proveAccount(q.address).slice(0, this.opts.compactLevels)) {
+        this.top.add(toHex(this.keccak.keccak256(n)));
+      }
+    }
+  }
+}
+
+/** The query that fetches what a missing-node error names, or undefined for another error. */
+function missingKey(e: unknown): AccountQuery | undefined {
+  const meta = (e as { meta?: Record<string, unknown> }).meta;
+  const missing =
+    isExecutionError(e, ExecutionErrorCode.MissingNode) ||
+    isDsmError(e, DsmErrorCode.MissingNode) ||
+    isDsmError(e, DsmErrorCode.HashMismatch);
+  if (!missing || !(meta?.address instanceof Uint8Array)) return undefined;
+  const slot = meta.slot;
+  return { address: meta.address, slots: slot instanceof Uint8Array ? [slot] : [], code: true };
+}
+
+function resolvable(f: () => unknown): boolean {
+  try {
+    f();
+    return true;
+  } catch (e) {
+    if (isDsmError(e)) return false;
+    throw e;
+  }
+}
+
+function sameAccount(a: Account | undefined, b: Account | undefined): boolean {
+  if (a === undefined || b === undefined) return a === b;
+  return (
+    a.nonce === b.nonce &&
+    a.balance === b.balance &&
+    bytesEqual(a.storageRoot, b.storageRoot) &&
+    bytesEqual(a.codeHash, b.codeHash)
+  );
+}
+
+function trim(b: Uint8Array): Uint8Array {
+  let i = 0;
+  while (i < b.length && b[i] === 0) i++;
+  return b.subarray(i);
+}

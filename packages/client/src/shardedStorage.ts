@@ -1,0 +1,177 @@
+/**
+ * The client's view of the storage layer: every storage node it was given, which shards each
+ * holds (asked with GetShardRoots), and batched reads routed to a replica of the right shard.
+ * A replica that is down, or whose answer fails the caller's check (a wrong value, a forged
+ * proof), is passed over for the next one; only when none is left does the read fail.
+ */
+import { credentials, type ServiceError, status } from '@grpc/grpc-js';
+import { unary } from '@monsoon/edge';
+import {
+  type BatchGetRequest,
+  type BatchGetResponse,
+  batchGetRequestToProto,
+  batchGetResponseFromProto,
+  getShardRootsRequestToProto,
+  getShardRootsResponseFromProto,
+  HEAD,
+  type ShardCount,
+  ShardLayout,
+  StorageServiceClient,
+} from '@monsoon/protocol';
+import { ClientError, ClientErrorCode, isClientError } from './clientError.js';
+
+const CHANNEL = {
+  'grpc.max_receive_message_length': 256 * 1024 * 1024,
+  'grpc.max_send_message_length': 256 * 1024 * 1024,
+};
+
+export interface StorageReplica {
+  readonly address: string;
+  readonly client: StorageServiceClient;
+  readonly shards: ReadonlySet<number>;
+  /** Answers refused by the caller's check (a wrong value or proof). */
+  badAnswers: number;
+  /** Calls that failed at the transport (down, deadline). */
+  failures: number;
+}
+
+export interface ShardedStorageOptions {
+  /** Per-call deadline, ms. */
+  deadlineMs: number;
+  /** How long a read at a block the replica has not applied yet is retried, ms. */
+  notYetAppliedMs: number;
+}
+
+export const defaultShardedStorageOptions: ShardedStorageOptions = {
+  deadlineMs: 10_000,
+  notYetAppliedMs: 5_000,
+};
+
+export class ShardedStorage {
+  private constructor(
+    readonly layout: ShardLayout,
+    readonly replicas: readonly StorageReplica[],
+    private readonly opts: ShardedStorageOptions,
+  ) {}
+
+  /** Connects to every node and learns its shards; fails if some shard has no node. */
+  static async connect(
+    addresses: readonly string[],
+    opts: Partial<ShardedStorageOptions> = {},
+  ): Promise<ShardedStorage> {
+    const o = { ...defaultShardedStorageOptions, ...opts };
+    if (addresses.length === 0) throw new ClientError(ClientErrorCode.BadArgument, 'no storage nodes given');
+    let count: ShardCount | undefined;
+    const replicas: StorageReplica[] = [];
+    for (const address of addresses) {
+      const client = new StorageServiceClient(address, credentials.createInsecure(), CHANNEL);
+      let res: ReturnType<typeof getShardRootsResponseFromProto>;
+      try {
+        res = getShardRootsResponseFromProto(
+          await unary(client, client.getShardRoots, getShardRootsRequestToProto({ at: HEAD }), {
+            deadline: Date.now() + o.deadlineMs,
+          }),
+        );
+      } catch (e) {
+        client.close();
+        for (const r of replicas) r.client.close();
+        throw new ClientError(
+          ClientErrorCode.StorageUnavailable,
+          `storage node ${address}: ${(e as Error).message}`,
+          {},
+          e,
+        );
+      }
+      if (count !== undefined && res.shardCount !== count) {
+        for (const r of replicas) r.client.close();
+        client.close();
+        throw new ClientError(
+          ClientErrorCode.BadArgument,
+          `storage node ${address} splits the state into ${res.shardCount} shards, another into ${count}`,
+        );
+      }
+      count = res.shardCount as ShardCount;
+      replicas.push({
+        address,
+        client,
+        shards: new Set(res.roots.map((r) => r.shard)),
+        badAnswers: 0,
+        failures: 0,
+      });
+    }
+    const layout = new ShardLayout(count!);
+    const orphan = layout.all().find((s) => !replicas.some((r) => r.shards.has(s)));
+    if (orphan !== undefined) {
+      for (const r of replicas) r.client.close();
+      throw new ClientError(ClientErrorCode.BadArgument, `no storage node given holds shard ${orphan}`);
+    }
+    return new ShardedStorage(layout, replicas, o);
+  }
+
+  shardOfKey(hashedKey: Uint8Array): number {
+    return this.layout.shardOfKey(hashedKey);
+  }
+
+  /** Replicas of a shard, the ones with fewer bad answers and failures first. */
+  replicasOf(shard: number): StorageReplica[] {
+    return this.replicas
+      .filter((r) => r.shards.has(shard))
+      .sort((a, b) => a.badAnswers * 4 + a.failures - (b.badAnswers * 4 + b.failures));
+  }
+
+  /**
+   * BatchGet on a replica of `shard`; `check` judges the answer (throw a BAD_PROOF ClientError to
+   * refuse it). Tries each replica in turn.
+   */
+  async batchGet(
+    shard: number,
+    req: BatchGetRequest,
+    check: (res: BatchGetResponse, replica: StorageReplica) => void,
+  ): Promise<BatchGetResponse> {
+    const errors: string[] = [];
+    for (const replica of this.replicasOf(shard)) {
+      try {
+        const res = await this.call(replica, req);
+        check(res, replica);
+        return res;
+      } catch (e) {
+        if (isClientError(e, ClientErrorCode.BadProof)) replica.badAnswers++;
+        else replica.failures++;
+        errors.push(`${replica.address}: ${(e as Error).message}`);
+      }
+    }
+    throw new ClientError(
+      errors.some((m) => m.includes(ClientErrorCode.BadProof))
+        ? ClientErrorCode.BadProof
+        : ClientErrorCode.StorageUnavailable,
+      `no replica of shard ${shard} gave a good answer (${errors.join('; ')})`,
+      { shard },
+    );
+  }
+
+  /** One BatchGet; a block the replica has not applied yet is asked again for a while. */
+  private async call(replica: StorageReplica, req: BatchGetRequest): Promise<BatchGetResponse> {
+    const until = Date.now() + this.opts.notYetAppliedMs;
+    for (let wait = 5; ; wait = Math.min(wait * 2, 200)) {
+      try {
+        return batchGetResponseFromProto(
+          await unary(replica.client, replica.client.batchGet, batchGetRequestToProto(req), {
+            deadline: Date.now() + this.opts.deadlineMs,
+          }),
+        );
+      } catch (e) {
+        const notYet = (e as ServiceError).code === status.NOT_FOUND && req.at.kind !== 'head';
+        if (!notYet || Date.now() + wait > until) throw e;
+        await new Promise((r) => setTimeout(r, wait));
+      }
+    }
+  }
+
+  close(): void {
+    for (const r of this.replicas) r.client.close();
+  }
+
+  describe(): string {
+    return this.replicas.map((r) => `${r.address} [${[...r.shards].join(',')}]`).join(' ');
+  }
+}

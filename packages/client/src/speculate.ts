@@ -1,0 +1,51 @@
+/**
+ * Speculative pre-execution (RainBlock §4, DESIGN §6): a transaction is run in the EVM against
+ * the head's state, read from the storage shards on demand and proven against the head's
+ * root, and every node the run used becomes its witness. The block it will land in is guessed
+ * from the head (next number, now as timestamp, the head's miner as coinbase); a wrong guess
+ * that changes what the transaction reads is caught by the miner as stale.
+ *
+ * The transaction runs as if it were the sender's next: the client may hold earlier ones of
+ * the same sender not yet in a block, so the nonce the head's state has is moved up to the
+ * transaction's before it runs (only in this throwaway tree). What it read is the same.
+ */
+
+import type { Common } from '@ethereumjs/common';
+import type { TypedTransaction } from '@ethereumjs/tx';
+import { makeAccount, type NodeBag } from '@monsoon/dsm-tree';
+import { type BlockEnv, BlockExecutor, type ChainRules, type TxOutcome } from '@monsoon/execution';
+import type { AccountQuery } from '@monsoon/protocol';
+import type { RemoteState, StateRef } from './remoteState.js';
+
+export interface Speculation {
+  /** What the transaction did on the head's state ('included' also for a revert: it pays gas). */
+  readonly outcome: Exclude<TxOutcome, { status: 'missing' }>;
+  /** Every node and code blob the run used. */
+  readonly served: NodeBag;
+  /** BatchGet rounds it took (0: everything was cached). */
+  readonly rounds: number;
+}
+
+export async function speculate(
+  remote: RemoteState,
+  at: StateRef,
+  env: BlockEnv,
+  rules: ChainRules,
+  common: Common,
+  tx: TypedTransaction,
+  sender: Uint8Array,
+): Promise<Speculation> {
+  const first: AccountQuery[] = [{ address: sender, slots: [], code: false }];
+  if (tx.to !== undefined) first.push({ address: tx.to.bytes, slots: [], code: true });
+  const { value, served, rounds } = await remote.withState(at, first, async (tree) => {
+    const account = tree.getAccount(sender);
+    if (account !== undefined && account.nonce < tx.nonce) {
+      tree.putAccount(sender, makeAccount({ ...account, nonce: tx.nonce }));
+    }
+    const executor = await BlockExecutor.create(tree, env, rules, { common });
+    const outcome = await executor.execute(tx, sender);
+    if (outcome.status === 'missing') throw outcome.error;
+    return outcome;
+  });
+  return { outcome: value, served, rounds };
+}

@@ -1,0 +1,247 @@
+/**
+ * The client as a dapp meets it: real processes on 127.0.0.1 — two storage nodes (shards 0-7,
+ * 8-15), a miner, a client — over the workload's genesis (funded accounts and the MonsoonToken
+ * ERC-20). ethers v6 and viem, used as a dapp uses them, send ether and token transfers, wait
+ * for receipts, read balances with eth_call and check eth_getProof against the block's state
+ * root; transactions that certainly fail are refused with geth's errors before any miner.
+ */
+import { spawn } from 'node:child_process';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import { decodeAccount, fromHex, rlpDecode, toHex, verifyProof } from '@monsoon/dsm-tree';
+import { keccak } from '@monsoon/keccak';
+import { AccountSet, DEFAULT_TOKEN_ADDRESS, tokenBalanceSlot, writeGenesisFile } from '@monsoon/workload';
+import { Contract, JsonRpcProvider, Wallet } from 'ethers';
+import { createPublicClient, createWalletClient, defineChain, http, parseAbi } from 'viem';
+import { privateKeyToAccount } from 'viem/accounts';
+import { startMiner } from '../../../miner/test/helpers/minerProcess.js';
+import { killAll, StorageProcess, startStorage } from '../../../storage-node/test/helpers/storageProcess.js';
+
+const CLIENT_CLI = fileURLToPath(new URL('../../dist/cli/main.js', import.meta.url));
+const CHAIN_ID = 1337;
+const ERC20 = [
+  'function transfer(address to, uint256 value) returns (bool)',
+  'function balanceOf(address who) view returns (uint256)',
+  'event Transfer(address indexed from, address indexed to, uint256 value)',
+] as const;
+const hex = (b: Uint8Array) => `0x${toHex(b)}` as `0x${string}`;
+const token = hex(DEFAULT_TOKEN_ADDRESS);
+
+let dir: string;
+let accounts: AccountSet;
+let rpc: string;
+let provider: JsonRpcProvider;
+let clientProc: StorageProcess;
+
+beforeAll(async () => {
+  dir = await mkdtemp(join(tmpdir(), 'monsoon-client-'));
+  accounts = await AccountSet.create({ seed: new TextEncoder().encode('dapp test'), count: 40, eager: true });
+  const genesis = join(dir, 'genesis.json');
+  await writeGenesisFile(genesis, accounts, { chainId: BigInt(CHAIN_ID) });
+  const shards = ['0-7', '8-15'];
+  const storage = await Promise.all(
+    shards.map((s, i) =>
+      startStorage([
+        '--genesis',
+        genesis,
+        '--shards',
+        s,
+        '--listen',
+        '127.0.0.1:0',
+        '--data-dir',
+        join(dir, `s${i}`),
+        '--fsync',
+        'none',
+      ]),
+    ),
+  );
+  const storageList = storage.map((s) => s.address).join(',');
+  const miner = await startMiner([
+    '--genesis',
+    genesis,
+    '--storage',
+    storageList,
+    '--block-interval',
+    '250',
+    '--coinbase',
+    `0x${'c0'.repeat(20)}`,
+  ]);
+  const client = new StorageProcess(
+    spawn(
+      process.execPath,
+      [
+        CLIENT_CLI,
+        '--genesis',
+        genesis,
+        '--miners',
+        miner.address,
+        '--storage',
+        storageList,
+        '--rpc',
+        '127.0.0.1:0',
+      ],
+      { stdio: ['ignore', 'pipe', 'pipe'] },
+    ),
+  );
+  clientProc = client;
+  rpc = String((await client.waitFor((l) => l.msg === 'listening')).rpc);
+  provider = new JsonRpcProvider(rpc, CHAIN_ID, { staticNetwork: true });
+  provider.pollingInterval = 100;
+}, 60_000);
+
+afterAll(async () => {
+  for (const l of clientProc?.lines ?? []) if (Number(l.level) >= 40) console.log(JSON.stringify(l));
+  provider?.destroy();
+  await killAll();
+  await rm(dir, { recursive: true, force: true });
+});
+
+const wallet = (i: number) => new Wallet(hex(accounts.privateKey(i)), provider);
+const addr = (i: number) => hex(accounts.address(i));
+
+describe('ethers v6', () => {
+  it('sends ether and a token transfer, waits for receipts, reads balances with eth_call', async () => {
+    const from = wallet(1);
+    const before = await provider.getBalance(addr(2));
+    const sent = await from.sendTransaction({ to: addr(2), value: 12345n });
+    const receipt = await sent.wait();
+    expect(receipt?.status).toBe(1);
+    expect(await provider.getBalance(addr(2))).toBe(before + 12345n);
+    expect(await provider.getTransactionCount(addr(1))).toBe(1);
+
+    const erc20 = new Contract(token, [...ERC20], from);
+    const tokensBefore = (await erc20.getFunction('balanceOf')(addr(3))) as bigint;
+    const tx = await erc20.getFunction('transfer')(addr(3), 777n);
+    const r = await tx.wait();
+    expect(r.status).toBe(1);
+    const transfer = erc20.interface.parseLog(r.logs[0]);
+    expect(transfer?.name).toBe('Transfer');
+    expect(String(transfer?.args[1]).toLowerCase()).toBe(addr(3));
+    expect(await erc20.getFunction('balanceOf')(addr(3))).toBe(tokensBefore + 777n);
+  });
+
+  it("surfaces a revert's reason from eth_call and eth_estimateGas", async () => {
+    const erc20 = new Contract(token, [...ERC20], wallet(4));
+    await expect(erc20.getFunction('transfer').staticCall(addr(5), 10n ** 40n)).rejects.toMatchObject({
+      code: 'CALL_EXCEPTION',
+    });
+    const est = await erc20.getFunction('transfer').estimateGas(addr(5), 1n);
+    expect(est).toBeGreaterThan(21_000n);
+    expect(est).toBeLessThan(100_000n);
+  });
+
+  it("eth_getProof checks against the block's state root", async () => {
+    const block = await provider.getBlock('latest');
+    const slot = tokenBalanceSlot(accounts.address(3));
+    const p = await provider.send('eth_getProof', [addr(3), [], hex(fromHex(block!.hash!))]);
+    const stateRoot = fromHex(block!.stateRoot!);
+    const leaf = verifyProof(stateRoot, keccak.keccak256(accounts.address(3)), p.accountProof.map(fromHex));
+    expect(decodeAccount(leaf!).balance).toBe(BigInt(p.balance));
+    const tp = await provider.send('eth_getProof', [token, [hex(slot)], hex(fromHex(block!.hash!))]);
+    const tokenLeaf = decodeAccount(
+      verifyProof(stateRoot, keccak.keccak256(DEFAULT_TOKEN_ADDRESS), tp.accountProof.map(fromHex))!,
+    );
+    const value = verifyProof(
+      tokenLeaf.storageRoot,
+      keccak.keccak256(slot),
+      tp.storageProof[0].proof.map(fromHex),
+    );
+    expect(BigInt(hex(rlpDecode(value!) as Uint8Array))).toBe(BigInt(tp.storageProof[0].value));
+  });
+});
+
+describe('viem', () => {
+  const chain = defineChain({
+    id: CHAIN_ID,
+    name: 'monsoon',
+    nativeCurrency: { name: 'Ether', symbol: 'ETH', decimals: 18 },
+    rpcUrls: { default: { http: ['http://127.0.0.1'] } },
+  });
+  const abi = parseAbi(ERC20);
+
+  it('sends ether and a token transfer, waits for receipts, reads balances', async () => {
+    const transport = http(rpc);
+    const pub = createPublicClient({ chain, transport, pollingInterval: 100 });
+    const account = privateKeyToAccount(hex(accounts.privateKey(6)));
+    const wallet = createWalletClient({ account, chain, transport });
+    const before = await pub.getBalance({ address: addr(7) });
+    const h1 = await wallet.sendTransaction({ to: addr(7), value: 999n });
+    expect((await pub.waitForTransactionReceipt({ hash: h1 })).status).toBe('success');
+    expect(await pub.getBalance({ address: addr(7) })).toBe(before + 999n);
+
+    const tokensBefore = await pub.readContract({
+      address: token,
+      abi,
+      functionName: 'balanceOf',
+      args: [addr(8)],
+    });
+    const h2 = await wallet.writeContract({
+      address: token,
+      abi,
+      functionName: 'transfer',
+      args: [addr(8), 4242n],
+    });
+    const r2 = await pub.waitForTransactionReceipt({ hash: h2 });
+    expect(r2.status).toBe('success');
+    expect(r2.logs).toHaveLength(1);
+    expect(await pub.readContract({ address: token, abi, functionName: 'balanceOf', args: [addr(8)] })).toBe(
+      tokensBefore + 4242n,
+    );
+    const proof = await pub.getProof({ address: addr(8), storageKeys: [], blockNumber: r2.blockNumber });
+    const block = await pub.getBlock({ blockNumber: r2.blockNumber });
+    const leaf = verifyProof(
+      fromHex(block.stateRoot),
+      keccak.keccak256(accounts.address(8)),
+      proof.accountProof.map(fromHex),
+    );
+    expect(decodeAccount(leaf!).nonce).toBe(BigInt(proof.nonce));
+  });
+});
+
+describe('certainly-failing transactions are refused by the client', () => {
+  async function rawSend(raw: string) {
+    const res = await fetch(rpc, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'eth_sendRawTransaction', params: [raw] }),
+    });
+    return (await res.json()) as { error?: { code: number; message: string }; result?: string };
+  }
+  const base = {
+    to: '0x0000000000000000000000000000000000000001',
+    gasLimit: 21_000n,
+    maxFeePerGas: 2_000_000_000n,
+    maxPriorityFeePerGas: 1n,
+    chainId: CHAIN_ID,
+    type: 2,
+  };
+
+  it('nonce too low, insufficient funds, wrong chain id, bad signature', async () => {
+    const w = wallet(9);
+    const first = await w.sendTransaction({ to: addr(10), value: 1n });
+    await first.wait();
+    const low = await rawSend(await w.signTransaction({ ...base, nonce: 0, value: 1n }));
+    expect(low.error?.code).toBe(-32000);
+    expect(low.error?.message).toMatch(/^nonce too low/);
+
+    const poor = await rawSend(await w.signTransaction({ ...base, nonce: 1, value: 10n ** 30n }));
+    expect(poor.error?.code).toBe(-32000);
+    expect(poor.error?.message).toMatch(/^insufficient funds for gas \* price \+ value/);
+
+    const wrongChain = await rawSend(
+      await w.signTransaction({ ...base, nonce: 1, value: 1n, chainId: CHAIN_ID + 1 }),
+    );
+    expect(wrongChain.error?.code).toBe(-32000);
+    expect(wrongChain.error?.message).toMatch(/chain/i);
+
+    const signed = await w.signTransaction({ ...base, nonce: 1, value: 1n });
+    const tampered = `${signed.slice(0, -4)}${signed.slice(-4) === '0000' ? '0001' : '0000'}`;
+    const badSig = await rawSend(tampered);
+    expect(badSig.error?.code).toBe(-32000);
+    // The sender's next nonce is untouched: none of them reached a miner.
+    expect(await provider.getTransactionCount(addr(9), 'pending')).toBe(1);
+  });
+});

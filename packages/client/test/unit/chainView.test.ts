@@ -1,0 +1,104 @@
+/**
+ * The client's chain: blocks verified against their headers' roots; a replay of blocks already
+ * held leaves the head where it is; a different block at a held height replaces it and all
+ * above (their transactions leave the index); a gap is refused; inclusion waiters fire.
+ */
+import { describe, expect, it } from '@jest/globals';
+import { ChainView, type ClientBlock, clientBlockOf, decodeReceipt, isClientError } from '@monsoon/client';
+import { encodeReceipt, receiptsRoot, transactionsRoot } from '@monsoon/execution';
+import { keccak } from '@monsoon/keccak';
+import { type BlockHeader, encodeHeader } from '@monsoon/protocol';
+
+function block(number: bigint, tag: number, txs: Uint8Array[] = []): ClientBlock {
+  return {
+    hash: keccak.keccak256(Uint8Array.of(Number(number), tag)),
+    header: { number } as BlockHeader,
+    transactions: txs,
+    txHashes: txs.map((t) => keccak.keccak256(t)),
+    receipts: [],
+    logsBloom: new Uint8Array(256),
+    size: 0,
+  };
+}
+
+describe('ChainView', () => {
+  it('replays leave the head alone; a fork replaces from its height; gaps are refused', async () => {
+    const chain = new ChainView();
+    const tx = Uint8Array.of(1, 2, 3);
+    const b = [block(0n, 0), block(1n, 0), block(2n, 0, [tx]), block(3n, 0)];
+    for (const x of b) chain.add(x);
+    expect(chain.head).toBe(b[3]);
+    for (const x of b.slice(1)) {
+      chain.add(x);
+      expect(chain.head).toBe(b[3]);
+    }
+    expect(chain.transaction(keccak.keccak256(tx))?.block).toBe(b[2]);
+
+    const fork = block(2n, 9);
+    chain.add(fork);
+    expect(chain.head).toBe(fork);
+    expect(chain.byNumber(3n)).toBeUndefined();
+    expect(chain.transaction(keccak.keccak256(tx))).toBeUndefined();
+
+    const waiting = chain.included(keccak.keccak256(tx));
+    const again = block(3n, 9, [tx]);
+    chain.add(again);
+    expect((await waiting).block).toBe(again);
+
+    let caught: unknown;
+    try {
+      chain.add(block(9n, 0));
+    } catch (e) {
+      caught = e;
+    }
+    expect(isClientError(caught)).toBe(true);
+    expect(chain.head).toBe(again);
+  });
+
+  it("checks a streamed block's transactions and receipts against its header", () => {
+    const receipts = [
+      { type: 2, status: 1 as const, cumulativeGasUsed: 21_000n, logs: [] },
+      {
+        type: 0,
+        status: 0 as const,
+        cumulativeGasUsed: 50_000n,
+        logs: [
+          {
+            address: new Uint8Array(20).fill(1),
+            topics: [new Uint8Array(32).fill(2)],
+            data: Uint8Array.of(5),
+          },
+        ],
+      },
+    ];
+    const txs = [Uint8Array.of(0x02, 0xc0), Uint8Array.of(0xc1, 0x80)];
+    const header: BlockHeader = {
+      parentHash: new Uint8Array(32),
+      miner: new Uint8Array(20),
+      stateRoot: new Uint8Array(32),
+      transactionsRoot: transactionsRoot(txs),
+      receiptsRoot: receiptsRoot(receipts),
+      difficulty: 0n,
+      number: 1n,
+      gasLimit: 30_000_000n,
+      gasUsed: 50_000n,
+      timestamp: 1n,
+      extraData: new Uint8Array(0),
+      nonce: new Uint8Array(8),
+    };
+    const encoded = receipts.map((r) => encodeReceipt(r));
+    expect(encoded.map(decodeReceipt)).toEqual(receipts);
+    const ok = clientBlockOf({ headerRlp: encodeHeader(header), transactions: txs, receipts: encoded });
+    expect(ok.receipts[1]!.logs[0]!.data).toEqual(Uint8Array.of(5));
+    expect(() =>
+      clientBlockOf({ headerRlp: encodeHeader(header), transactions: [txs[1]!, txs[0]!], receipts: encoded }),
+    ).toThrow(/transactions root/);
+    expect(() =>
+      clientBlockOf({
+        headerRlp: encodeHeader(header),
+        transactions: txs,
+        receipts: [encoded[1]!, encoded[0]!],
+      }),
+    ).toThrow(/receipts root/);
+  });
+});

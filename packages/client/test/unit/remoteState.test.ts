@@ -1,0 +1,181 @@
+/**
+ * Reads the client trusts only as far as they are proven. In-process storage servers answer
+ * BatchGet from a real state tree; a lying one claims a wrong balance under an honest proof,
+ * another sends a forged proof node. Either is refused (BAD_PROOF, counted, the replica
+ * marked) and the read is served by the honest replica; with only liars, the read fails with
+ * an error naming the node — nothing unproven is ever returned or cached.
+ */
+import { Server, ServerCredentials, type ServerUnaryCall, type sendUnaryData } from '@grpc/grpc-js';
+import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import { ClientErrorCode, isClientError, RemoteState, ShardedStorage } from '@monsoon/client';
+import { encodeAccount, makeAccount, StateTree } from '@monsoon/dsm-tree';
+import { keccak } from '@monsoon/keccak';
+import {
+  batchGetRequestFromProto,
+  batchGetResponseToProto,
+  getShardRootsResponseToProto,
+  StorageServiceDefinition,
+  type storagePb,
+} from '@monsoon/protocol';
+
+const N = 64;
+const addrs = Array.from({ length: N }, (_, i) => keccak.keccak256(Uint8Array.of(3, i)).subarray(12));
+const token = addrs[0]!;
+const slot = new Uint8Array(32).fill(7);
+const state = new StateTree();
+addrs.forEach((a, i) => {
+  state.putAccount(a, makeAccount({ nonce: BigInt(i), balance: 1000n + BigInt(i) }));
+});
+state.putStorage(token, slot, Uint8Array.of(42));
+const root = state.root();
+const blockHash = new Uint8Array(32).fill(0xbb);
+
+type Lie = 'none' | 'value' | 'proof';
+
+async function serve(lie: Lie): Promise<{ address: string; server: Server }> {
+  const server = new Server();
+  const impl = {
+    getShardRoots(_c: ServerUnaryCall<unknown, unknown>, cb: sendUnaryData<storagePb.GetShardRootsResponse>) {
+      cb(
+        null,
+        getShardRootsResponseToProto({
+          blockHash,
+          number: 1n,
+          stateRoot: root,
+          shardCount: 16,
+          roots: Array.from({ length: 16 }, (_, shard) => ({
+            shard,
+            root: state.accounts.refAt([shard]) ?? new Uint8Array(0),
+          })),
+        }),
+      );
+    },
+    batchGet(
+      call: ServerUnaryCall<storagePb.BatchGetRequest, unknown>,
+      cb: sendUnaryData<storagePb.BatchGetResponse>,
+    ) {
+      const req = batchGetRequestFromProto(call.request);
+      const bag = state.proveAccounts(req.queries.map((q) => q.address));
+      for (const q of req.queries) bag.push(...state.proveStorageMany(q.address, [...q.slots]));
+      const results = req.queries.map((q) => {
+        let a = state.getAccount(q.address);
+        if (a !== undefined && lie === 'value') a = { ...a, balance: a.balance + 1n };
+        return {
+          address: q.address,
+          accountRlp: a === undefined ? undefined : encodeAccount(a),
+          slotValues: q.slots.map((s) => state.getStorage(q.address, s) ?? new Uint8Array(0)),
+          code: new Uint8Array(0),
+        };
+      });
+      if (lie === 'proof') {
+        // Swap the leaf of the first account for a forged one with another balance.
+        const leafIndex = bag.findIndex((n) => n.length > 60 && n.length < 120);
+        const forged = bag[leafIndex]!.slice();
+        forged[forged.length - 40]! ^= 1;
+        bag[leafIndex] = forged;
+      }
+      cb(null, batchGetResponseToProto({ blockHash, number: 1n, results, bag }, req));
+    },
+  };
+  server.addService(StorageServiceDefinition, impl as never);
+  const port = await new Promise<number>((resolve, reject) =>
+    server.bindAsync('127.0.0.1:0', ServerCredentials.createInsecure(), (e, p) =>
+      e ? reject(e) : resolve(p),
+    ),
+  );
+  return { address: `127.0.0.1:${port}`, server };
+}
+
+const servers: Server[] = [];
+const at = { blockHash, stateRoot: root };
+let honest: string;
+let liarValue: string;
+let liarProof: string;
+
+beforeAll(async () => {
+  const h = await serve('none');
+  const v = await serve('value');
+  const p = await serve('proof');
+  servers.push(h.server, v.server, p.server);
+  honest = h.address;
+  liarValue = v.address;
+  liarProof = p.address;
+});
+afterAll(() => {
+  for (const s of servers) s.forceShutdown();
+});
+
+async function remoteOver(addresses: string[]) {
+  const storage = await ShardedStorage.connect(addresses);
+  return new RemoteState(storage, { compactLevels: 1, maxCachedNodes: 1_000_000 });
+}
+
+describe('RemoteState', () => {
+  it('reads proven accounts and slots from an honest node, and keeps the top levels out of bags', async () => {
+    const remote = await remoteOver([honest]);
+    const { value, served } = await remote.withState(
+      at,
+      [{ address: addrs[5]!, slots: [], code: false }],
+      (t) => t.getAccount(addrs[5]!),
+    );
+    expect(value).toEqual(state.getAccount(addrs[5]!));
+    const slotRead = await remote.withState(at, [{ address: token, slots: [slot], code: false }], (t) => {
+      t.getAccount(token);
+      return t.getStorage(token, slot);
+    });
+    expect(slotRead.value).toEqual(Uint8Array.of(42));
+    // The root node is above the compaction level: used, but never put in a bag.
+    const rootNode = state.proveAccount(addrs[5]!)[0]!;
+    expect(served.values().some((n) => Buffer.from(n).equals(Buffer.from(rootNode)))).toBe(true);
+    expect(remote.bagOf(served).some((n) => Buffer.from(n).equals(Buffer.from(rootNode)))).toBe(false);
+    expect(remote.bagOf(served).length).toBe(served.size - 1);
+    remote.storage.close();
+  });
+
+  it('fetches a slot of an account it already holds (the account alone being cached is not enough)', async () => {
+    const remote = await remoteOver([honest]);
+    await remote.withState(at, [{ address: token, slots: [], code: false }], (t) => t.getAccount(token));
+    const calls = remote.counters.calls;
+    const { value } = await remote.withState(at, [{ address: token, slots: [slot], code: false }], (t) =>
+      t.getStorage(token, slot),
+    );
+    expect(value).toEqual(Uint8Array.of(42));
+    expect(remote.counters.calls).toBe(calls + 1);
+    remote.storage.close();
+  });
+
+  for (const [lie, liar] of [
+    ['a wrong value', () => liarValue],
+    ['a forged proof', () => liarProof],
+  ] as const) {
+    it(`refuses ${lie} and reads from the honest replica instead`, async () => {
+      const remote = await remoteOver([liar(), honest]);
+      // Make the liar the first choice.
+      remote.storage.replicas[1]!.failures = 5;
+      const { value } = await remote.withState(at, [{ address: addrs[9]!, slots: [], code: false }], (t) =>
+        t.getAccount(addrs[9]!),
+      );
+      expect(value?.balance).toBe(1009n);
+      expect(remote.counters.refused).toBe(1);
+      expect(remote.storage.replicas[0]!.badAnswers).toBe(1);
+      remote.storage.close();
+    });
+
+    it(`with only a node giving ${lie}, the read fails with BAD_PROOF naming it`, async () => {
+      const remote = await remoteOver([liar()]);
+      let caught: unknown;
+      try {
+        await remote.withState(at, [{ address: addrs[9]!, slots: [], code: false }], (t) =>
+          t.getAccount(addrs[9]!),
+        );
+      } catch (e) {
+        caught = e;
+      }
+      expect(isClientError(caught, ClientErrorCode.BadProof)).toBe(true);
+      expect((caught as Error).message).toContain(liar());
+      // Nothing was cached: an honest tree at the root still misses the account.
+      expect(() => remote.tree(root).getAccount(addrs[9]!)).toThrow();
+      remote.storage.close();
+    });
+  }
+});

@@ -1,0 +1,76 @@
+/**
+ * Miner processes for e2e tests: the built CLI (`dist/cli/main.js`) spawned with real flags, its
+ * JSON log lines parsed (the storage node's process helper, which `killAll()` also stops), ready
+ * when it prints `listening`; and a genesis of funded accounts to submit transfers from.
+ */
+import { spawn } from 'node:child_process';
+import { fileURLToPath } from 'node:url';
+import { createFeeMarket1559Tx } from '@ethereumjs/tx';
+import { privateToAddress } from '@ethereumjs/util';
+import { credentials } from '@grpc/grpc-js';
+import { makeAccount, StateTree } from '@monsoon/dsm-tree';
+import { unary } from '@monsoon/edge';
+import { defaultChainRules, makeCommon } from '@monsoon/execution';
+import { keccak } from '@monsoon/keccak';
+import {
+  MinerServiceClient,
+  type SubmitRequest,
+  type SubmitResponse,
+  submitRequestToProto,
+  submitResponseFromProto,
+} from '@monsoon/protocol';
+import { type LogLine, StorageProcess } from '../../../storage-node/test/helpers/storageProcess.js';
+import { fundedGenesis } from './fundedGenesis.js';
+
+const MINER_CLI = fileURLToPath(new URL('../../dist/cli/main.js', import.meta.url));
+
+export const rules = { ...defaultChainRules, chainId: 1337n };
+const common = makeCommon(rules.chainId);
+export const keys = Array.from({ length: 64 }, (_, i) => keccak.keccak256(Uint8Array.of(9, i)));
+export const addrs = keys.map((k) => privateToAddress(k));
+
+/** 64 accounts of 1000 ether each. */
+export const genesis = fundedGenesis(addrs, rules.chainId, rules.gasLimit);
+
+/** The genesis state in full, as a client holding it builds bags from. */
+export function genesisTree(): StateTree {
+  const full = new StateTree();
+  for (const a of genesis.alloc) full.putAccount(a.address, makeAccount({ balance: a.balance }));
+  return full;
+}
+
+/** A signed transfer from account `from`, nonce 0. */
+export function transfer(from: number, to: Uint8Array, value: bigint): Uint8Array {
+  return createFeeMarket1559Tx(
+    { nonce: 0n, to, value, gasLimit: 21_000n, maxFeePerGas: 3_000_000_000n, maxPriorityFeePerGas: 1n },
+    { common },
+  )
+    .sign(keys[from]!)
+    .serialize();
+}
+
+/** Submit over gRPC. */
+export async function submit(address: string, req: SubmitRequest): Promise<SubmitResponse> {
+  const client = new MinerServiceClient(address, credentials.createInsecure());
+  try {
+    return submitResponseFromProto(await unary(client, client.submit, submitRequestToProto(req)));
+  } finally {
+    client.close();
+  }
+}
+
+/** Spawns the miner CLI with `args`; no waiting. */
+export function spawnMiner(args: readonly string[]): StorageProcess {
+  return new StorageProcess(
+    spawn(process.execPath, [MINER_CLI, ...args], { stdio: ['ignore', 'pipe', 'pipe'] }),
+  );
+}
+
+/** Spawns the miner CLI and waits for its `listening` line. */
+export async function startMiner(
+  args: readonly string[],
+): Promise<{ proc: StorageProcess; address: string; line: LogLine }> {
+  const proc = spawnMiner(args);
+  const line = await proc.waitFor((l) => l.msg === 'listening');
+  return { proc, address: String(line.address), line };
+}

@@ -1,0 +1,14 @@
+/** The client's bulk submission API (ClientService). */
+
+/** Where a transaction was refused. */
+export type RefusedBy = 'client' | 'miner' | 'stale';
+
+/** What became of one transaction sent with SendTransactions. */
+export type SendResult =
+  | { readonly txHash: Uint8Array; readonly accepted: true }
+  | {
+      readonly txHash: Uint8Array;
+      readonly accepted: false;
+      readonly error: string;
+      readonly refusedBy: RefusedBy;
+    };
