@@ -4,6 +4,8 @@
  * - {@link buildGenesis} / {@link writeGenesisFile}: a geth-style genesis funding them with
  *   ether and MonsoonToken (an ERC-20 whose state lives in the genesis).
  * - {@link TrafficGenerator}: RainBlock's mainnet-like transaction mix, signed, with nonces.
+ * - {@link LoadDriver}: drives that mix through Monsoon clients (open or closed loop), watches a
+ *   miner's blocks for inclusion, and measures; {@link writeReport} writes JSON, Markdown and SVG.
  */
 export {
   ACCOUNT_CACHE_HEADER_BYTES,
@@ -31,6 +33,54 @@ export {
   PRIVATE_KEY_BYTES,
   privateKeyToAddress,
 } from './deriveAccount.js';
+export {
+  BlockWatcher,
+  type BlockWatcherOptions,
+  defaultBlockWatcherOptions,
+  type WatchedBlock,
+} from './driver/blockWatcher.js';
+export { type ChartOptions, chartSvg, defaultChartOptions, niceStep } from './driver/chartSvg.js';
+export { type ClientEndpoint, endpointName, parseClientEndpoint } from './driver/clientEndpoint.js';
+export { DriverError, DriverErrorCode, isDriverError } from './driver/driverError.js';
+export { GrpcSubmitter } from './driver/grpcSubmitter.js';
+export { JSON_RPC_MAX_BATCH, JsonRpcSubmitter } from './driver/jsonRpcSubmitter.js';
+export {
+  defaultLoadDriverOptions,
+  LoadDriver,
+  type LoadDriverModules,
+  type LoadDriverOptions,
+  type LoadProgress,
+  type LoadShape,
+  type RunLength,
+} from './driver/loadDriver.js';
+export { formatLoadProgress, type LoadProgressLine, ttyLoadProgress } from './driver/loadProgressLine.js';
+export type {
+  LoadCounts,
+  LoadResult,
+  LoadRunConfig,
+  ReasonSamples,
+  SecondSample,
+  StopReason,
+  WitnessReport,
+} from './driver/loadResult.js';
+export { type LatencySummary, percentile, summarizeLatency } from './driver/percentiles.js';
+export { resignWithNonce } from './driver/resignWithNonce.js';
+export { describeLoad, summaryMarkdown } from './driver/summaryMarkdown.js';
+export {
+  ACCEPTED,
+  REFUSERS,
+  type Refuser,
+  type SubmitOutcome,
+  type TxSubmitter,
+} from './driver/txSubmitter.js';
+export {
+  metricsUrl,
+  parsePrometheusText,
+  scrapeWitnessCounters,
+  WITNESS_METRICS,
+  type WitnessCounters,
+} from './driver/witnessMetrics.js';
+export { type ReportFiles, writeReport } from './driver/writeReport.js';
 export {
   type AddressSource,
   buildGenesis,

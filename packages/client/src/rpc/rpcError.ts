@@ -3,6 +3,7 @@
  * Codes and messages follow geth, which is what wallets and libraries parse.
  */
 import { isExecutionError } from '@monsoon/execution';
+import { isClientError } from '../clientError.js';
 import type { Json } from './json.js';
 
 /** The error codes this server answers with. */
@@ -42,7 +43,9 @@ export class RpcError extends Error {
  */
 export function rpcErrorOf(e: unknown): RpcError | undefined {
   if (e instanceof RpcError) return e;
-  if (isExecutionError(e)) {
+  // A refused transaction, or what the client could not do (no miner, storage lying or down,
+  // stale too often): the caller's answer, with the reason, as geth's -32000.
+  if (isExecutionError(e) || isClientError(e)) {
     const prefix = `${e.code}: `;
     const message = e.message.startsWith(prefix) ? e.message.slice(prefix.length) : e.message;
     return new RpcError(RpcErrorCode.Server, message);
