@@ -1,0 +1,477 @@
+/**
+ * A whole Monsoon network on this machine, from a {@link Topology}: storage processes (the
+ * shards cut into groups, each group held by `replicas` processes), then miners (each peered
+ * with the ones before it, so they form a full mesh, and sending every block to every storage
+ * process), then clients (following every miner, reading from every storage process). Every
+ * process listens on 127.0.0.1, port 0, and is ready when it prints its `listening` line; its
+ * output goes to `<dir>/logs/<role>-<i>.log`.
+ *
+ * A process that exits when nobody asked it to is never a silent hang: during start, start()
+ * rejects with its log tail (and stops the rest); later, `onFailure` gets the same error.
+ */
+import { access, mkdir, readdir, rm, writeFile } from 'node:fs/promises';
+import { join, resolve } from 'node:path';
+import { ClusterError, ClusterErrorCode } from './clusterError.js';
+import { type ClusterGenesis, generateGenesis } from './clusterGenesis.js';
+import { type LogLine, type ProcessExit, RoleProcess } from './roleProcess.js';
+import { defaultRoleScripts, type Role, type RoleScripts, requireRoleScripts } from './roleScripts.js';
+import { storageLayout } from './shardLayout.js';
+import { parseTopology, type Topology } from './topology.js';
+
+/** Something that happened during {@link Cluster.start}, for a progress display. */
+export type ClusterProgress =
+  | { readonly kind: 'accounts' | 'genesis'; readonly done: number; readonly total: number }
+  | { readonly kind: 'spawned'; readonly name: string; readonly pid: number; readonly logFile: string }
+  | { readonly kind: 'listening'; readonly process: ClusterProcess };
+
+/** Options of {@link Cluster.start}; everything but `dir` has a default in {@link defaultClusterOptions}. */
+export interface ClusterOptions {
+  /**
+   * The cluster's directory: `logs/` (one file per process) and `data/` (the storage nodes'
+   * data), both emptied at every start (the miners start from genesis, so old blocks would not
+   * fit), the generated `genesis.json`, and `cluster.json` (where everything listens, once
+   * started). It must be new, empty, or a cluster's directory already (it holds
+   * {@link CLUSTER_DIR_MARKER}), so a wrong `dir` never gets its `data/` deleted.
+   */
+  readonly dir: string;
+  /** A geth-style genesis.json to use; without it one is generated with the workload's accounts. */
+  readonly genesisFile?: string;
+  /** Accounts in a generated genesis (default: the topology's `accounts`). */
+  readonly accounts?: number;
+  /** Where generated account keys are cached between runs (default `<dir>/cache`). */
+  readonly cacheDir?: string;
+  /** How long each process may take to print `listening` (a big genesis takes a while to load). */
+  readonly startTimeoutMs: number;
+  /** How long stop() waits after SIGTERM before it SIGKILLs a process. */
+  readonly stopTimeoutMs: number;
+  /** Log lines quoted in a failure report. */
+  readonly tailLines: number;
+  /** The script each role runs (default: this repository's built CLIs). */
+  readonly scripts: RoleScripts;
+  /** Genesis generation progress, and each process as it is spawned and as it starts listening. */
+  readonly onProgress?: (progress: ClusterProgress) => void;
+  /** A process exited after start() had resolved (once per process; not during stop()). */
+  readonly onFailure?: (error: ClusterError) => void;
+  /** Aborts a start in progress: the processes started so far are stopped and start() rejects. */
+  readonly signal?: AbortSignal;
+}
+
+export const defaultClusterOptions = {
+  startTimeoutMs: 120_000,
+  stopTimeoutMs: 10_000,
+  tailLines: 20,
+  scripts: defaultRoleScripts,
+} as const satisfies Partial<ClusterOptions>;
+
+/** One process of the cluster and where it listens. */
+export interface ClusterProcess {
+  readonly role: Role;
+  readonly index: number;
+  /** `<role>-<index>`. */
+  readonly name: string;
+  readonly pid: number;
+  readonly logFile: string;
+  /** `http://host:port/metrics` (Prometheus text), when the topology asks for metrics. */
+  readonly metrics: string | undefined;
+}
+
+/** A storage process: its gRPC address (StorageService) and the shards it holds. */
+export interface StorageEndpoint extends ClusterProcess {
+  readonly role: 'storage';
+  /** `host:port`. */
+  readonly address: string;
+  /** Its `--shards` spec, e.g. `0-7`. */
+  readonly shards: string;
+}
+
+/** A miner: its gRPC address (MinerService). */
+export interface MinerEndpoint extends ClusterProcess {
+  readonly role: 'miner';
+  /** `host:port`. */
+  readonly address: string;
+  /** The address its blocks pay. */
+  readonly coinbase: string;
+}
+
+/** A client: its Ethereum JSON-RPC URL and its gRPC address (ClientService, bulk SendTransactions). */
+export interface ClientEndpoint extends ClusterProcess {
+  readonly role: 'client';
+  /** `http://host:port`. */
+  readonly rpc: string;
+  /** `host:port`. */
+  readonly grpc: string;
+}
+
+/** How one process ended in {@link Cluster.stop}. */
+export interface StoppedProcess extends ProcessExit {
+  readonly name: string;
+  readonly pid: number;
+  /** It ignored SIGTERM for `stopTimeoutMs` and was SIGKILLed. */
+  readonly killed: boolean;
+}
+
+/** Miner i's coinbase: 0xc0 00…00 (i+1), an address no workload account has. */
+export function minerCoinbase(index: number): string {
+  return `0xc0${'00'.repeat(18)}${(index + 1).toString(16).padStart(2, '0')}`;
+}
+
+/** A process that printed `listening`, and that line. */
+interface Ready {
+  readonly info: ClusterProcess;
+  readonly line: LogLine;
+}
+
+interface Member {
+  readonly role: Role;
+  readonly index: number;
+  readonly proc: RoleProcess;
+}
+
+/** A running cluster; see the file comment. */
+export class Cluster {
+  readonly topology: Topology;
+  /** The cluster's directory, absolute. */
+  readonly dir: string;
+  readonly genesis: ClusterGenesis;
+  /** Storage processes, in topology order (replicas of a shard group next to each other). */
+  readonly storage: StorageEndpoint[] = [];
+  readonly miners: MinerEndpoint[] = [];
+  /** Clients; `clients[0].rpc` is the JSON-RPC URL to give a wallet. */
+  readonly clients: ClientEndpoint[] = [];
+  private readonly opts: ClusterOptions;
+  private readonly members: Member[] = [];
+  private started = false;
+  private stopping: Promise<StoppedProcess[]> | undefined;
+  private firstFailure: ClusterError | undefined;
+  /** Rejects with the first unexpected exit during start (raced against every wait there). */
+  private readonly startFailure: Promise<never>;
+  private failStart: (e: ClusterError) => void = () => undefined;
+
+  private constructor(topology: Topology, dir: string, genesis: ClusterGenesis, opts: ClusterOptions) {
+    this.topology = topology;
+    this.dir = dir;
+    this.genesis = genesis;
+    this.opts = opts;
+    this.startFailure = new Promise<never>((_, reject) => {
+      this.failStart = reject;
+    });
+    this.startFailure.catch(() => undefined);
+  }
+
+  /**
+   * Starts every process of `topology` in dependency order and resolves once all are listening.
+   * Rejects with a {@link ClusterError} — the failed process's log tail in its message — after
+   * stopping whatever it had started.
+   */
+  static async start(
+    topology: Topology,
+    options: Partial<ClusterOptions> & Pick<ClusterOptions, 'dir'>,
+  ): Promise<Cluster> {
+    const opts: ClusterOptions = { ...defaultClusterOptions, ...options };
+    const t = parseTopology(topology, `topology ${JSON.stringify(topology.name)}`);
+    checkOptions(opts);
+    await requireRoleScripts(opts.scripts);
+    const dir = resolve(opts.dir);
+    await prepareDir(dir);
+
+    let genesis: ClusterGenesis;
+    if (opts.genesisFile !== undefined) {
+      const file = resolve(opts.genesisFile);
+      try {
+        await access(file);
+      } catch (e) {
+        throw new ClusterError(
+          ClusterErrorCode.BadOptions,
+          `genesisFile: expected a readable file, found ${(e as Error).message}`,
+          { genesisFile: file },
+          e,
+        );
+      }
+      genesis = { file };
+    } else {
+      const onProgress = opts.onProgress;
+      genesis = await generateGenesis(join(dir, 'genesis.json'), {
+        seed: t.seed,
+        count: opts.accounts ?? t.accounts,
+        cacheDir: resolve(opts.cacheDir ?? join(dir, 'cache')),
+        ...(onProgress ? { onProgress: (kind, done, total) => onProgress({ kind, done, total }) } : {}),
+      });
+    }
+
+    const cluster = new Cluster(t, dir, genesis, opts);
+    try {
+      await cluster.launch();
+      await writeFile(join(dir, 'cluster.json'), `${JSON.stringify(cluster.describe(), null, 2)}\n`);
+      // A process that died after its own wait but before this point has nobody to tell yet.
+      if (cluster.firstFailure !== undefined) throw cluster.firstFailure;
+    } catch (e) {
+      await cluster.stop();
+      throw e;
+    }
+    cluster.started = true;
+    return cluster;
+  }
+
+  /** Every process, storage first, then miners, then clients. */
+  get processes(): ClusterProcess[] {
+    return [...this.storage, ...this.miners, ...this.clients];
+  }
+
+  /** The first unexpected exit, if any process has failed. */
+  get failure(): ClusterError | undefined {
+    return this.firstFailure;
+  }
+
+  /** Where everything listens, as plain JSON (what `cluster.json` holds). */
+  describe(): Record<string, unknown> {
+    return {
+      name: this.topology.name,
+      dir: this.dir,
+      rpc: this.clients.map((c) => c.rpc),
+      genesis: {
+        file: this.genesis.file,
+        ...(this.genesis.accounts ? { accounts: this.genesis.accounts } : {}),
+        ...(this.genesis.chainId !== undefined ? { chainId: Number(this.genesis.chainId) } : {}),
+      },
+      clients: this.clients,
+      miners: this.miners,
+      storage: this.storage,
+    };
+  }
+
+  /**
+   * Stops every process: SIGTERM to the clients, then the miners, then the storage processes,
+   * each group waited for (SIGKILL after `stopTimeoutMs`) before the next. Safe to call more
+   * than once; every call resolves with how each process ended.
+   */
+  stop(): Promise<StoppedProcess[]> {
+    this.stopping ??= this.stopAll();
+    return this.stopping;
+  }
+
+  private async stopAll(): Promise<StoppedProcess[]> {
+    const stopped: StoppedProcess[] = [];
+    for (const role of ['client', 'miner', 'storage'] as const) {
+      const group = this.members.filter((m) => m.role === role);
+      const ends = await Promise.all(
+        group.map(async ({ proc }) => ({
+          name: proc.name,
+          pid: proc.pid,
+          ...(await proc.terminate(this.opts.stopTimeoutMs)),
+        })),
+      );
+      stopped.push(...ends);
+    }
+    return stopped;
+  }
+
+  private async launch(): Promise<void> {
+    const t = this.topology;
+    const common = (role: Role) => [
+      '--genesis',
+      this.genesis.file,
+      '--log-level',
+      t.logLevel,
+      ...(t.metrics ? ['--metrics', '127.0.0.1:0'] : []),
+      ...(role === 'storage' ? t.storage.args : role === 'miner' ? t.miners.args : t.clients.args),
+    ];
+
+    const layout = storageLayout(t.storage, t.shardCount);
+    const storage = layout.map((shards, i) =>
+      this.spawn('storage', i, [
+        ...common('storage'),
+        '--shards',
+        shards,
+        '--shard-count',
+        String(t.shardCount),
+        '--listen',
+        '127.0.0.1:0',
+        '--data-dir',
+        join(this.dir, 'data', `storage-${i}`),
+        '--fsync',
+        t.storage.fsync,
+      ]),
+    );
+    for (const [i, { info, line }] of (await this.listening(storage)).entries()) {
+      this.storage.push({ ...info, role: 'storage', address: String(line.address), shards: layout[i]! });
+    }
+    const storageList = this.storage.map((s) => s.address).join(',');
+
+    // One at a time: each dials the ones before it (peering is two-way), a full mesh.
+    for (let i = 0; i < t.miners.count; i++) {
+      const peers = this.miners.map((m) => m.address);
+      const coinbase = minerCoinbase(i);
+      const member = this.spawn('miner', i, [
+        ...common('miner'),
+        '--listen',
+        '127.0.0.1:0',
+        '--storage',
+        storageList,
+        ...(peers.length > 0 ? ['--peers', peers.join(',')] : []),
+        '--coinbase',
+        coinbase,
+        '--retention',
+        String(t.miners.retention),
+        '--difficulty',
+        String(t.miners.difficulty),
+        '--block-interval',
+        String(t.miners.blockIntervalMs),
+        '--shard-count',
+        String(t.shardCount),
+      ]);
+      const [{ info, line }] = (await this.listening([member])) as [Ready];
+      this.miners.push({ ...info, role: 'miner', address: String(line.address), coinbase });
+    }
+    const minerList = this.miners.map((m) => m.address).join(',');
+
+    const clients = Array.from({ length: t.clients.count }, (_, i) =>
+      this.spawn('client', i, [
+        ...common('client'),
+        '--miners',
+        minerList,
+        '--storage',
+        storageList,
+        '--rpc',
+        '127.0.0.1:0',
+        '--grpc',
+        '127.0.0.1:0',
+        '--compact-levels',
+        String(t.miners.retention),
+      ]),
+    );
+    for (const { info, line } of await this.listening(clients)) {
+      this.clients.push({ ...info, role: 'client', rpc: String(line.rpc), grpc: String(line.grpc) });
+    }
+  }
+
+  private spawn(role: Role, index: number, args: string[]): Member {
+    this.throwIfAborted();
+    const name = `${role}-${index}`;
+    const proc = RoleProcess.spawn({
+      name,
+      script: this.opts.scripts[role],
+      args,
+      logFile: join(this.dir, 'logs', `${name}.log`),
+      tailLines: this.opts.tailLines,
+    });
+    const member = { role, index, proc };
+    this.members.push(member);
+    void proc.exited.then((exit) => {
+      if (this.stopping !== undefined) return;
+      const error = proc.exitError(
+        exit,
+        this.started ? 'while the cluster was running' : 'while the cluster was starting',
+      );
+      this.firstFailure ??= error;
+      if (this.started) this.opts.onFailure?.(error);
+      else this.failStart(error);
+    });
+    this.opts.onProgress?.({ kind: 'spawned', name, pid: proc.pid, logFile: proc.logFile });
+    return member;
+  }
+
+  /** The `listening` lines of `procs`, unless any process of the cluster fails or the start is aborted first. */
+  private async listening(members: readonly Member[]): Promise<Ready[]> {
+    const signal = this.opts.signal;
+    let onAbort: (() => void) | undefined;
+    const aborted = new Promise<never>((_, reject) => {
+      onAbort = () => reject(abortedError());
+      signal?.addEventListener('abort', onAbort, { once: true });
+    });
+    aborted.catch(() => undefined);
+    try {
+      this.throwIfAborted();
+      return await Promise.race([
+        Promise.all(
+          members.map(async (member) => {
+            const line = await member.proc.waitListening(this.opts.startTimeoutMs);
+            const info = describeProcess(member, line);
+            this.opts.onProgress?.({ kind: 'listening', process: info });
+            return { info, line };
+          }),
+        ),
+        this.startFailure,
+        aborted,
+      ]);
+    } finally {
+      if (onAbort !== undefined) signal?.removeEventListener('abort', onAbort);
+    }
+  }
+
+  private throwIfAborted(): void {
+    if (this.opts.signal?.aborted) throw abortedError();
+    if (this.stopping !== undefined) {
+      throw new ClusterError(ClusterErrorCode.Aborted, 'the cluster is stopping: no process is started', {});
+    }
+  }
+}
+
+function abortedError(): ClusterError {
+  return new ClusterError(
+    ClusterErrorCode.Aborted,
+    'start aborted: every process started so far is stopped',
+    {},
+  );
+}
+
+function describeProcess({ role, index, proc }: Member, line: LogLine): ClusterProcess {
+  return {
+    role,
+    index,
+    name: proc.name,
+    pid: proc.pid,
+    logFile: proc.logFile,
+    metrics: metricsUrl(line.metrics),
+  };
+}
+
+/** A `metrics` field of a listening line (`host:port` or a URL) as `http://host:port/metrics`. */
+function metricsUrl(value: unknown): string | undefined {
+  if (typeof value !== 'string' || value.length === 0) return undefined;
+  const base = /^https?:\/\//.test(value) ? value : `http://${value}`;
+  return base.endsWith('/metrics') ? base : `${base.replace(/\/$/, '')}/metrics`;
+}
+
+/** The file that makes a directory a cluster's, which a start may empty `logs/` and `data/` of. */
+export const CLUSTER_DIR_MARKER = '.monsoon-cluster';
+
+async function prepareDir(dir: string): Promise<void> {
+  await mkdir(dir, { recursive: true });
+  const entries = await readdir(dir);
+  if (entries.length > 0 && !entries.includes(CLUSTER_DIR_MARKER)) {
+    throw new ClusterError(
+      ClusterErrorCode.BadOptions,
+      `dir ${dir}: expected a new or empty directory or a cluster's (with ${CLUSTER_DIR_MARKER}), found ${entries.length} entries and no ${CLUSTER_DIR_MARKER}`,
+      { dir },
+    );
+  }
+  await writeFile(
+    join(dir, CLUSTER_DIR_MARKER),
+    'made by @monsoon/cli: logs/ and data/ are emptied at every start\n',
+  );
+  await rm(join(dir, 'cluster.json'), { force: true });
+  for (const sub of ['logs', 'data']) {
+    await rm(join(dir, sub), { recursive: true, force: true });
+    await mkdir(join(dir, sub));
+  }
+}
+
+function checkOptions(o: ClusterOptions): void {
+  const bad = (field: string, expected: string, found: unknown): never => {
+    throw new ClusterError(
+      ClusterErrorCode.BadOptions,
+      `${field}: expected ${expected}, found ${String(found)}`,
+      {
+        field,
+        found,
+      },
+    );
+  };
+  if (typeof o.dir !== 'string' || o.dir.length === 0) bad('dir', 'a directory', o.dir);
+  for (const field of ['startTimeoutMs', 'stopTimeoutMs', 'tailLines'] as const) {
+    if (!Number.isSafeInteger(o[field]) || o[field] < 1) bad(field, 'a positive integer', o[field]);
+  }
+  if (o.accounts !== undefined && (!Number.isSafeInteger(o.accounts) || o.accounts < 1)) {
+    bad('accounts', 'a positive integer', o.accounts);
+  }
+}

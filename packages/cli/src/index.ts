@@ -1,0 +1,39 @@
+/**
+ * @monsoon/cli: a whole Monsoon network on one machine.
+ * - {@link Cluster}: starts storage nodes, miners and clients from a {@link Topology}, watches
+ *   them, stops them in order; `npm run cluster` is its command line.
+ * - {@link parseTopology} / {@link readTopology}: topology files (`deploy/topologies/*.json`).
+ */
+export {
+  CLUSTER_DIR_MARKER,
+  type ClientEndpoint,
+  Cluster,
+  type ClusterOptions,
+  type ClusterProcess,
+  type ClusterProgress,
+  defaultClusterOptions,
+  type MinerEndpoint,
+  minerCoinbase,
+  type StoppedProcess,
+  type StorageEndpoint,
+} from './cluster.js';
+export { ClusterError, ClusterErrorCode, isClusterError } from './clusterError.js';
+export type { ClusterGenesis } from './clusterGenesis.js';
+export type { ProcessExit } from './roleProcess.js';
+export { defaultRoleScripts, type Role, type RoleScripts } from './roleScripts.js';
+export { shardGroups, storageLayout } from './shardLayout.js';
+export {
+  type ClientTopology,
+  defaultTopology,
+  FSYNC_POLICIES,
+  type FsyncPolicy,
+  MANAGED_FLAGS,
+  MAX_ACCOUNTS,
+  MAX_CLIENTS,
+  MAX_MINERS,
+  type MinerTopology,
+  parseTopology,
+  readTopology,
+  type StorageTopology,
+  type Topology,
+} from './topology.js';
