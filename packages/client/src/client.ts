@@ -155,6 +155,7 @@ export class Client implements RpcBackend {
   ) {
     this.common = makeCommon(opts.rules.chainId, nativeCustomCrypto);
     this.chain.onHead((b) => {
+      this.stateMoved();
       for (const h of b.txHashes) {
         const p = this.pending.get(toHex(h));
         if (p === undefined) continue;
@@ -177,6 +178,7 @@ export class Client implements RpcBackend {
     });
     const miners = opts.miners.map((a) => new MinerServiceClient(a, credentials.createInsecure(), CHANNEL));
     const client = new Client(opts, remote, miners);
+    storage.followHeads(() => client.stateMoved());
     client.followChain();
     return client;
   }
@@ -244,6 +246,23 @@ export class Client implements RpcBackend {
     });
     call.on('error', (e) => retry(e.message));
     call.on('end', () => retry('the miner ended the stream'));
+  }
+
+  /**
+   * The newest canonical block every shard can already be read at (what transactions are
+   * pre-executed against): the chain head, or below it while storage nodes catch up.
+   */
+  stateHead(): ClientBlock {
+    const head = this.chain.requireHead();
+    const readable = this.remote.storage.readableNumber;
+    if (readable >= head.header.number) return head;
+    return this.chain.byNumber(readable) ?? head;
+  }
+
+  private readonly stateListeners = new Set<() => void>();
+
+  private stateMoved(): void {
+    for (const f of [...this.stateListeners]) f();
   }
 
   private stateAt(b: ClientBlock): StateRef {
@@ -543,13 +562,13 @@ export class Client implements RpcBackend {
     }
     const hash = keccak.keccak256(raw);
     for (let attempt = 0; ; attempt++) {
-      const head = this.chain.requireHead();
-      const at = this.stateAt(head);
+      const state = this.stateHead();
+      const at = this.stateAt(state);
       const t0 = performance.now();
       const spec = await speculate(
         this.remote,
         at,
-        this.nextEnv(head),
+        this.nextEnv(this.chain.requireHead()),
         this.opts.rules,
         this.common,
         tx,
@@ -579,23 +598,25 @@ export class Client implements RpcBackend {
           `transaction ${toHex(hash)} was still stale after ${attempt + 1} submissions: ${result.reason}`,
         );
       }
-      // The miner is ahead of this client's head: wait for the next one (or a moment).
-      await this.nextHead(head, 500);
+      // The miner is ahead of the state read here: wait until it moves (or a moment).
+      await this.stateChange(state, 500);
     }
   }
 
-  private nextHead(than: ClientBlock, ms: number): Promise<void> {
-    if (this.chain.head !== than) return Promise.resolve();
+  /** Resolves when the state head is no longer `than`, or after `ms`. */
+  private stateChange(than: ClientBlock, ms: number): Promise<void> {
+    if (this.stateHead() !== than) return Promise.resolve();
     return new Promise((resolve) => {
-      const t = setTimeout(() => {
-        off();
-        resolve();
-      }, ms);
-      const off = this.chain.onHead(() => {
+      const done = () => {
         clearTimeout(t);
-        off();
+        this.stateListeners.delete(check);
         resolve();
-      });
+      };
+      const check = () => {
+        if (this.stateHead() !== than) done();
+      };
+      const t = setTimeout(done, ms);
+      this.stateListeners.add(check);
     });
   }
 

@@ -11,9 +11,11 @@ import {
   type BatchGetResponse,
   batchGetRequestToProto,
   batchGetResponseFromProto,
+  type commonPb,
   getShardRootsRequestToProto,
   getShardRootsResponseFromProto,
   HEAD,
+  headFromProto,
   type ShardCount,
   ShardLayout,
   StorageServiceClient,
@@ -33,6 +35,8 @@ export interface StorageReplica {
   badAnswers: number;
   /** Calls that failed at the transport (down, deadline). */
   failures: number;
+  /** The number of the newest block it announced it applied (SubscribeHeads), -1 before any. */
+  appliedNumber: bigint;
 }
 
 export interface ShardedStorageOptions {
@@ -48,6 +52,9 @@ export const defaultShardedStorageOptions: ShardedStorageOptions = {
 };
 
 export class ShardedStorage {
+  private closed = false;
+  private readonly streams = new Set<{ cancel(): void }>();
+
   private constructor(
     readonly layout: ShardLayout,
     readonly replicas: readonly StorageReplica[],
@@ -97,6 +104,7 @@ export class ShardedStorage {
         shards: new Set(res.roots.map((r) => r.shard)),
         badAnswers: 0,
         failures: 0,
+        appliedNumber: res.number,
       });
     }
     const layout = new ShardLayout(count!);
@@ -167,7 +175,56 @@ export class ShardedStorage {
     }
   }
 
+  /**
+   * The newest block number every shard can be read at: for each shard the furthest any of its
+   * replicas has applied, the least of those. Storage nodes apply blocks in chain order, so a
+   * block at or below it on their chain is held by a replica of every shard.
+   */
+  get readableNumber(): bigint {
+    let least: bigint | undefined;
+    for (const shard of this.layout.all()) {
+      let best = -1n;
+      for (const r of this.replicas)
+        if (r.shards.has(shard) && r.appliedNumber > best) best = r.appliedNumber;
+      if (least === undefined || best < least) least = best;
+    }
+    return least ?? -1n;
+  }
+
+  /**
+   * Follows every replica's SubscribeHeads, keeping `appliedNumber` current; `onApplied` hears
+   * each announcement. A broken stream is followed again after a pause.
+   */
+  followHeads(onApplied: () => void): void {
+    for (const r of this.replicas) {
+      const follow = (): void => {
+        if (this.closed) return;
+        const call = r.client.subscribeHeads({});
+        this.streams.add(call);
+        let again = false;
+        const retry = () => {
+          this.streams.delete(call);
+          if (again || this.closed) return;
+          again = true;
+          setTimeout(follow, 500).unref();
+        };
+        call.on('data', (h: commonPb.Head) => {
+          const head = headFromProto(h);
+          if (head.number !== r.appliedNumber) {
+            r.appliedNumber = head.number;
+            onApplied();
+          }
+        });
+        call.on('error', retry);
+        call.on('end', retry);
+      };
+      follow();
+    }
+  }
+
   close(): void {
+    this.closed = true;
+    for (const s of this.streams) s.cancel();
     for (const r of this.replicas) r.client.close();
   }
 

@@ -23,6 +23,7 @@ export {
   PARALLEL_MIN_ACCOUNTS,
   type ProgressCallback,
 } from './accounts.js';
+export { RUN_USAGE, runCommand } from './cli/runCommand.js';
 export {
   ADDRESS_BYTES,
   type DerivedAccount,

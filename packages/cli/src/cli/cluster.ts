@@ -57,6 +57,12 @@ const program = new Command('monsoon cluster')
     START_TIMEOUT_S,
   )
   .option('--json', 'print where everything listens as one JSON line instead of a table')
+  .option(
+    '--workload <duration>',
+    'run the workload (npm run workload) through the clients for this long (60s, 2m), print its summary, then stop',
+  )
+  .option('--concurrency <n>', 'transactions the workload keeps in flight', positive('--concurrency'))
+  .option('--out <dir>', "where the workload's result.json, summary.md and chart.svg go (default: <dir>/run)")
   .exitOverride()
   .configureOutput({ outputError: () => {} });
 
@@ -80,6 +86,9 @@ const o = program.opts<{
   cacheDir: string;
   startTimeout: number;
   json?: boolean;
+  workload?: string;
+  concurrency?: number;
+  out?: string;
 }>();
 
 let topology: Awaited<ReturnType<typeof readTopology>>;
@@ -163,6 +172,44 @@ if (o.json) {
   process.stdout.write(`${table(cluster)}\n`);
 }
 
+if (o.workload !== undefined) {
+  const code = await runWorkload(cluster, o.workload);
+  await shutDown(code, code === 0 ? 'the workload finished' : 'the workload failed');
+}
+
+/**
+ * The main job's second half: the workload's own run command, pointed at this cluster (its
+ * clients' gRPC bulk path and metrics, the first miner's block stream, the genesis accounts).
+ */
+async function runWorkload(c: Cluster, duration: string): Promise<number> {
+  const { runCommand } = await import('@monsoon/workload');
+  const g = c.genesis;
+  const args = [
+    '--clients',
+    c.clients.map((k) => k.grpc).join(','),
+    '--miner',
+    c.miners[0]!.address,
+    '--duration',
+    duration,
+    '--cache-dir',
+    o.cacheDir,
+    '--out',
+    o.out ?? join(c.dir, 'run'),
+  ];
+  const metrics = c.clients.map((k) => k.metrics).filter((m): m is string => m !== undefined);
+  if (metrics.length > 0) args.push('--metrics', metrics.join(','));
+  if (g.accounts !== undefined) args.push('--accounts', String(g.accounts.count), '--seed', g.accounts.seed);
+  if (g.chainId !== undefined) args.push('--chain-id', String(g.chainId));
+  if (o.concurrency !== undefined) args.push('--concurrency', String(o.concurrency));
+  process.stderr.write(`monsoon cluster: running the workload for ${duration}\n`);
+  try {
+    return await runCommand(args);
+  } catch (e) {
+    process.stderr.write(`monsoon cluster: workload: ${(e as Error).message}\n`);
+    return EXIT_FAILURE;
+  }
+}
+
 function table(c: Cluster): string {
   const lines: string[] = [];
   for (const k of c.clients) lines.push(`JSON-RPC  ${k.rpc}  (${k.name})`);
@@ -195,7 +242,7 @@ function table(c: Cluster): string {
     `  logs      ${join(c.dir, 'logs')}`,
     `  endpoints ${join(c.dir, 'cluster.json')}`,
     '',
-    'Ctrl-C to stop.',
+    o.workload === undefined ? 'Ctrl-C to stop.' : '',
   );
   return lines.join('\n');
 }
