@@ -57,6 +57,11 @@ export class ClientMetrics {
       () => c.unbaggedWitnessBytes,
     );
     counter(
+      'witness_bytes_raw_total',
+      'Bytes the same witnesses would take sent per transaction as full proofs (not compacted, not bagged).',
+      () => c.rawWitnessBytes,
+    );
+    counter(
       'proof_bytes_fetched_total',
       'Bytes of proof nodes and code fetched from storage (full proofs).',
       () => client.remote.counters.bytes,

@@ -82,8 +82,13 @@ export class ReferenceChain {
   /**
    * Runs signed transactions as one block, then pays the block reward: what a miner producing
    * that block must have computed. A transaction ethereumjs refuses is left out and reported.
+   * `onTx` hears each transaction's wall time (decoding, sender recovery and execution).
    */
-  async runBlock(env: ReferenceBlockEnv, raws: readonly Uint8Array[]): Promise<ReferenceBlockResult> {
+  async runBlock(
+    env: ReferenceBlockEnv,
+    raws: readonly Uint8Array[],
+    onTx?: (raw: Uint8Array, ms: number) => void,
+  ): Promise<ReferenceBlockResult> {
     const block = createBlock(
       {
         header: {
@@ -100,6 +105,7 @@ export class ReferenceChain {
     const outcomes: (0 | 1 | 'refused')[] = [];
     let gasUsed = 0n;
     for (const raw of raws) {
+      const t0 = performance.now();
       try {
         const tx = createTxFromRLP(raw, { common: this.common });
         const res = await runTx(this.vm, { tx, block, blockGasUsed: gasUsed, skipHardForkValidation: true });
@@ -108,6 +114,7 @@ export class ReferenceChain {
       } catch {
         outcomes.push('refused');
       }
+      onTx?.(raw, performance.now() - t0);
     }
     const sm = this.vm.stateManager;
     const cb = new Address(env.coinbase);

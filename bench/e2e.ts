@@ -1,0 +1,231 @@
+/**
+ * The whole system on this machine against the conventional way, same transactions:
+ *
+ *   npm run build && npm run bench -- e2e [--accounts 1000000] [--duration 60s] [--concurrency 256]
+ *                                          [--topology deploy/topologies/default.json] [--baseline-txs 20000]
+ *
+ * 1. Monsoon: the topology's cluster (storage processes, miner, clients as separate processes)
+ *    at `--accounts`, the workload's mix (10% of accounts send and receive 90%, 15% ERC-20)
+ *    driven closed-loop through the clients' gRPC bulk path. Committed tx/s and latency come
+ *    from the driver (inclusion seen in the miner's block stream, on the driver's clock); CPU
+ *    per role from /proc (user + system time of each process over the run).
+ * 2. Baseline: the committed blocks, in order, replayed by one process with @ethereumjs/vm over
+ *    @ethereumjs/mpt (`ReferenceChain`: native keccak and secp256k1 through customCrypto, the
+ *    state manager's caches on — its best configuration), from the same genesis; then, on the
+ *    first blocks only, with ethereumjs' defaults. Every replayed block must give the block's
+ *    state root (the run is refused otherwise). Transfers and ERC-20 calls are timed apart.
+ *
+ * Results: bench/results/e2e.json and a table on stdout.
+ */
+import { readFileSync, writeFileSync } from 'node:fs';
+import { mkdtemp, readFile, rm } from 'node:fs/promises';
+import { cpus, loadavg, tmpdir } from 'node:os';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { parseArgs } from 'node:util';
+import { credentials } from '@grpc/grpc-js';
+import { Cluster, type ClusterProcess, readTopology } from '@monsoon/cli';
+import { toHex } from '@monsoon/dsm-tree';
+import {
+  type BlockHeader,
+  blockWithReceiptsFromProto,
+  decodeHeader,
+  MinerServiceClient,
+  parseGenesis,
+} from '@monsoon/protocol';
+import {
+  AccountSet,
+  DEFAULT_TOKEN_ADDRESS,
+  LoadDriver,
+  ReferenceChain,
+  type ReferenceChainOptions,
+  TrafficGenerator,
+} from '@monsoon/workload';
+import { Progress } from './lib/progress.js';
+
+const { values: args } = parseArgs({
+  options: {
+    accounts: { type: 'string', default: '1000000' },
+    duration: { type: 'string', default: '60' },
+    concurrency: { type: 'string', default: '256' },
+    topology: { type: 'string', default: 'deploy/topologies/default.json' },
+    'baseline-txs': { type: 'string', default: '20000' },
+    'defaults-txs': { type: 'string', default: '2000' },
+  },
+});
+const ACCOUNTS = Number(args.accounts);
+const SECONDS = Number.parseFloat(args.duration);
+const CONCURRENCY = Number(args.concurrency);
+const BASELINE_TXS = Number(args['baseline-txs']);
+const DEFAULTS_TXS = Number(args['defaults-txs']);
+const root = join(dirname(fileURLToPath(import.meta.url)), '..', '..');
+const status = new Progress();
+const say = (m: string) => status.update(m);
+const TICKS = 100; // USER_HZ: /proc/<pid>/stat times are in clock ticks
+
+/** User + system CPU seconds a process has used so far. */
+function cpuSeconds(pid: number): number {
+  const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+  const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+  return (Number(fields[11]) + Number(fields[12])) / TICKS;
+}
+
+interface ChainBlock {
+  readonly header: BlockHeader;
+  readonly transactions: Uint8Array[];
+}
+
+/** The canonical blocks 1 … the miner's head at the time of the call. */
+function canonicalBlocks(miner: string): Promise<ChainBlock[]> {
+  const client = new MinerServiceClient(miner, credentials.createInsecure(), {
+    'grpc.max_receive_message_length': 256 * 1024 * 1024,
+  });
+  const blocks: ChainBlock[] = [];
+  return new Promise((resolve, reject) => {
+    const call = client.subscribeBlocks({ fromNumber: 1n });
+    let quiet: NodeJS.Timeout | undefined;
+    const finish = () => {
+      call.cancel();
+      client.close();
+      resolve(blocks);
+    };
+    call.on('data', (m) => {
+      const b = blockWithReceiptsFromProto(m);
+      const header = decodeHeader(b.headerRlp);
+      blocks.splice(Number(header.number) - 1);
+      blocks.push({ header, transactions: [...b.transactions] });
+      clearTimeout(quiet);
+      // The replay comes as one burst; the first pause after it ends it.
+      quiet = setTimeout(finish, 300);
+    });
+    call.on('error', (e) => (String(e).includes('CANCELLED') ? undefined : reject(e)));
+  });
+}
+
+/** Replays blocks on a fresh ReferenceChain, checking each root; per-kind time from per-tx runs. */
+async function baseline(
+  genesisFile: string,
+  blocks: readonly ChainBlock[],
+  maxTxs: number,
+  opts: Partial<ReferenceChainOptions>,
+) {
+  const genesis = parseGenesis(JSON.parse(await readFile(genesisFile, 'utf8')));
+  say(`baseline: loading ${genesis.alloc.length.toLocaleString('en-US')} accounts into @ethereumjs/mpt`);
+  const t0 = performance.now();
+  const chain = await ReferenceChain.create(genesis, opts);
+  const loadMs = performance.now() - t0;
+  const token = toHex(DEFAULT_TOKEN_ADDRESS);
+  const time = { transfer: { n: 0, ms: 0 }, erc20: { n: 0, ms: 0 } };
+  let txs = 0;
+  for (const { header, transactions } of blocks) {
+    if (txs >= maxTxs) break;
+    say(`baseline: block #${header.number}, ${txs.toLocaleString('en-US')} txs replayed`);
+    const env = {
+      number: header.number,
+      timestamp: header.timestamp,
+      coinbase: header.miner,
+      gasLimit: header.gasLimit,
+    };
+    const r = await chain.runBlock(env, transactions, (raw, ms) => {
+      const kind = toHex(raw).includes(token) ? 'erc20' : 'transfer';
+      time[kind].n++;
+      time[kind].ms += ms;
+    });
+    if (toHex(r.stateRoot) !== toHex(header.stateRoot)) {
+      throw new Error(
+        `baseline: block #${header.number} replays to ${toHex(r.stateRoot)}, the chain says ${toHex(header.stateRoot)}`,
+      );
+    }
+    txs += transactions.length;
+  }
+  const perSec = (k: { n: number; ms: number }) => (k.ms === 0 ? 0 : Math.round((k.n / k.ms) * 1000));
+  const allMs = time.transfer.ms + time.erc20.ms;
+  return {
+    genesisLoadSeconds: Number((loadMs / 1000).toFixed(1)),
+    txs,
+    txPerSec: allMs === 0 ? 0 : Math.round((txs / allMs) * 1000),
+    transfersPerSec: perSec(time.transfer),
+    erc20PerSec: perSec(time.erc20),
+  };
+}
+
+const topology = { ...(await readTopology(join(root, args.topology))), accounts: ACCOUNTS };
+const dir = await mkdtemp(join(tmpdir(), 'monsoon-bench-e2e-'));
+const cacheDir = join(root, 'data', 'accounts');
+say(`starting the "${topology.name}" cluster at ${ACCOUNTS.toLocaleString('en-US')} accounts`);
+const cluster = await Cluster.start(topology, {
+  dir,
+  cacheDir,
+  onProgress: (p) => {
+    if (p.kind === 'accounts' || p.kind === 'genesis')
+      say(`${p.kind}: ${p.done.toLocaleString('en-US')} / ${p.total.toLocaleString('en-US')}`);
+  },
+});
+let out: Record<string, unknown>;
+try {
+  const accounts = await AccountSet.create({
+    seed: new TextEncoder().encode(topology.seed),
+    count: ACCOUNTS,
+    cacheDir,
+  });
+  const traffic = new TrafficGenerator({ chainId: BigInt(cluster.genesis.chainId ?? 1337) }, { accounts });
+  const driver = await LoadDriver.create(
+    {
+      clients: cluster.clients.map((c) => c.grpc),
+      miner: cluster.miners[0]!.address,
+      metrics: cluster.clients.map((c) => c.metrics).filter((m): m is string => m !== undefined),
+      load: { concurrency: CONCURRENCY },
+      until: { durationMs: SECONDS * 1000 },
+    },
+    {
+      traffic,
+      accounts,
+      onProgress: (p) => say(`monsoon: ${JSON.stringify(p).slice(0, 120)}`),
+    },
+  );
+  const procs: ClusterProcess[] = [...cluster.storage, ...cluster.miners, ...cluster.clients];
+  const cpu0 = new Map(procs.map((p) => [p.name, cpuSeconds(p.pid)]));
+  const result = await driver.run();
+  const cpu = Object.fromEntries(
+    procs.map((p) => [
+      p.name,
+      Number(
+        (
+          (cpuSeconds(p.pid) - cpu0.get(p.name)!) /
+          ((result.timing.runMs + result.timing.drainMs) / 1000)
+        ).toFixed(2),
+      ),
+    ]),
+  );
+  say('collecting the committed blocks');
+  const blocks = await canonicalBlocks(cluster.miners[0]!.address);
+  const best = await baseline(cluster.genesis.file, blocks, BASELINE_TXS, {});
+  const defaults = await baseline(cluster.genesis.file, blocks, DEFAULTS_TXS, {
+    nativeCrypto: false,
+    caches: false,
+  });
+  out = {
+    date: new Date().toISOString(),
+    machine: { cpus: cpus().length, model: cpus()[0]?.model, loadAverage1m: loadavg()[0] },
+    params: { accounts: ACCOUNTS, seconds: SECONDS, concurrency: CONCURRENCY, topology: topology.name },
+    monsoon: {
+      committedPerSec: result.throughput.committedPerSecond,
+      committed: result.counts.committed,
+      latencyMs: result.latencyMs,
+      counts: result.counts,
+      witness: result.witness,
+      coresPerProcess: cpu,
+    },
+    baseline: { best, defaults },
+    ratio:
+      best.txPerSec === 0 ? null : Number((result.throughput.committedPerSecond / best.txPerSec).toFixed(2)),
+  };
+} finally {
+  await cluster.stop();
+  await rm(dir, { recursive: true, force: true });
+}
+status.clear();
+console.log(JSON.stringify(out, null, 2));
+const file = join(root, 'bench', 'results', 'e2e.json');
+writeFileSync(file, `${JSON.stringify(out, null, 2)}\n`);
+console.log(`results: ${file}`);
