@@ -2,7 +2,7 @@
 import { KECCAK256_EMPTY } from '@monsoon/keccak';
 import { DsmError, DsmErrorCode } from './dsmError.js';
 import { EMPTY_ROOT } from './dsmTree.js';
-import { bigintToBytes, bytesToBigint, type RlpValue, rlpDecode, rlpEncode } from './rlp.js';
+import { bigintToBytes, bytesToBigint, type RlpValue, rlpDecode } from './rlp.js';
 
 export interface Account {
   nonce: bigint;
@@ -40,11 +40,83 @@ export function encodeAccount(a: Account): Uint8Array {
       balance: a.balance.toString(),
     });
   }
-  return rlpEncode([bigintToBytes(a.nonce), bigintToBytes(a.balance), a.storageRoot, a.codeHash]);
+  // rlp([nonce, balance, storageRoot, codeHash]) written directly: the payload is 68–107 bytes,
+  // so the list header is always 0xf8 and one length byte.
+  const nonce = bigintToBytes(a.nonce);
+  const balance = bigintToBytes(a.balance);
+  const nonceSize = scalarSize(nonce);
+  const payload = nonceSize + scalarSize(balance) + 66;
+  const out = new Uint8Array(2 + payload);
+  out[0] = 0xf8;
+  out[1] = payload;
+  let pos = writeScalar(out, 2, nonce);
+  pos = writeScalar(out, pos, balance);
+  out[pos] = 0xa0;
+  out.set(a.storageRoot, pos + 1);
+  out[pos + 33] = 0xa0;
+  out.set(a.codeHash, pos + 34);
+  return out;
+}
+
+/** Bytes an RLP scalar (minimal big-endian bytes) takes. */
+function scalarSize(b: Uint8Array): number {
+  return b.length === 1 && b[0]! < 0x80 ? 1 : 1 + b.length;
+}
+
+function writeScalar(out: Uint8Array, pos: number, b: Uint8Array): number {
+  if (b.length === 1 && b[0]! < 0x80) {
+    out[pos] = b[0]!;
+    return pos + 1;
+  }
+  out[pos] = 0x80 + b.length;
+  out.set(b, pos + 1);
+  return pos + 1 + b.length;
+}
+
+/**
+ * Reads the RLP scalar at `pos` of an account encoding the way decodeAccount accepts it
+ * (canonical, no leading zero, at most 32 bytes): [value, next position], or undefined for
+ * anything else (the general decoder then says what is wrong).
+ */
+function readScalar(b: Uint8Array, pos: number): [bigint, number] | undefined {
+  const x = b[pos]!;
+  if (x < 0x80) return x === 0 ? undefined : [BigInt(x), pos + 1];
+  const n = x - 0x80;
+  if (n > 32) return undefined;
+  if (n === 0) return [0n, pos + 1];
+  const first = b[pos + 1]!;
+  if (first === 0 || (n === 1 && first < 0x80)) return undefined;
+  if (n <= 6) {
+    let v = 0;
+    for (let i = pos + 1; i <= pos + n; i++) v = v * 256 + b[i]!;
+    return [BigInt(v), pos + 1 + n];
+  }
+  return [BigInt(`0x${Buffer.from(b.buffer, b.byteOffset + pos + 1, n).toString('hex')}`), pos + 1 + n];
+}
+
+/** The usual account encoding read in one pass; undefined for anything unusual. */
+function decodeAccountFast(b: Uint8Array): Account | undefined {
+  const len = b.length;
+  if (len < 68 || b[0] !== 0xf8 || b[1] !== len - 2) return undefined;
+  const nonce = readScalar(b, 2);
+  if (nonce === undefined) return undefined;
+  const balance = readScalar(b, nonce[1]);
+  if (balance === undefined || balance[1] !== len - 66 || b[len - 66] !== 0xa0 || b[len - 33] !== 0xa0) {
+    return undefined;
+  }
+  const roots = b.slice(len - 65, len);
+  return {
+    nonce: nonce[0],
+    balance: balance[0],
+    storageRoot: roots.subarray(0, 32),
+    codeHash: roots.subarray(33, 65),
+  };
 }
 
 /** Decodes an account's RLP; throws DsmError(BadAccount) for anything else. */
 export function decodeAccount(bytes: Uint8Array): Account {
+  const fast = decodeAccountFast(bytes);
+  if (fast !== undefined) return fast;
   let v: RlpValue;
   try {
     v = rlpDecode(bytes);

@@ -28,6 +28,15 @@ import { BRANCH, EXTENSION, type InnerNode, LEAF, nextGen, STUB, type TrieNode }
 /** Supplies the RLP encoding of a node by its 32-byte hash (a bag, a store, a remote read). */
 export type NodeResolver = (hash: Uint8Array) => Uint8Array | undefined;
 
+/**
+ * Nodes by hash, each already checked to hash to its key (a NodeBag is one, or a view over
+ * bags): the tree uses what it returns without hashing it again.
+ */
+export interface VerifiedNodeSource {
+  /** The node whose keccak256 is `hash` (32 chars, one per byte: latin1), if there is one. */
+  getBin(hash: string): Uint8Array | undefined;
+}
+
 /** Anything nodes can be faulted in from. */
 export type NodeSource = NodeBag | NodeResolver;
 
@@ -39,6 +48,8 @@ export interface DsmTreeOptions {
    * MissingNode. Whatever it returns is checked against the stub's hash before use.
    */
   resolver?: NodeResolver;
+  /** Tried before `resolver` when a stub is reached; its nodes are used unhashed (see VerifiedNodeSource). */
+  source?: VerifiedNodeSource;
 }
 
 /** Defaults of DsmTreeOptions. */
@@ -99,6 +110,19 @@ function slices(w: ByteWriter, ends: readonly number[]): Uint8Array[] {
 /** Scratch for reading a branch encoding's slots while pruning. */
 const pruneSpans = new Int32Array(18);
 
+/** How many children a branch has besides child `i` (-1: none excluded), and the last one's nibble. */
+function otherChildren(b: BranchNode, i: number): { count: number; idx: number } {
+  let count = 0;
+  let idx = -1;
+  for (let j = 0; j < 16; j++) {
+    if (j !== i && b.child(j) !== undefined) {
+      count++;
+      idx = j;
+    }
+  }
+  return { count, idx };
+}
+
 /** Length of a node's encoding (a leaf's depends on its depth). */
 function encodedLength(n: InnerNode, depth: number): number {
   if (n.kind !== LEAF) return n.enc!.length;
@@ -117,11 +141,13 @@ export class DsmTree {
   readonly keccak: Keccak;
   private readonly hasher: TreeHasher;
   resolver: NodeResolver | undefined;
+  source: VerifiedNodeSource | undefined;
 
   constructor(opts: DsmTreeOptions = {}) {
     this.keccak = opts.hash ?? defaultDsmTreeOptions.hash;
     this.hasher = hasherFor(this.keccak);
     this.resolver = opts.resolver;
+    this.source = opts.source;
     this.gen = nextGen();
     this.rootNode = undefined;
   }
@@ -217,7 +243,11 @@ export class DsmTree {
 
   /** O(1): a tree with the same contents; later writes to either never show in the other. */
   snapshot(): DsmTree {
-    const t = new DsmTree({ hash: this.keccak, ...(this.resolver ? { resolver: this.resolver } : {}) });
+    const t = new DsmTree({
+      hash: this.keccak,
+      ...(this.resolver ? { resolver: this.resolver } : {}),
+      ...(this.source ? { source: this.source } : {}),
+    });
     t.rootNode = this.rootNode;
     t.rootHash = this.rootHash;
     this.gen = nextGen(); // every node reachable now is frozen for both trees
@@ -376,14 +406,7 @@ export class DsmTree {
    */
   private removeEntry(node: BranchNode, i: number, key: Uint8Array, d: number): TrieNode | undefined {
     const value = i < 0 ? undefined : node.value;
-    let count = 0;
-    let idx = -1;
-    for (let j = 0; j < 16; j++) {
-      if (j !== i && node.child(j) !== undefined) {
-        count++;
-        idx = j;
-      }
-    }
+    const { count, idx } = otherChildren(node, i);
     if (count === 0) {
       // Only a value can be left: it becomes a leaf whose key is the path to here.
       return value === undefined ? undefined : new LeafNode(toBin(key.subarray(0, d >> 1)), value, this.gen);
@@ -411,18 +434,27 @@ export class DsmTree {
    * The stub sits at nibble depth d on key's path (plus nibble `extra` when ≥ 0).
    */
   private fault(stub: HashNode, key: Uint8Array, d: number, extra: number, source?: NodeSource): InnerNode {
-    const src = source ?? this.resolver;
     let enc: Uint8Array | undefined;
-    if (src instanceof NodeBag) enc = src.getBin(stub.ref);
-    else if (src !== undefined) enc = src(fromBin(stub.ref));
+    // A bag (or verified source) keeps each node under the hash it computed: no need to hash again.
+    let checked = false;
+    if (source !== undefined) {
+      if (source instanceof NodeBag) {
+        enc = source.getBin(stub.ref);
+        checked = true;
+      } else enc = source(fromBin(stub.ref));
+    } else {
+      enc = this.source?.getBin(stub.ref);
+      if (enc !== undefined) checked = true;
+      else if (this.resolver !== undefined) enc = this.resolver(fromBin(stub.ref));
+    }
     if (enc === undefined) {
       throw new DsmError(DsmErrorCode.MissingNode, `node ${binToHex(stub.ref)} is not in memory`, {
         hash: binToHex(stub.ref),
         depth: extra >= 0 ? d + 1 : d,
       });
     }
-    const h = this.keccak.keccak256(enc);
-    if (toBin(h) !== stub.ref) {
+    const h = checked ? undefined : this.keccak.keccak256(enc);
+    if (h !== undefined && toBin(h) !== stub.ref) {
       throw new DsmError(
         DsmErrorCode.HashMismatch,
         `node for ${binToHex(stub.ref)} hashes to ${binToHex(toBin(h))}`,
@@ -473,6 +505,69 @@ export class DsmTree {
         const e = this.own(node);
         e.child = nc;
         return e;
+      }
+    }
+  }
+
+  /**
+   * Faults in every node `del(key)` would need, changing no content: the key's path and, where
+   * removing the key leaves a branch with a single child to merge up, that child. Throws
+   * MissingNode (and changes nothing else) exactly where `del(key)` would, so a caller can
+   * prepare a batch of deletions and only then apply them all, none of them failing half-way.
+   */
+  prepareDelete(key: Uint8Array): void {
+    this.rootNode = this.prep(this.rootNode, key, 0).node;
+  }
+
+  /** prepareDelete below `node` (at nibble depth d); `gone`: deleting the key empties the subtree. */
+  private prep(
+    node: TrieNode | undefined,
+    key: Uint8Array,
+    d: number,
+  ): { node: TrieNode | undefined; gone: boolean } {
+    if (node === undefined) return { node, gone: false };
+    switch (node.kind) {
+      case STUB:
+        return this.prep(this.fault(node, key, d, -1), key, d);
+      case LEAF:
+        return { node, gone: keyEqualsBin(key, node.key) };
+      case EXTENSION: {
+        if (!keyHasPath(key, d, node.path)) return { node, gone: false };
+        const r = this.prep(node.child, key, d + node.path.length);
+        if (r.node === node.child) return { node, gone: r.gone };
+        const e = this.own(node);
+        e.child = r.node!;
+        return { node: e, gone: r.gone };
+      }
+      case BRANCH: {
+        let b: BranchNode = node;
+        let i = -1;
+        if (d === key.length * 2) {
+          if (node.value === undefined) return { node, gone: false };
+        } else {
+          i = keyNibble(key, d);
+          const c = node.child(i);
+          if (c === undefined) return { node, gone: false };
+          const r = this.prep(c, key, d + 1);
+          if (r.node !== c) {
+            b = this.own(node);
+            b.setChild(i, r.node);
+          }
+          if (!r.gone) return { node: b, gone: false };
+        }
+        // The entry goes: what is left decides (see removeEntry).
+        const value = i < 0 ? undefined : b.value;
+        const { count, idx } = otherChildren(b, i);
+        if (count === 0) return { node: b, gone: value === undefined };
+        if (count === 1 && value === undefined) {
+          const c = b.child(idx)!;
+          if (c.kind === STUB) {
+            const n = this.fault(c, key, d, idx);
+            b = b === node ? this.own(node) : b;
+            b.setChild(idx, n);
+          }
+        }
+        return { node: b, gone: false };
       }
     }
   }
@@ -598,7 +693,11 @@ export class DsmTree {
   }
 
   private branchOnPath(node: TrieNode | undefined, path: readonly number[], k: number): BranchNode {
-    if (node !== undefined && node.kind === STUB && this.resolver !== undefined) {
+    if (
+      node !== undefined &&
+      node.kind === STUB &&
+      (this.resolver !== undefined || this.source !== undefined)
+    ) {
       node = this.fault(node, nibblesKey(path, k), k, -1);
     }
     if (node === undefined || node.kind !== BRANCH) {

@@ -9,10 +9,20 @@ export {
   EMPTY_ROOT,
   type NodeResolver,
   type NodeSource,
+  type VerifiedNodeSource,
   type WitnessCheck,
 } from './dsmTree.js';
+export { hashOne } from './hashOne.js';
 export { NodeBag } from './nodeBag.js';
-export { type RlpValue, rlpDecode, rlpEncode } from './rlp.js';
+export {
+  listItems,
+  type RlpSpan,
+  type RlpValue,
+  readSpan,
+  readWhole,
+  rlpDecode,
+  rlpEncode,
+} from './rlp.js';
 export { StateTree, type StateTreeOptions } from './stateTree.js';
 export { decodeTree, encodeTree, encodeTreeChunks } from './treeCodec.js';
 export { verifyProof } from './verifyProof.js';

@@ -2,7 +2,9 @@
  * A node bag: trie nodes keyed by their hash, each once — the union of many proofs. Clients
  * ship one bag per submission instead of one proof per key; a miner fills its top layer from it.
  * A node enters a bag only under the hash it really has (the bag computes it), so a lookup by a
- * stub's hash can only ever return the node that stub stands for.
+ * stub's hash can only ever return the node that stub stands for — which is why a tree uses a
+ * bag's nodes without hashing them again. Nodes are kept as given, not copied: they must not be
+ * changed once added.
  */
 import { keccak as defaultKeccak, type Keccak } from '@monsoon/keccak';
 import { type Bin, toBin } from './bytes.js';
@@ -36,6 +38,16 @@ export class NodeBag {
     const h = this.keccak.keccak256(node);
     this.put(toBin(h), node);
     return h;
+  }
+
+  /**
+   * Adds the node `other` holds under `hash` (a binary string), if it holds one, and returns it:
+   * no hashing, since `other` computed that hash itself.
+   */
+  takeFrom(other: NodeBag, hash: Bin): Uint8Array | undefined {
+    const n = other.nodes.get(hash);
+    if (n !== undefined) this.put(hash, n);
+    return n;
   }
 
   /** Adds every node of another bag. */

@@ -12,13 +12,16 @@ import { keccak as defaultKeccak, type Keccak } from '@monsoon/keccak';
 import { type Account, decodeAccount, EMPTY_CODE_HASH, encodeAccount } from './account.js';
 import { type Bin, bytesEqual, fromBin, toBin } from './bytes.js';
 import { DsmError, DsmErrorCode } from './dsmError.js';
-import { DsmTree, type DsmTreeOptions, type NodeResolver } from './dsmTree.js';
+import { DsmTree, type DsmTreeOptions, type NodeResolver, type VerifiedNodeSource } from './dsmTree.js';
+import { hashOne } from './hashOne.js';
 import { rlpDecode, rlpEncode } from './rlp.js';
 
 export interface StateTreeOptions {
   hash?: Keccak;
   /** Resolves stubs in the account trie and every storage trie (nodes are content-addressed). */
   resolver?: NodeResolver;
+  /** Tried before `resolver`: nodes (and code) already checked against their hashes, used as they are. */
+  source?: VerifiedNodeSource;
 }
 
 function checkLength(what: string, b: Uint8Array, n: number): void {
@@ -44,7 +47,11 @@ export class StateTree {
 
   constructor(opts: StateTreeOptions = {}, accounts?: DsmTree) {
     this.keccak = opts.hash ?? defaultKeccak;
-    this.treeOpts = { hash: this.keccak, ...(opts.resolver ? { resolver: opts.resolver } : {}) };
+    this.treeOpts = {
+      hash: this.keccak,
+      ...(opts.resolver ? { resolver: opts.resolver } : {}),
+      ...(opts.source ? { source: opts.source } : {}),
+    };
     this.accounts = accounts ?? new DsmTree(this.treeOpts);
     this.storage = new Map();
     this.code = new Map();
@@ -61,42 +68,70 @@ export class StateTree {
     return this.treeOpts.resolver;
   }
 
+  /** The verified source tried before the resolver (nodes and code by hash), if any. */
+  get source(): VerifiedNodeSource | undefined {
+    return this.treeOpts.source;
+  }
+
   /** keccak256 of an address or slot: the trie key. */
   hashKey(b: Uint8Array): Uint8Array {
-    return this.keccak.keccak256(b);
+    return hashOne(this.keccak, b);
   }
 
   // ------------------------------------------------------------ accounts
 
   getAccount(address: Uint8Array): Account | undefined {
     checkLength('address', address, 20);
-    const h = this.hashKey(address);
-    const hb = toBin(h);
-    if (this.dirty.has(hb)) this.flushStorageRoot(hb, h);
-    const enc = this.accounts.get(h);
+    return this.getAccountAtKey(this.hashKey(address));
+  }
+
+  /**
+   * The account whose trie key (keccak256 of its address) is `key`: getAccount for callers
+   * that hashed the address already (they keep keys; hashing is most of a cached read).
+   */
+  getAccountAtKey(key: Uint8Array): Account | undefined {
+    checkLength('account key', key, 32);
+    const hb = toBin(key);
+    if (this.dirty.has(hb)) this.flushStorageRoot(hb, key);
+    const enc = this.accounts.get(key);
     return enc === undefined ? undefined : decodeAccount(enc);
   }
 
   putAccount(address: Uint8Array, account: Account): void {
     checkLength('address', address, 20);
-    const h = this.hashKey(address);
-    const hb = toBin(h);
+    this.putAccountAtKey(this.hashKey(address), account);
+  }
+
+  /**
+   * putAccount by trie key (see getAccountAtKey). With `rootIsCurrent`, `account.storageRoot`
+   * is taken as the root the tree has for the account (the caller read it from this tree, or
+   * EMPTY_ROOT for an account that does not exist), which saves reading the account again; a
+   * wrong one corrupts the state. A storage trie the tree holds still wins either way.
+   */
+  putAccountAtKey(key: Uint8Array, account: Account, rootIsCurrent = false): void {
+    checkLength('account key', key, 32);
+    const hb = toBin(key);
     let storageRoot = account.storageRoot;
     if (this.storage.has(hb)) {
       this.dirty.add(hb); // the trie's root replaces whatever was given, before the next read
-    } else {
-      const cur = this.accounts.get(h);
+    } else if (!rootIsCurrent) {
+      const cur = this.accounts.get(key);
       if (cur !== undefined) storageRoot = decodeAccount(cur).storageRoot;
     }
-    this.accounts.put(h, encodeAccount({ ...account, storageRoot }));
+    this.accounts.put(key, encodeAccount({ ...account, storageRoot }));
   }
 
   /** Removes the account and all its storage. */
   deleteAccount(address: Uint8Array): void {
     checkLength('address', address, 20);
-    const h = this.hashKey(address);
-    const hb = toBin(h);
-    this.accounts.del(h);
+    this.deleteAccountAtKey(this.hashKey(address));
+  }
+
+  /** deleteAccount by trie key (see getAccountAtKey). */
+  deleteAccountAtKey(key: Uint8Array): void {
+    checkLength('account key', key, 32);
+    const hb = toBin(key);
+    this.accounts.del(key);
     this.storage.delete(hb);
     this.owned.delete(hb);
     this.dirty.delete(hb);
@@ -108,8 +143,15 @@ export class StateTree {
   getStorage(address: Uint8Array, slot: Uint8Array): Uint8Array | undefined {
     checkLength('address', address, 20);
     checkLength('storage slot', slot, 32);
-    const t = this.storageTrie(address, false);
-    const v = t?.get(this.hashKey(slot));
+    return this.getStorageAtKey(this.hashKey(address), this.hashKey(slot));
+  }
+
+  /** getStorage by trie keys: keccak256 of the address and of the slot (see getAccountAtKey). */
+  getStorageAtKey(key: Uint8Array, slotKey: Uint8Array): Uint8Array | undefined {
+    checkLength('account key', key, 32);
+    checkLength('slot key', slotKey, 32);
+    const t = this.storageTrieOfKey(key, false, undefined);
+    const v = t?.get(slotKey);
     if (v === undefined) return undefined;
     const d = rlpDecode(v);
     if (!(d instanceof Uint8Array))
@@ -121,22 +163,58 @@ export class StateTree {
   putStorage(address: Uint8Array, slot: Uint8Array, value: Uint8Array): void {
     checkLength('address', address, 20);
     checkLength('storage slot', slot, 32);
+    this.putStorageAt(this.hashKey(address), this.hashKey(slot), value, address);
+  }
+
+  /** putStorage by trie keys (see getStorageAtKey). */
+  putStorageAtKey(key: Uint8Array, slotKey: Uint8Array, value: Uint8Array): void {
+    checkLength('account key', key, 32);
+    checkLength('slot key', slotKey, 32);
+    this.putStorageAt(key, slotKey, value, undefined);
+  }
+
+  private putStorageAt(
+    key: Uint8Array,
+    slotKey: Uint8Array,
+    value: Uint8Array,
+    address: Uint8Array | undefined,
+  ): void {
     if (value.length > 32)
       throw new DsmError(DsmErrorCode.BadValue, `storage value over 32 bytes (${value.length})`);
-    const t = this.storageTrie(address, true)!;
+    const t = this.storageTrieOfKey(key, true, address)!;
     let i = 0;
     while (i < value.length && value[i] === 0) i++;
-    const k = this.hashKey(slot);
-    if (i === value.length) t.del(k);
-    else t.put(k, rlpEncode(value.subarray(i)));
+    if (i === value.length) t.del(slotKey);
+    else t.put(slotKey, rlpEncode(value.subarray(i)));
+  }
+
+  /**
+   * Faults in whatever deleteAccountAtKey(key) will need, changing no content; throws
+   * MissingNode where it would (see DsmTree.prepareDelete).
+   */
+  prepareDeleteAccountAtKey(key: Uint8Array): void {
+    checkLength('account key', key, 32);
+    this.accounts.prepareDelete(key);
+  }
+
+  /** Faults in whatever zeroing a slot (putStorageAtKey with 0) will need, changing no content. */
+  prepareDeleteStorageAtKey(key: Uint8Array, slotKey: Uint8Array): void {
+    checkLength('account key', key, 32);
+    checkLength('slot key', slotKey, 32);
+    this.storageTrieOfKey(key, false, undefined)?.prepareDelete(slotKey);
   }
 
   /** Removes all storage of an account (it keeps nonce, balance and code). */
   clearStorage(address: Uint8Array): void {
     checkLength('address', address, 20);
-    const h = this.hashKey(address);
-    const hb = toBin(h);
-    if (this.accounts.get(h) === undefined) return;
+    this.clearStorageAtKey(this.hashKey(address));
+  }
+
+  /** clearStorage by trie key (see getAccountAtKey). */
+  clearStorageAtKey(key: Uint8Array): void {
+    checkLength('account key', key, 32);
+    const hb = toBin(key);
+    if (this.accounts.get(key) === undefined) return;
     this.storage.set(hb, new DsmTree(this.treeOpts));
     this.owned.add(hb);
     this.dirty.add(hb);
@@ -309,6 +387,7 @@ export class StateTree {
     const opts = {
       hash: this.keccak,
       ...(this.treeOpts.resolver ? { resolver: this.treeOpts.resolver } : {}),
+      ...(this.treeOpts.source ? { source: this.treeOpts.source } : {}),
     };
     const s = new StateTree(opts, this.accounts.snapshot());
     s.storage = new Map(this.storage);

@@ -32,3 +32,16 @@ export function makeCommon(chainId: bigint, customCrypto?: CustomCrypto): Common
     ...(customCrypto ? { customCrypto } : {}),
   });
 }
+
+/**
+ * Throws unless `common` runs a fork whose transaction rules this package implements itself
+ * (decoding and intrinsic gas in signedTx.ts, fees, refunds and warm sets in blockExecutor.ts):
+ * London (EIP-1559) through Shanghai. Later forks change them (blobs, EIP-6780, EIP-7623, …).
+ */
+export function assertSupportedFork(common: Common): void {
+  if (!common.isActivatedEIP(1559) || common.gteHardfork(Hardfork.Cancun)) {
+    throw new Error(
+      `@monsoon/execution implements the transaction rules of London through Shanghai, found a Common at ${common.hardfork()}`,
+    );
+  }
+}

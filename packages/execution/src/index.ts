@@ -7,7 +7,7 @@ export {
   type TxOutcome,
 } from './blockExecutor.js';
 export { orderedTrieRoot, receiptsRoot, transactionsRoot } from './blockRoots.js';
-export { type ChainRules, defaultChainRules, HARDFORK, makeCommon } from './chain.js';
+export { assertSupportedFork, type ChainRules, defaultChainRules, HARDFORK, makeCommon } from './chain.js';
 export { ExecutionError, ExecutionErrorCode, isExecutionError } from './executionError.js';
 export { BLOOM_BYTES, encodeReceipt, type Log, logsBloom, type Receipt } from './receipt.js';
 export {
@@ -15,6 +15,7 @@ export {
   defaultSenderRecoveryPoolOptions,
   nativeCustomCrypto,
   nativeEcrecover,
+  type RecoverableTx,
   type RecoveryItem,
   recoverSenders,
   type Secp256k1Backend,
@@ -22,6 +23,14 @@ export {
   type SenderRecoveryPoolOptions,
   secp256k1Backend,
 } from './senderRecovery.js';
+export {
+  type AccessListBytes,
+  decodeSignedTx,
+  type ExecutableTx,
+  executableTx,
+  isEthereumjsTx,
+  SignedTx,
+} from './signedTx.js';
 export {
   decodeTransaction,
   SECP256K1_HALF_N,

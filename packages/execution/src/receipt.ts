@@ -66,7 +66,11 @@ function scalar(n: bigint): Uint8Array {
  * log is `[address, [topics…], data]` and status 1 is the byte 0x01, status 0 the empty string.
  * `bloom` defaults to {@link logsBloom} of the receipt's logs.
  */
-export function encodeReceipt(receipt: Receipt, bloom: Uint8Array = logsBloom(receipt.logs)): Uint8Array {
+export function encodeReceipt(receipt: Receipt, bloom?: Uint8Array): Uint8Array {
+  if (bloom === undefined) {
+    if (receipt.logs.length === 0) return encodeWithoutLogs(receipt);
+    bloom = logsBloom(receipt.logs);
+  }
   if (bloom.length !== BLOOM_BYTES)
     throw new RangeError(`a bloom is ${BLOOM_BYTES} bytes, found ${bloom.length}`);
   if (!Number.isInteger(receipt.type) || receipt.type < 0 || receipt.type > 0x7f) {
@@ -82,5 +86,40 @@ export function encodeReceipt(receipt: Receipt, bloom: Uint8Array = logsBloom(re
   const out = new Uint8Array(1 + body.length);
   out[0] = receipt.type;
   out.set(body, 1);
+  return out;
+}
+
+/**
+ * encodeReceipt of a receipt without logs (most of a block: value transfers), written in one
+ * allocation: its bloom is all zeros.
+ */
+function encodeWithoutLogs(receipt: Receipt): Uint8Array {
+  if (!Number.isInteger(receipt.type) || receipt.type < 0 || receipt.type > 0x7f) {
+    throw new RangeError(`a receipt type is 0–127 (EIP-2718), found ${receipt.type}`);
+  }
+  const gas = scalar(receipt.cumulativeGasUsed);
+  const single = gas.length === 1 && gas[0]! < 0x80;
+  const gasSize = single ? 1 : 1 + gas.length;
+  // status, gas, bloom (0xb9 0x01 0x00 and 256 bytes), empty log list (0xc0)
+  const payload = 1 + gasSize + 3 + BLOOM_BYTES + 1;
+  const typed = receipt.type === 0 ? 0 : 1;
+  const out = new Uint8Array(typed + 3 + payload);
+  let p = 0;
+  if (typed) out[p++] = receipt.type;
+  out[p++] = 0xf9;
+  out[p++] = payload >> 8;
+  out[p++] = payload & 0xff;
+  out[p++] = receipt.status === 1 ? 0x01 : 0x80;
+  if (single) out[p++] = gas[0]!;
+  else {
+    out[p++] = 0x80 + gas.length;
+    out.set(gas, p);
+    p += gas.length;
+  }
+  out[p++] = 0xb9;
+  out[p++] = BLOOM_BYTES >> 8;
+  out[p++] = BLOOM_BYTES & 0xff;
+  p += BLOOM_BYTES; // zeros
+  out[p] = 0xc0;
   return out;
 }

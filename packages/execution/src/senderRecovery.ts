@@ -23,7 +23,8 @@ import {
   recoveryWorkerSource,
   type Secp256k1Recover,
 } from './recoveryWorker.js';
-import { signatureValuesError } from './transactions.js';
+import { SignedTx } from './signedTx.js';
+import { signatureValuesError } from './txEnvelope.js';
 
 // ------------------------------------------------------------------ the secp256k1 library
 
@@ -260,17 +261,26 @@ function batchOfItems(items: readonly RecoveryItem[]): SignatureBatch {
   return b;
 }
 
+/** A transaction whose sender can be recovered: an @ethereumjs/tx one, or a {@link SignedTx}. */
+export type RecoverableTx = TypedTransaction | SignedTx;
+
 /** The recovery id of a signed transaction, or why there is none. */
-function recoveryId(tx: TypedTransaction): number | string {
+function recoveryId(tx: RecoverableTx): number | string {
   const { v, r, s } = tx;
   if (v === undefined || r === undefined || s === undefined) return 'transaction is not signed (no v, r, s)';
   let recid: bigint;
   let expected: string;
   if (tx.type === TransactionType.Legacy) {
-    if (tx.supports(Capability.EIP155ReplayProtection)) {
-      const base = 2n * tx.common.chainId() + 35n;
+    const chainId =
+      tx instanceof SignedTx
+        ? tx.chainId
+        : tx.supports(Capability.EIP155ReplayProtection)
+          ? tx.common.chainId()
+          : undefined;
+    if (chainId !== undefined) {
+      const base = 2n * chainId + 35n;
       recid = v - base;
-      expected = `${base} or ${base + 1n} (EIP-155, chain ${tx.common.chainId()})`;
+      expected = `${base} or ${base + 1n} (EIP-155, chain ${chainId})`;
     } else {
       recid = v - 27n;
       expected = '27 or 28';
@@ -284,7 +294,8 @@ function recoveryId(tx: TypedTransaction): number | string {
 }
 
 /** What a transaction signed: the RLP of its signing fields (legacy) or its typed payload. */
-function signingPayload(tx: TypedTransaction): Uint8Array {
+function signingPayload(tx: RecoverableTx): Uint8Array {
+  if (tx instanceof SignedTx) return tx.signingPayload();
   const m = tx.getMessageToSign();
   return Array.isArray(m) ? rlpEncode(m) : m;
 }
@@ -296,7 +307,7 @@ interface PreparedTxs {
 }
 
 /** Checks every signature, writing refusals into `out`; packs the rest, hashing messages in one call. */
-function prepareTxs(txs: readonly TypedTransaction[], out: (Uint8Array | ExecutionError)[]): PreparedTxs {
+function prepareTxs(txs: readonly RecoverableTx[], out: (Uint8Array | ExecutionError)[]): PreparedTxs {
   const indices: number[] = [];
   const payloads: Uint8Array[] = [];
   const recids: number[] = [];
@@ -322,15 +333,21 @@ function prepareTxs(txs: readonly TypedTransaction[], out: (Uint8Array | Executi
   };
   for (let j = 0; j < n; j++) {
     const tx = txs[indices[j]!]!;
-    putBigWord(batch.sigs, 64 * j, tx.r!);
-    putBigWord(batch.sigs, 64 * j + 32, tx.s!);
+    if (tx instanceof SignedTx) tx.writeSignature(batch.sigs, 64 * j);
+    else {
+      putBigWord(batch.sigs, 64 * j, tx.r!);
+      putBigWord(batch.sigs, 64 * j + 32, tx.s!);
+    }
   }
   return { batch, indices };
 }
 
-/** Fills `out` from recovered keys: the address, or BadSignature; caches each key on its tx. */
+/**
+ * Fills `out` from recovered keys: the address, or BadSignature; caches each key on its
+ * @ethereumjs/tx transaction (a SignedTx's sender travels beside it).
+ */
 function finishTxs(
-  txs: readonly TypedTransaction[],
+  txs: readonly RecoverableTx[],
   prepared: PreparedTxs,
   keys: RecoveredKeys,
   out: (Uint8Array | ExecutionError)[],
@@ -346,7 +363,8 @@ function finishTxs(
       );
       continue;
     }
-    cacheSenderPublicKey(txs[i]!, keys.keys.slice(64 * j, 64 * j + 64));
+    const tx = txs[i]!;
+    if (!(tx instanceof SignedTx)) cacheSenderPublicKey(tx, keys.keys.slice(64 * j, 64 * j + 64));
     out[i] = addressAt(digests, j);
   }
 }
@@ -356,9 +374,10 @@ function finishTxs(
  * batch (message hashes and address hashes each in one native keccak call). A transaction whose
  * signature is invalid (unsigned, v or recovery id out of range, r or s out of range, high s,
  * no key) gets a BadSignature ExecutionError in its slot; the batch never throws for one.
- * Each recovered public key is cached on its transaction (see {@link cacheSenderPublicKey}).
+ * Each recovered public key is cached on its @ethereumjs/tx transaction (see
+ * {@link cacheSenderPublicKey}); a {@link SignedTx} recovers to the same address.
  */
-export function recoverSenders(txs: readonly TypedTransaction[]): (Uint8Array | ExecutionError)[] {
+export function recoverSenders(txs: readonly RecoverableTx[]): (Uint8Array | ExecutionError)[] {
   const out: (Uint8Array | ExecutionError)[] = new Array(txs.length);
   const prepared = prepareTxs(txs, out);
   const { batch } = prepared;
@@ -532,7 +551,7 @@ export class SenderRecoveryPool {
    * {@link recoverSenders} on the pool: same checks, same results, same caching; message
    * hashing and key hashing stay on the calling thread (native, ~1 µs a transaction).
    */
-  async recoverSenders(txs: readonly TypedTransaction[]): Promise<(Uint8Array | ExecutionError)[]> {
+  async recoverSenders(txs: readonly RecoverableTx[]): Promise<(Uint8Array | ExecutionError)[]> {
     const out: (Uint8Array | ExecutionError)[] = new Array(txs.length);
     const prepared = prepareTxs(txs, out);
     finishTxs(txs, prepared, await this.recoverKeys(prepared.batch), out);

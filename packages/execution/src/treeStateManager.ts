@@ -5,6 +5,15 @@
  * the tree only when the caller `flush()`es a finished transaction, so a transaction that fails
  * half-way — a revert, or a node that is nowhere — leaves the tree as it was.
  *
+ * Under the journal layers sits a cache of what was read from the tree or flushed to it:
+ * accounts (with their trie keys), storage slots, code by hash, keccak256 of slots. The tree
+ * changes only through flush(), which updates the cache too, so the cache never disagrees
+ * with the tree; it saves hashing keys and walking and decoding the trie again for accounts a
+ * block touches over and over (the coinbase on every transaction; a token contract on every
+ * call). An account's storage root is computed only when asked for (a CREATE's collision
+ * check): a contract whose storage a transaction wrote would otherwise re-hash its storage
+ * trie on the next transaction's first read.
+ *
  * A read that needs a node neither in memory nor from the resolver throws an ExecutionError
  * MISSING_NODE naming the account (and slot) it was for: the EVM does not treat it as an
  * exceptional halt of the contract but aborts the whole transaction, which is what a miner
@@ -79,28 +88,101 @@ export interface TreeStateManagerOptions {
    * Default: the tree's resolver, which serves content-addressed blobs of every kind.
    */
   codeSource?: (codeHash: Uint8Array) => Uint8Array | undefined;
+  /** Keep `accesses` (what a client proves; default true). A miner has no use for them. */
+  recordAccesses?: boolean;
 }
 
-const key = (b: Uint8Array): string => Buffer.from(b.buffer, b.byteOffset, b.byteLength).toString('latin1');
+/** An address, slot or hash (at most a few dozen bytes) as a latin1 map key. */
+export const bytesKey = (b: Uint8Array): string => String.fromCharCode.apply(null, b as unknown as number[]);
+const key = bytesKey;
 /** A latin1 key back to bytes. */
-export const keyBytes = (s: string): Uint8Array => new Uint8Array(Buffer.from(s, 'latin1'));
+export function keyBytes(s: string): Uint8Array {
+  const out = new Uint8Array(s.length);
+  for (let i = 0; i < s.length; i++) out[i] = s.charCodeAt(i);
+  return out;
+}
 const EMPTY = new Uint8Array(0);
 
+/**
+ * An account as read from the tree whose storage root is computed on first use: reading it
+ * after a transaction wrote the account's storage would hash the storage trie, and almost
+ * nothing reads it (the EVM only for a CREATE's collision check; a flush ignores it).
+ */
+class TreeAccount extends Account {
+  private pendingRoot: (() => Uint8Array) | undefined;
+
+  constructor(nonce: bigint, balance: bigint, codeHash: Uint8Array, root: Uint8Array | (() => Uint8Array)) {
+    super(nonce, balance, typeof root === 'function' ? EMPTY_ROOT : root, codeHash);
+    this.pendingRoot = typeof root === 'function' ? root : undefined;
+  }
+
+  override get storageRoot(): Uint8Array {
+    if (this.pendingRoot !== undefined) {
+      const r = this.pendingRoot();
+      this.pendingRoot = undefined;
+      super.storageRoot = r;
+    }
+    return super.storageRoot;
+  }
+
+  override set storageRoot(root: Uint8Array) {
+    this.pendingRoot = undefined;
+    super.storageRoot = root;
+  }
+
+  /** Its storage root, or what computes it when that was not needed yet. */
+  get root(): Uint8Array | (() => Uint8Array) {
+    return this.pendingRoot ?? super.storageRoot;
+  }
+
+  /** A copy that still computes its root only when asked. */
+  copy(): TreeAccount {
+    return new TreeAccount(this.nonce, this.balance, this.codeHash, this.root);
+  }
+}
+
 function copyAccount(a: Account): Account {
-  return new Account(a.nonce, a.balance, a.storageRoot, a.codeHash);
+  return a instanceof TreeAccount ? a.copy() : new Account(a.nonce, a.balance, a.storageRoot, a.codeHash);
+}
+
+/**
+ * `a` (or an empty account) with a new nonce and balance, as a fresh object; a storage root
+ * not computed yet stays so.
+ */
+export function accountWith(a: Account | undefined, nonce: bigint, balance: bigint): Account {
+  if (a === undefined) return new Account(nonce, balance);
+  return new TreeAccount(nonce, balance, a.codeHash, a instanceof TreeAccount ? a.root : a.storageRoot);
+}
+
+/** What the tree holds for one address, as far as this manager has read or written it. */
+interface CachedAccount {
+  /** keccak256(address): the account's trie key. */
+  readonly key: Uint8Array;
+  /** The account the tree holds (undefined: none); meaningful once `loaded`. */
+  account: TreeAccount | undefined;
+  loaded: boolean;
 }
 
 export class TreeStateManager implements StateManagerInterface {
   /** layers[0] is the transaction's; one more per open EVM checkpoint. */
   private layers: WriteSet[] = [new WriteSet()];
   private readonly codeSource: ((codeHash: Uint8Array) => Uint8Array | undefined) | undefined;
-  /** Every key read since the last resetAccesses(). */
+  /** By address (latin1): the tree's accounts (see the file's comment). */
+  private readonly accountCache = new Map<string, CachedAccount>();
+  /** By address, then slot (latin1): the tree's slot values (no leading zeros; empty: unset). */
+  private readonly storageCache = new Map<string, Map<string, Uint8Array>>();
+  /** keccak256 of each slot seen, by slot (latin1). */
+  private readonly slotKeys = new Map<string, Uint8Array>();
+  /** Code by code hash (latin1), as the tree or the bag gave it. */
+  private readonly codeCache = new Map<string, Uint8Array>();
+  private readonly record: boolean;
+  /** Every key read since the last resetAccesses() (empty when not recording). */
   accesses: AccessSet = { accounts: new Set(), slots: new Map(), code: new Set() };
 
   readonly originalStorageCache = {
     /** The value at the start of the transaction: the tree's (writes are flushed per transaction). */
     get: async (address: Address, slot: Uint8Array): Promise<Uint8Array> =>
-      this.treeStorage(address.bytes, slot),
+      this.treeStorage(address.bytes, key(address.bytes), slot, key(slot)),
     clear: (): void => {},
   };
 
@@ -109,6 +191,7 @@ export class TreeStateManager implements StateManagerInterface {
     opts: TreeStateManagerOptions = {},
   ) {
     this.codeSource = opts.codeSource ?? tree.resolver;
+    this.record = opts.recordAccesses ?? true;
   }
 
   // ------------------------------------------------------------ the tree, with missing nodes named
@@ -133,21 +216,105 @@ export class TreeStateManager implements StateManagerInterface {
     }
   }
 
-  private treeAccount(address: Uint8Array): Account | undefined {
-    this.accesses.accounts.add(key(address));
-    const a = this.guard(() => this.tree.getAccount(address), address);
-    return a === undefined ? undefined : new Account(a.nonce, a.balance, a.storageRoot, a.codeHash);
+  /** The cache entry of an address (latin1 `k`), made with its trie key on first use. */
+  private entry(address: Uint8Array, k: string): CachedAccount {
+    let c = this.accountCache.get(k);
+    if (c === undefined) {
+      c = { key: this.tree.hashKey(address), account: undefined, loaded: false };
+      this.accountCache.set(k, c);
+    }
+    return c;
   }
 
-  private treeStorage(address: Uint8Array, slot: Uint8Array): Uint8Array {
-    const a = key(address);
-    const s = this.accesses.slots.get(a);
-    if (s === undefined) this.accesses.slots.set(a, new Set([key(slot)]));
-    else s.add(key(slot));
-    return this.guard(() => this.tree.getStorage(address, slot), address, slot) ?? EMPTY;
+  /** The tree's account (recorded as read), from the cache when there. Not a copy: do not change it. */
+  private treeAccount(address: Uint8Array, k: string): TreeAccount | undefined {
+    if (this.record) this.accesses.accounts.add(k);
+    return this.cachedAccount(address, k);
+  }
+
+  private cachedAccount(address: Uint8Array, k: string): TreeAccount | undefined {
+    const c = this.entry(address, k);
+    if (!c.loaded) {
+      const a = this.guard(() => this.tree.getAccountAtKey(c.key), address);
+      c.account =
+        a === undefined ? undefined : new TreeAccount(a.nonce, a.balance, a.codeHash, a.storageRoot);
+      c.loaded = true;
+    }
+    return c.account;
+  }
+
+  private slotKey(slot: Uint8Array, s: string): Uint8Array {
+    let h = this.slotKeys.get(s);
+    if (h === undefined) {
+      h = this.tree.hashKey(slot);
+      this.slotKeys.set(s, h);
+    }
+    return h;
+  }
+
+  private treeStorage(address: Uint8Array, a: string, slot: Uint8Array, s: string): Uint8Array {
+    if (this.record) {
+      const seen = this.accesses.slots.get(a);
+      if (seen === undefined) this.accesses.slots.set(a, new Set([s]));
+      else seen.add(s);
+    }
+    let m = this.storageCache.get(a);
+    const cached = m?.get(s);
+    if (cached !== undefined) return cached;
+    const c = this.entry(address, a);
+    const v =
+      this.guard(() => this.tree.getStorageAtKey(c.key, this.slotKey(slot, s)), address, slot) ?? EMPTY;
+    if (m === undefined) {
+      m = new Map();
+      this.storageCache.set(a, m);
+    }
+    m.set(s, v);
+    return v;
+  }
+
+  /** keccak256 of `address` (latin1 `k`): its key in the account trie (hashed once per manager). */
+  trieKey(address: Uint8Array, k: string): Uint8Array {
+    return this.entry(address, k).key;
+  }
+
+  /**
+   * The account at `address` (latin1) as the tree holds it now, without recording a read: for
+   * the block's logical updates after its transactions were flushed.
+   */
+  committedAccount(k: string): Account | undefined {
+    const a = this.cachedAccount(keyBytes(k), k);
+    return a === undefined ? undefined : a.copy();
   }
 
   // ------------------------------------------------------------ accounts
+
+  /**
+   * The account at `address` (latin1 `k`) as the journal and the tree have it, recorded as
+   * read like getAccount but not copied: the caller must not change it (see stageAccount).
+   */
+  readAccount(address: Uint8Array, k: string): Account | undefined {
+    for (let i = this.layers.length - 1; i >= 0; i--) {
+      const a = this.layers[i]!.accounts.get(k);
+      if (a !== undefined) return a === null ? undefined : a;
+    }
+    return this.treeAccount(address, k);
+  }
+
+  /**
+   * putAccount of an object the caller made for it and will not touch again (not copied), or
+   * deleteAccount when `account` is undefined; `k` is the address as latin1.
+   */
+  stageAccount(k: string, account: Account | undefined): void {
+    if (account !== undefined) {
+      this.top.accounts.set(k, account);
+      return;
+    }
+    const top = this.top;
+    top.accounts.set(k, null);
+    top.cleared.add(k);
+    top.storage.delete(k);
+    top.code.delete(k);
+  }
 
   async getAccount(address: Address): Promise<Account | undefined> {
     const k = key(address.bytes);
@@ -155,7 +322,8 @@ export class TreeStateManager implements StateManagerInterface {
       const a = this.layers[i]!.accounts.get(k);
       if (a !== undefined) return a === null ? undefined : copyAccount(a);
     }
-    return this.treeAccount(address.bytes);
+    const a = this.treeAccount(address.bytes, k);
+    return a === undefined ? undefined : a.copy();
   }
 
   async putAccount(address: Address, account?: Account): Promise<void> {
@@ -163,12 +331,7 @@ export class TreeStateManager implements StateManagerInterface {
   }
 
   async deleteAccount(address: Address): Promise<void> {
-    const k = key(address.bytes);
-    const top = this.top;
-    top.accounts.set(k, null);
-    top.cleared.add(k);
-    top.storage.delete(k);
-    top.code.delete(k);
+    this.stageAccount(key(address.bytes), undefined);
   }
 
   async modifyAccountFields(
@@ -191,6 +354,7 @@ export class TreeStateManager implements StateManagerInterface {
     await this.modifyAccountFields(address, { codeHash });
   }
 
+  /** The account's code. Shared with the cache, not copied: callers must not change it. */
   async getCode(address: Address): Promise<Uint8Array> {
     const k = key(address.bytes);
     for (let i = this.layers.length - 1; i >= 0; i--) {
@@ -199,19 +363,33 @@ export class TreeStateManager implements StateManagerInterface {
     }
     const a = await this.getAccount(address);
     if (a === undefined || bytesEqual(a.codeHash, EMPTY_CODE_HASH)) return EMPTY;
-    this.accesses.code.add(k);
-    const held = this.tree.getCode(a.codeHash);
-    if (held !== undefined) return held;
-    const fetched = this.codeSource?.(a.codeHash);
-    if (fetched !== undefined && bytesEqual(this.tree.keccak.keccak256(fetched), a.codeHash)) {
-      this.tree.putCode(fetched);
-      return fetched;
+    if (this.record) this.accesses.code.add(k);
+    const h = key(a.codeHash);
+    const cached = this.codeCache.get(h);
+    if (cached !== undefined) return cached;
+    const code = this.loadCode(a.codeHash, h);
+    if (code === undefined) {
+      throw new ExecutionError(
+        ExecutionErrorCode.MissingNode,
+        `code ${bytesToHex(a.codeHash)} of ${address.toString()} is neither held nor in the bag`,
+        { address: address.bytes, hash: a.codeHash },
+      );
     }
-    throw new ExecutionError(
-      ExecutionErrorCode.MissingNode,
-      `code ${bytesToHex(a.codeHash)} of ${address.toString()} is neither held nor in the bag`,
-      { address: address.bytes, hash: a.codeHash },
-    );
+    this.codeCache.set(h, code);
+    return code;
+  }
+
+  /** Code by hash: the tree's, else the verified source's, else the code source's (checked by hash). */
+  private loadCode(codeHash: Uint8Array, h: string): Uint8Array | undefined {
+    const held = this.tree.getCode(codeHash);
+    if (held !== undefined) return held;
+    const verified = this.tree.source?.getBin(h);
+    const fetched = verified ?? this.codeSource?.(codeHash);
+    if (fetched === undefined) return undefined;
+    if (verified === undefined && !bytesEqual(this.tree.keccak.keccak256(fetched), codeHash))
+      return undefined;
+    this.tree.putCode(fetched);
+    return fetched;
   }
 
   async getCodeSize(address: Address): Promise<number> {
@@ -229,7 +407,7 @@ export class TreeStateManager implements StateManagerInterface {
       if (v !== undefined) return v;
       if (l.cleared.has(k)) return EMPTY;
     }
-    return this.treeStorage(address.bytes, slot);
+    return this.treeStorage(address.bytes, k, slot, s);
   }
 
   async putStorage(address: Address, slot: Uint8Array, value: Uint8Array): Promise<void> {
@@ -272,39 +450,111 @@ export class TreeStateManager implements StateManagerInterface {
   }
 
   /**
-   * Applies the finished transaction's writes to the tree and starts the next one. Deletions
-   * first, then accounts, wiped storage, slots and code, so a re-created account ends right.
+   * Applies the finished transaction's writes to the tree (and the cache) and starts the next
+   * one. Deletions first, then accounts, wiped storage, slots and code, so a re-created account
+   * ends right. The tree must not be written other than through this.
    */
   flush(): WriteSet {
     const w = this.writes();
     this.layers = [new WriteSet()];
     if (w.empty) return w;
     const t = this.tree;
+    this.prepareDeletions(w);
     for (const [k, a] of w.accounts) {
       const address = keyBytes(k);
-      if (a === null) this.guard(() => t.deleteAccount(address), address);
-      else
+      const c = this.entry(address, k);
+      if (a === null) {
+        this.guard(() => t.deleteAccountAtKey(c.key), address);
+        c.account = undefined;
+        this.storageCache.delete(k);
+      } else {
+        // Its root stays what the tree had (a new account's: empty), unless storage changes
+        // below. When this manager has read the account, the tree need not read it again for
+        // it (a root not computed yet means the tree holds the storage trie and uses its root).
+        const root = c.loaded ? (c.account?.root ?? EMPTY_ROOT) : this.rootOf(c.key);
+        const known = typeof root !== 'function';
         this.guard(
           () =>
-            t.putAccount(address, {
-              nonce: a.nonce,
-              balance: a.balance,
-              storageRoot: EMPTY_ROOT, // the tree keeps the account's own storage root
-              codeHash: a.codeHash,
-            }),
+            t.putAccountAtKey(
+              c.key,
+              {
+                nonce: a.nonce,
+                balance: a.balance,
+                storageRoot: known ? root : EMPTY_ROOT,
+                codeHash: a.codeHash,
+              },
+              known,
+            ),
           address,
         );
+        c.account = new TreeAccount(a.nonce, a.balance, a.codeHash, root);
+      }
+      c.loaded = true;
     }
-    for (const k of w.cleared) if (w.accounts.get(k) !== null) t.clearStorage(keyBytes(k));
+    for (const k of w.cleared) {
+      if (w.accounts.get(k) === null) continue;
+      const c = this.entry(keyBytes(k), k);
+      t.clearStorageAtKey(c.key);
+      this.storageCache.delete(k);
+      this.staleRoot(c);
+    }
     for (const [k, m] of w.storage) {
       const address = keyBytes(k);
+      const c = this.entry(address, k);
+      let cached = this.storageCache.get(k);
+      if (cached === undefined) {
+        cached = new Map();
+        this.storageCache.set(k, cached);
+      }
       for (const [s, v] of m) {
         const slot = keyBytes(s);
-        this.guard(() => t.putStorage(address, slot, v), address, slot);
+        this.guard(() => t.putStorageAtKey(c.key, this.slotKey(slot, s), v), address, slot);
+        cached.set(s, v);
+      }
+      this.staleRoot(c);
+    }
+    for (const code of w.code.values()) t.putCode(code);
+    return w;
+  }
+
+  /**
+   * Deletions (an account, a slot set to zero) are the only writes that can need a node no read
+   * brought in: the sibling a collapsing branch merges with. They are faulted in before anything
+   * is written, so a missing one fails the transaction with the tree as it was.
+   */
+  private prepareDeletions(w: WriteSet): void {
+    const t = this.tree;
+    for (const [k, a] of w.accounts) {
+      if (a !== null) continue;
+      const address = keyBytes(k);
+      const c = this.entry(address, k);
+      this.guard(() => t.prepareDeleteAccountAtKey(c.key), address);
+    }
+    for (const [k, m] of w.storage) {
+      if (w.cleared.has(k) || w.accounts.get(k) === null) continue; // its trie starts empty
+      let c: CachedAccount | undefined;
+      for (const [s, v] of m) {
+        if (v.length !== 0) continue;
+        const address = keyBytes(k);
+        c ??= this.entry(address, k);
+        const slot = keyBytes(s);
+        const accountKey = c.key;
+        this.guard(() => t.prepareDeleteStorageAtKey(accountKey, this.slotKey(slot, s)), address, slot);
       }
     }
-    for (const c of w.code.values()) t.putCode(c);
-    return w;
+  }
+
+  /** The tree's storage root for the account with trie key `key`, computed when first asked. */
+  private rootOf(accountKey: Uint8Array): () => Uint8Array {
+    return () => this.tree.getAccountAtKey(accountKey)?.storageRoot ?? EMPTY_ROOT;
+  }
+
+  /** The account's storage changed: its root is the tree's, computed when first asked. */
+  private staleRoot(c: CachedAccount): void {
+    const a = c.account;
+    c.account =
+      a === undefined ? undefined : new TreeAccount(a.nonce, a.balance, a.codeHash, this.rootOf(c.key));
+    c.loaded = true;
   }
 
   /** Drops whatever the current transaction wrote (it failed outside the EVM's own reverts). */
@@ -313,7 +563,7 @@ export class TreeStateManager implements StateManagerInterface {
   }
 
   resetAccesses(): void {
-    this.accesses = { accounts: new Set(), slots: new Map(), code: new Set() };
+    if (this.record) this.accesses = { accounts: new Set(), slots: new Map(), code: new Set() };
   }
 
   // ------------------------------------------------------------ roots

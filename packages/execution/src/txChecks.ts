@@ -8,6 +8,7 @@ import type { Account } from '@monsoon/dsm-tree';
 import { bytesEqual, EMPTY_CODE_HASH } from '@monsoon/dsm-tree';
 import type { ChainRules } from './chain.js';
 import { ExecutionError, ExecutionErrorCode } from './executionError.js';
+import { type ExecutableTx, executableTx, isEthereumjsTx } from './signedTx.js';
 
 /** The fee split of a transaction under a base fee: what it pays per gas, and the miner's part. */
 export interface TxFees {
@@ -17,7 +18,13 @@ export interface TxFees {
   readonly priorityFee: bigint;
 }
 
-export function txFees(tx: TypedTransaction, baseFee: bigint): TxFees {
+export function txFees(tx: TypedTransaction | ExecutableTx, baseFee: bigint): TxFees {
+  if (!isEthereumjsTx(tx)) {
+    // EIP-1559's rule; for legacy and EIP-2930 (both caps the gas price) it gives the price.
+    let priorityFee = tx.maxFeePerGas - baseFee;
+    if (tx.maxPriorityFeePerGas < priorityFee) priorityFee = tx.maxPriorityFeePerGas;
+    return { gasPrice: priorityFee + baseFee, priorityFee };
+  }
   if (tx.supports(Capability.EIP1559FeeMarket)) {
     const priorityFee = (tx as { getEffectivePriorityFee(b: bigint): bigint }).getEffectivePriorityFee(
       baseFee,
@@ -28,22 +35,17 @@ export function txFees(tx: TypedTransaction, baseFee: bigint): TxFees {
   return { gasPrice, priorityFee: gasPrice - baseFee };
 }
 
-function maxFeePerGas(tx: TypedTransaction): bigint {
-  return tx.supports(Capability.EIP1559FeeMarket)
-    ? (tx as { maxFeePerGas: bigint }).maxFeePerGas
-    : (tx as { gasPrice: bigint }).gasPrice;
-}
-
 /**
  * Throws the ExecutionError that running `tx` from `sender` (whose account is `account`) would
  * end in before executing anything, or returns its fees. `gasLeft` is the block's remaining gas.
  */
 export function checkTransaction(
-  tx: TypedTransaction,
+  transaction: TypedTransaction | ExecutableTx,
   account: Account | undefined,
   rules: ChainRules,
   gasLeft: bigint,
 ): TxFees {
+  const tx = executableTx(transaction);
   if (tx.gasLimit > gasLeft) {
     throw new ExecutionError(
       ExecutionErrorCode.BadGas,
@@ -51,7 +53,7 @@ export function checkTransaction(
       { gasLimit: tx.gasLimit, gasLeft },
     );
   }
-  const intrinsic = tx.getIntrinsicGas();
+  const intrinsic = tx.intrinsicGas;
   if (tx.gasLimit < intrinsic) {
     throw new ExecutionError(
       ExecutionErrorCode.BadGas,
@@ -59,7 +61,7 @@ export function checkTransaction(
       { gasLimit: tx.gasLimit, intrinsic },
     );
   }
-  const maxFee = maxFeePerGas(tx);
+  const maxFee = tx.maxFeePerGas;
   if (maxFee < rules.baseFeePerGas) {
     throw new ExecutionError(
       ExecutionErrorCode.BadGas,
@@ -87,5 +89,5 @@ export function checkTransaction(
       { balance, cost },
     );
   }
-  return txFees(tx, rules.baseFeePerGas);
+  return txFees(transaction, rules.baseFeePerGas);
 }

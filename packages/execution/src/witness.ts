@@ -8,6 +8,7 @@ import type { TypedTransaction } from '@ethereumjs/tx';
 import { bytesEqual, EMPTY_CODE_HASH, type StateTree } from '@monsoon/dsm-tree';
 import { type BlockEnv, BlockExecutor, type BlockExecutorOptions, type TxOutcome } from './blockExecutor.js';
 import type { ChainRules } from './chain.js';
+import type { ExecutableTx } from './signedTx.js';
 import { type AccessSet, keyBytes } from './treeStateManager.js';
 
 /** An empty access set. */
@@ -70,7 +71,7 @@ export async function preExecute(
   state: StateTree,
   env: BlockEnv,
   rules: ChainRules,
-  txs: readonly { readonly tx: TypedTransaction; readonly sender: Uint8Array }[],
+  txs: readonly { readonly tx: TypedTransaction | ExecutableTx; readonly sender: Uint8Array }[],
   opts: BlockExecutorOptions = {},
 ): Promise<PreExecuted> {
   const executor = await BlockExecutor.create(state, env, rules, opts);

@@ -12,13 +12,12 @@
  * chain (total difficulty, then height, then first seen). A reorg re-queues the transactions
  * the losing branch had and the winning one does not.
  */
-import type { TypedTransaction } from '@ethereumjs/tx';
-import { bytesEqual, NodeBag, type StateTree, toHex } from '@monsoon/dsm-tree';
+import { bytesEqual, NodeBag, type StateTree, toHex, type VerifiedNodeSource } from '@monsoon/dsm-tree';
 import {
   type BlockEnv,
   BlockExecutor,
   type ChainRules,
-  decodeTransaction,
+  decodeSignedTx,
   type ExecutedBlock,
   ExecutionError,
   ExecutionErrorCode,
@@ -27,6 +26,7 @@ import {
   type Receipt,
   receiptsRoot,
   recoverSenders,
+  type SignedTx,
   transactionsRoot,
 } from '@monsoon/execution';
 import { keccak as defaultKeccak, type Keccak } from '@monsoon/keccak';
@@ -78,7 +78,7 @@ export interface MinerOptions {
 
 /** Recovers the senders of a batch of transactions (a {@link SenderRecoveryPool} is one). */
 export interface SenderRecovery {
-  recoverSenders(txs: readonly TypedTransaction[]): Promise<(Uint8Array | ExecutionError)[]>;
+  recoverSenders(txs: readonly SignedTx[]): Promise<(Uint8Array | ExecutionError)[]>;
 }
 
 /** Recovery on the calling thread, natively. */
@@ -97,7 +97,7 @@ export interface PreparedSubmission {
 }
 
 export type PreparedTx =
-  | { readonly tx: TypedTransaction; readonly raw: Uint8Array; readonly sender: Uint8Array }
+  | { readonly tx: SignedTx; readonly sender: Uint8Array }
   | { readonly refused: TxResult };
 
 export const defaultMinerOptions: Omit<MinerOptions, 'rules'> = {
@@ -198,8 +198,9 @@ export class Miner {
   ): Promise<Miner> {
     const o: MinerOptions = { ...defaultMinerOptions, ...opts };
     let self: Miner | undefined;
-    const resolver = (h: Uint8Array) => self?.resolve(h);
-    const st = genesisState(genesis, { hash: keccak, resolver });
+    // Stubs resolve from the bag of what is executing; bag nodes are hashed once, on arrival.
+    const source: VerifiedNodeSource = { getBin: (h) => self?.resolve(h) };
+    const st = genesisState(genesis, { hash: keccak, source });
     const header = genesisHeader(genesis, st.root());
     const g: ChainBlock = {
       hash: headerHash(header, keccak),
@@ -235,10 +236,9 @@ export class Miner {
     return this.pending.raws.length;
   }
 
-  private resolve(h: Uint8Array): Uint8Array | undefined {
-    const n = this.source?.get(h);
-    if (n !== undefined) this.served.add(n);
-    return n;
+  /** The node with hash `h` (latin1) from the current bag, noted in the block's witness. */
+  private resolve(h: string): Uint8Array | undefined {
+    return this.source === undefined ? undefined : this.served.takeFrom(this.source, h);
   }
 
   private serial<T>(f: () => Promise<T>): Promise<T> {
@@ -271,7 +271,7 @@ export class Miner {
         gasLimit: this.opts.rules.gasLimit,
       },
       this.opts.rules,
-      { common: this.common, fastTransfers: this.opts.fastTransfers },
+      { common: this.common, fastTransfers: this.opts.fastTransfers, recordAccesses: false },
     );
     this.pending = { executor, state, raws: [], bytes: 0, hashes: new Set() };
     // Peers have the parent's top layer, not this miner's coinbase path: it goes in the witness.
@@ -305,11 +305,11 @@ export class Miner {
     const bag = new NodeBag({ hash: this.keccak });
     bag.addNodes(req.bag);
     const items: PreparedTx[] = new Array(req.transactions.length);
-    const txs: TypedTransaction[] = [];
+    const txs: SignedTx[] = [];
     const at: number[] = [];
     req.transactions.forEach((raw, i) => {
       try {
-        txs.push(decodeTransaction(raw, this.common));
+        txs.push(decodeSignedTx(raw, this.common));
         at.push(i);
       } catch (e) {
         items[i] = { refused: result(this.keccak.keccak256(raw), TxStatus.Invalid, (e as Error).message) };
@@ -321,8 +321,8 @@ export class Miner {
       const i = at[k]!;
       items[i] =
         sender instanceof Error
-          ? { refused: result(tx.hash(), TxStatus.Invalid, sender.message) }
-          : { tx, raw: req.transactions[i]!, sender };
+          ? { refused: result(tx.hash, TxStatus.Invalid, sender.message) }
+          : { tx, sender };
     });
     return { bag, prefetchedRoot: req.prefetchedRoot, items };
   }
@@ -336,7 +336,7 @@ export class Miner {
           this.counters.invalid++;
           results.push(item.refused);
         } else {
-          results.push(await this.include(item.tx, item.raw, item.sender, p.bag, p.prefetchedRoot));
+          results.push(await this.include(item.tx, item.sender, p.bag, p.prefetchedRoot));
         }
       }
       return { results };
@@ -344,22 +344,23 @@ export class Miner {
   }
 
   private async include(
-    tx: TypedTransaction,
-    raw: Uint8Array,
+    tx: SignedTx,
     sender: Uint8Array,
     bag: NodeBag,
     prefetchedRoot: Uint8Array,
   ): Promise<TxResult> {
-    const hash = tx.hash();
-    if (this.pending.hashes.has(toHex(hash))) return result(hash, TxStatus.Accepted, '');
-    if (this.blockFull(tx, raw)) await this.sealNow();
+    const hash = tx.hash;
+    const raw = tx.raw;
+    const hashKey = toHex(hash);
+    if (this.pending.hashes.has(hashKey)) return result(hash, TxStatus.Accepted, '');
+    if (this.blockFull(tx)) await this.sealNow();
     this.source = bag;
     try {
       const o = await this.pending.executor.execute(tx, sender);
       if (o.status === 'included') {
         this.pending.raws.push(raw);
         this.pending.bytes += raw.length;
-        this.pending.hashes.add(toHex(hash));
+        this.pending.hashes.add(hashKey);
         this.counters.accepted++;
         return result(hash, TxStatus.Accepted, '');
       }
@@ -379,12 +380,12 @@ export class Miner {
   }
 
   /** Whether `tx` must go in the next block: this one is at its count, bytes or gas limit. */
-  private blockFull(tx: TypedTransaction, raw: Uint8Array): boolean {
+  private blockFull(tx: SignedTx): boolean {
     const p = this.pending;
     if (p.raws.length === 0) return false;
     return (
       p.raws.length >= this.opts.maxBlockTransactions ||
-      p.bytes + raw.length > this.opts.maxBlockBytes ||
+      p.bytes + tx.raw.length > this.opts.maxBlockBytes ||
       p.executor.blockGasUsed + tx.gasLimit > p.executor.env.gasLimit
     );
   }
@@ -450,15 +451,16 @@ export class Miner {
     return {
       block,
       peer: { headerRlp: encodeHeader(header), transactions: raws, bag: witness },
-      shards: this.shardUpdates(done.updates),
+      shards: this.shardUpdates(done.updates, done.updateKeys),
       expectedRoots,
     };
   }
 
-  private shardUpdates(updates: readonly AccountUpdate[]): ShardUpdate[] {
+  private shardUpdates(updates: readonly AccountUpdate[], keys: readonly Uint8Array[]): ShardUpdate[] {
     const by = new Map<number, AccountUpdate[]>();
-    for (const u of updates) {
-      const shard = this.layout.shardOfKey(this.keccak.keccak256(u.address));
+    for (let i = 0; i < updates.length; i++) {
+      const u = updates[i]!;
+      const shard = this.layout.shardOfKey(keys[i]!);
       const list = by.get(shard);
       if (list === undefined) by.set(shard, [u]);
       else list.push(u);
@@ -501,13 +503,13 @@ export class Miner {
           gasLimit: header.gasLimit,
         },
         this.opts.rules,
-        { common: this.common, fastTransfers: this.opts.fastTransfers },
+        { common: this.common, fastTransfers: this.opts.fastTransfers, recordAccesses: false },
       );
       const bag = new NodeBag({ hash: this.keccak });
       bag.addNodes(pb.bag);
       const txs = pb.transactions.map((raw, i) => {
         try {
-          return decodeTransaction(raw, this.common);
+          return decodeSignedTx(raw, this.common);
         } catch (e) {
           return bad(`transaction ${i}: ${(e as Error).message}`);
         }
@@ -568,10 +570,10 @@ export class Miner {
     // sees no receipt and resubmits.
     for (const [h, raw] of orphaned) {
       if (onNew.has(h)) continue;
-      const tx = decodeTransaction(raw, this.common);
+      const tx = decodeSignedTx(raw, this.common);
       const sender = recoverSenders([tx])[0]!;
       if (sender instanceof Error) continue;
-      const r = await this.include(tx, raw, sender, bag, this.headBlock.header.stateRoot);
+      const r = await this.include(tx, sender, bag, this.headBlock.header.stateRoot);
       if (r.status === TxStatus.Accepted) this.counters.requeued++;
       else this.counters.dropped++;
     }

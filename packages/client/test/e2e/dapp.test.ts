@@ -35,6 +35,9 @@ let accounts: AccountSet;
 let rpc: string;
 let provider: JsonRpcProvider;
 let clientProc: StorageProcess;
+let genesisFile: string;
+let storageList: string;
+let minerAddress: string;
 
 beforeAll(async () => {
   dir = await mkdtemp(join(tmpdir(), 'monsoon-client-'));
@@ -58,7 +61,8 @@ beforeAll(async () => {
       ]),
     ),
   );
-  const storageList = storage.map((s) => s.address).join(',');
+  storageList = storage.map((s) => s.address).join(',');
+  genesisFile = genesis;
   const miner = await startMiner([
     '--genesis',
     genesis,
@@ -69,23 +73,8 @@ beforeAll(async () => {
     '--coinbase',
     `0x${'c0'.repeat(20)}`,
   ]);
-  const client = new StorageProcess(
-    spawn(
-      process.execPath,
-      [
-        CLIENT_CLI,
-        '--genesis',
-        genesis,
-        '--miners',
-        miner.address,
-        '--storage',
-        storageList,
-        '--rpc',
-        '127.0.0.1:0',
-      ],
-      { stdio: ['ignore', 'pipe', 'pipe'] },
-    ),
-  );
+  minerAddress = miner.address;
+  const client = startClient(miner.address);
   clientProc = client;
   rpc = String((await client.waitFor((l) => l.msg === 'listening')).rpc);
   provider = new JsonRpcProvider(rpc, CHAIN_ID, { staticNetwork: true });
@@ -98,6 +87,26 @@ afterAll(async () => {
   await killAll();
   await rm(dir, { recursive: true, force: true });
 });
+
+function startClient(miners: string): StorageProcess {
+  return new StorageProcess(
+    spawn(
+      process.execPath,
+      [
+        CLIENT_CLI,
+        '--genesis',
+        genesisFile,
+        '--miners',
+        miners,
+        '--storage',
+        storageList,
+        '--rpc',
+        '127.0.0.1:0',
+      ],
+      { stdio: ['ignore', 'pipe', 'pipe'] },
+    ),
+  );
+}
 
 const wallet = (i: number) => new Wallet(hex(accounts.privateKey(i)), provider);
 const addr = (i: number) => hex(accounts.address(i));
@@ -243,5 +252,25 @@ describe('certainly-failing transactions are refused by the client', () => {
     expect(badSig.error?.code).toBe(-32000);
     // The sender's next nonce is untouched: none of them reached a miner.
     expect(await provider.getTransactionCount(addr(9), 'pending')).toBe(1);
+  });
+});
+
+describe('a miner that is down', () => {
+  it('is passed over: a client whose first miner is unreachable follows and submits through the next', async () => {
+    // Port 1 on 127.0.0.1: nothing listens there.
+    const proc = startClient(`127.0.0.1:1,${minerAddress}`);
+    const url = String((await proc.waitFor((l) => l.msg === 'listening')).rpc);
+    const p = new JsonRpcProvider(url, CHAIN_ID, { staticNetwork: true });
+    p.pollingInterval = 100;
+    try {
+      const w = new Wallet(hex(accounts.privateKey(11)), p);
+      const r = await (await w.sendTransaction({ to: addr(12), value: 5n })).wait();
+      expect(r?.status).toBe(1);
+      expect(await p.getTransactionCount(addr(11))).toBe(1);
+    } finally {
+      p.destroy();
+      proc.signal('SIGTERM');
+      await proc.exited;
+    }
   });
 });

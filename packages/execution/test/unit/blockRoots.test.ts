@@ -159,6 +159,21 @@ describe('receipts and blooms (synthetic)', () => {
     expect(() => encodeReceipt({ ...r, type: 0x80 })).toThrow(RangeError);
   });
 
+  it('receipts without logs (encoded in one pass) equal ethereumjs for every gas size, status and type', () => {
+    for (const cumulativeGasUsed of [0n, 1n, 127n, 128n, 255n, 256n, 21_000n, 1n << 40n, (1n << 64n) - 1n]) {
+      for (const type of [0, 1, 2]) {
+        for (const status of [0, 1] as const) {
+          const r: Receipt = { type, status, cumulativeGasUsed, logs: [] };
+          // (ethereumjs writes a zero total as 0x00, not RLP's 0x80; a real receipt is never 0.)
+          if (cumulativeGasUsed > 0n) {
+            expect(hex(encodeReceipt(r))).toBe(hex(ethEncodeReceipt(toEth(r), type as 0 | 1 | 2)));
+          }
+          expect(encodeReceipt(r)).toEqual(encodeReceipt(r, new Uint8Array(BLOOM_BYTES)));
+        }
+      }
+    }
+  });
+
   it('receiptsRoot equals an ethereumjs-style ordered trie of ethereumjs encodings', async () => {
     const receipts: Receipt[] = Array.from({ length: 140 }, (_, i) => ({
       type: i % 3,

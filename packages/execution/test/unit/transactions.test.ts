@@ -1,6 +1,8 @@
 /**
  * decodeTransaction against @ethereumjs/tx: every supported type round-trips to the same
  * transaction ethereumjs decodes, and what must be refused is refused with the right code.
+ * decodeSignedTx (no ethereumjs objects) against decodeTransaction: the same verdict on valid
+ * transactions, on every truncation and single-byte change, on hand-made refusals and garbage.
  * Keys and fields are derived from keccak of a counter, so runs are deterministic.
  */
 import type { Common } from '@ethereumjs/common';
@@ -15,11 +17,14 @@ import {
 import { describe, expect, it } from '@jest/globals';
 import { rlpDecode, rlpEncode, toHex } from '@monsoon/dsm-tree';
 import {
+  decodeSignedTx,
   decodeTransaction,
   ExecutionError,
   ExecutionErrorCode,
   makeCommon,
+  recoverSenders,
   SECP256K1_N,
+  type SignedTx,
   txInfo,
 } from '@monsoon/execution';
 import { keccak } from '@monsoon/keccak';
@@ -130,6 +135,15 @@ function withField(tx: TypedTransaction, i: number, value: Uint8Array): Uint8Arr
   fields[i] = value;
   const body = rlpEncode(fields);
   return typed ? Uint8Array.of(tx.type, ...body) : body;
+}
+
+/** Seeded garbage i: 1–31 bytes, a third led by the EIP-1559 type byte, a third by a list header. */
+function garbage(i: number): Uint8Array {
+  const bytes = det('garbage', i);
+  const raw = bytes.subarray(0, 1 + (bytes[31]! % 31));
+  if (i % 3 === 0) raw[0] = 0x02;
+  else if (i % 3 === 1) raw[0] = 0xc0 + (raw.length - 1);
+  return raw;
 }
 
 function bigBytes(n: bigint): Uint8Array {
@@ -273,10 +287,7 @@ describe('decodeTransaction: malformed bytes are BadTransaction', () => {
 
   it('seeded garbage: 500 random byte strings all give an ExecutionError, never another exception', () => {
     for (let i = 0; i < 500; i++) {
-      const bytes = det('garbage', i);
-      const raw = bytes.subarray(0, 1 + (bytes[31]! % 31));
-      if (i % 3 === 0) raw[0] = 0x02;
-      else if (i % 3 === 1) raw[0] = 0xc0 + (raw.length - 1);
+      const raw = garbage(i);
       refusal(() => decodeTransaction(raw, common));
     }
   });
@@ -357,5 +368,137 @@ describe('decodeTransaction: chain and signature', () => {
       ExecutionErrorCode.BadSignature,
       /not signed: found 9 fields/,
     );
+  });
+});
+
+describe('decodeSignedTx against decodeTransaction (the miner decodes without ethereumjs)', () => {
+  /** The same verdict: equal fields, hash, signing hash and sender, or the same refusal code. */
+  function expectSameVerdict(raw: Uint8Array): 'accepted' | ExecutionErrorCode {
+    let theirs: TypedTransaction | ExecutionError;
+    let ours: SignedTx | ExecutionError;
+    try {
+      theirs = decodeTransaction(raw, common);
+    } catch (e) {
+      expect(e).toBeInstanceOf(ExecutionError);
+      theirs = e as ExecutionError;
+    }
+    try {
+      ours = decodeSignedTx(raw, common);
+    } catch (e) {
+      expect(e).toBeInstanceOf(ExecutionError);
+      ours = e as ExecutionError;
+    }
+    if (theirs instanceof ExecutionError || ours instanceof ExecutionError) {
+      expect(ours instanceof ExecutionError ? ours.code : 'accepted').toBe(
+        theirs instanceof ExecutionError ? theirs.code : 'accepted',
+      );
+      return (theirs as ExecutionError).code;
+    }
+    const info = txInfo(theirs);
+    expect({
+      hash: toHex(ours.hash),
+      type: ours.type,
+      nonce: ours.nonce,
+      gasLimit: ours.gasLimit,
+      to: ours.to === undefined ? undefined : toHex(ours.to),
+      value: ours.value,
+      data: toHex(ours.data),
+      maxFeePerGas: ours.maxFeePerGas,
+      maxPriorityFeePerGas: ours.maxPriorityFeePerGas,
+      intrinsicGas: ours.intrinsicGas,
+      v: ours.v,
+      r: ours.r,
+      s: ours.s,
+    }).toEqual({
+      hash: toHex(info.hash),
+      type: info.type,
+      nonce: info.nonce,
+      gasLimit: info.gasLimit,
+      to: info.to === undefined ? undefined : toHex(info.to),
+      value: info.value,
+      data: toHex(info.data),
+      maxFeePerGas: info.maxFeePerGas,
+      maxPriorityFeePerGas: info.maxPriorityFeePerGas,
+      intrinsicGas: info.intrinsicGas,
+      v: theirs.v,
+      r: theirs.r,
+      s: theirs.s,
+    });
+    const theirList = 'accessList' in theirs ? theirs.accessList : [];
+    expect(ours.accessList.map(([a, ks]) => [toHex(a), ks.map(toHex)])).toEqual(
+      theirList.map(([a, ks]) => [toHex(a), ks.map(toHex)]),
+    );
+    expect(toHex(keccak.keccak256(ours.signingPayload()))).toBe(toHex(theirs.getHashedMessageToSign()));
+    expect(recoverSenders([ours])).toEqual(recoverSenders([theirs]));
+    return 'accepted';
+  }
+
+  it.each(KINDS)('%s: 25 transactions decode alike, senders included', (kind) => {
+    for (let i = 0; i < 25; i++) expect(expectSameVerdict(makeTx(kind, i).serialize())).toBe('accepted');
+  });
+
+  it.each(KINDS)('%s: every truncation and single-byte change gets the same verdict', (kind) => {
+    const raw = makeTx(kind, 13).serialize();
+    const verdicts = new Set<string>();
+    for (let len = 0; len < raw.length; len++) verdicts.add(expectSameVerdict(raw.subarray(0, len)));
+    for (let i = 0; i < raw.length; i++) {
+      for (const b of [0x00, 0x01, 0x7f, 0x80, 0x81, 0xa0, 0xb8, 0xc0, 0xf8, 0xff, raw[i]! ^ 1]) {
+        const m = raw.slice();
+        m[i] = b;
+        verdicts.add(expectSameVerdict(m));
+      }
+    }
+    expect(verdicts.size).toBeGreaterThan(2);
+  });
+
+  it('the hand-made refusals of this file get the same codes', () => {
+    const tx = makeTx('1559', 9);
+    const legacy = makeTx('legacy', 12);
+    const cases = [
+      withField(tx, 1, Uint8Array.of(0, 9)),
+      withField(tx, 0, Uint8Array.of(0, ...bigBytes(CHAIN))),
+      withField(makeTx('legacy', 3), 3, new Uint8Array(19)),
+      withField(tx, 2, bigBytes(10n ** 30n)), // tip above the fee cap
+      withField(tx, 1, bigBytes((1n << 64n) - 1n)), // nonce at 2^64 - 1
+      withField(tx, 4, bigBytes(1n << 64n)), // gas limit over 2^64 - 1
+      withField(tx, 6, new Uint8Array(33).fill(1)), // value over 2^256 - 1
+      withField(makeTx('1559Create', 2), 7, new Uint8Array(49_153).fill(1)), // init code over EIP-3860
+      withSignature(legacy, Uint8Array.of(29), bigBytes(legacy.r!), bigBytes(legacy.s!)),
+      withSignature(legacy, Uint8Array.of(35), bigBytes(legacy.r!), bigBytes(legacy.s!)),
+      withSignature(legacy, Uint8Array.of(0, 27), bigBytes(legacy.r!), bigBytes(legacy.s!)),
+      withSignature(
+        legacy,
+        bigBytes(legacy.v!),
+        Uint8Array.of(0, ...bigBytes(legacy.r!)),
+        bigBytes(legacy.s!),
+      ),
+    ];
+    for (const raw of cases) expect(expectSameVerdict(raw)).not.toBe('accepted');
+    // Access lists: wrong lengths, and lists where byte strings belong (which ethereumjs let through).
+    const fields = rlpDecode(tx.serialize().subarray(1)) as (Uint8Array | unknown[])[];
+    const withAccess = (list: unknown) => {
+      const f = [...fields];
+      f[8] = list as Uint8Array[];
+      return Uint8Array.of(2, ...rlpEncode(f as Uint8Array[]));
+    };
+    const a20 = new Uint8Array(20).fill(7);
+    const k32 = new Uint8Array(32).fill(8);
+    expect(expectSameVerdict(withAccess([[a20, [k32]]]))).toBe('accepted');
+    for (const bad of [
+      [[new Uint8Array(19), [k32]]],
+      [[a20, [new Uint8Array(31)]]],
+      [[a20]],
+      [[a20, [k32], []]],
+      [a20],
+      [[a20, k32]],
+      [[Array.from({ length: 20 }, () => Uint8Array.of(1)), [k32]]],
+      [[a20, [Array.from({ length: 32 }, () => Uint8Array.of(1))]]],
+    ]) {
+      expect(expectSameVerdict(withAccess(bad))).toBe(ExecutionErrorCode.BadTransaction);
+    }
+  });
+
+  it('seeded garbage gets the same verdicts', () => {
+    for (let i = 0; i < 500; i++) expectSameVerdict(garbage(i));
   });
 });

@@ -3,7 +3,8 @@
  * ERC-20 `transfer` calls on the real token contract, plus token overdrafts that revert),
  * submitted with bags a client would build, give exactly the state roots and gas that
  * @ethereumjs/vm computes running the same transactions on one full @ethereumjs/mpt state —
- * with the miner's recovery inline and on a worker pool.
+ * with the miner's recovery inline and on a worker pool, with plain transfers on the fast path
+ * and in the EVM, and a coinbase that is itself one of the traffic's accounts.
  */
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { toHex } from '@monsoon/dsm-tree';
@@ -34,6 +35,8 @@ const rules = { ...defaultChainRules, chainId: 31337n };
 const common = makeCommon(rules.chainId);
 const RETENTION = 2;
 const SUBMISSION = 15;
+/** The miner's coinbase: one of the traffic's accounts, so it also sends and receives. */
+const COINBASE = 0;
 
 let accounts: AccountSet;
 let pool: SenderRecoveryPool;
@@ -80,22 +83,31 @@ function overdraft(nonce: bigint): Uint8Array {
   ).raw;
 }
 
-describe.each<[string, () => SenderRecovery]>([
-  ['inline', () => inlineRecovery],
-  ['pool', () => pool],
-])('the miner (recovery %s) against @ethereumjs/vm', (_name, recovery) => {
+describe.each<[string, () => SenderRecovery, boolean]>([
+  ['inline', () => inlineRecovery, true],
+  ['pool', () => pool, true],
+  ['inline, every transaction in the EVM', () => inlineRecovery, false],
+])('the miner (recovery %s) against @ethereumjs/vm', (_name, recovery, fastTransfers) => {
   it('gives the same state root and gas for blocks of transfers, ERC-20 calls and reverts', async () => {
     const genesis = parseGenesis(buildGenesis(accounts, { chainId: rules.chainId }));
-    const miner = await Miner.create(genesis, { rules, retention: RETENTION, recovery: recovery() });
+    const miner = await Miner.create(genesis, {
+      rules,
+      retention: RETENTION,
+      recovery: recovery(),
+      fastTransfers,
+      coinbase: accounts.address(COINBASE), // sends and receives in the traffic, and is paid
+    });
     const reference = await ReferenceChain.create(genesis, { rules });
     const full = genesisState(genesis);
     const gen = traffic();
     let overdrafts = 0n;
     let erc20 = 0;
+    let byCoinbase = 0;
 
     for (let b = 0; b < 3; b++) {
       const raws = gen.take(45).map((t) => {
         if (t.kind === 'erc20') erc20++;
+        if (t.from === COINBASE || t.to === COINBASE) byCoinbase++;
         return t.raw;
       });
       raws.splice(10, 0, overdraft(overdrafts++));
@@ -145,5 +157,6 @@ describe.each<[string, () => SenderRecovery]>([
       expect(toHex(full.root())).toBe(toHex(header.stateRoot));
     }
     expect(erc20).toBeGreaterThan(20);
+    expect(byCoinbase).toBeGreaterThan(0);
   });
 });
