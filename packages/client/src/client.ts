@@ -17,6 +17,7 @@ import {
   type BlockEnv,
   type ChainRules,
   decodeTransaction,
+  EvmPool,
   makeCommon,
   nativeCustomCrypto,
   recoverSenders,
@@ -133,6 +134,8 @@ export class Client implements RpcBackend {
   };
   readonly chain = new ChainView();
   readonly common: Common;
+  /** EVMs reused by pre-executions (building one costs more than running a transaction). */
+  private readonly evms: EvmPool;
   private readonly pending = new Map<string, PendingTx>();
   private queue: Queued[] = [];
   private flushScheduled = false;
@@ -154,6 +157,7 @@ export class Client implements RpcBackend {
     private readonly miners: MinerServiceClient[],
   ) {
     this.common = makeCommon(opts.rules.chainId, nativeCustomCrypto);
+    this.evms = new EvmPool(this.common);
     this.chain.onHead((b) => {
       this.stateMoved();
       for (const h of b.txHashes) {
@@ -573,6 +577,7 @@ export class Client implements RpcBackend {
         this.common,
         tx,
         from,
+        this.evms,
       );
       this.onPreExecuted?.(performance.now() - t0, spec.rounds);
       if (spec.outcome.status === 'invalid') {

@@ -13,7 +13,13 @@
 import type { Common } from '@ethereumjs/common';
 import type { TypedTransaction } from '@ethereumjs/tx';
 import { makeAccount, type NodeBag } from '@monsoon/dsm-tree';
-import { type BlockEnv, BlockExecutor, type ChainRules, type TxOutcome } from '@monsoon/execution';
+import {
+  type BlockEnv,
+  BlockExecutor,
+  type ChainRules,
+  type EvmPool,
+  type TxOutcome,
+} from '@monsoon/execution';
 import type { AccountQuery } from '@monsoon/protocol';
 import type { RemoteState, StateRef } from './remoteState.js';
 
@@ -34,6 +40,7 @@ export async function speculate(
   common: Common,
   tx: TypedTransaction,
   sender: Uint8Array,
+  evms: EvmPool,
 ): Promise<Speculation> {
   const first: AccountQuery[] = [{ address: sender, slots: [], code: false }];
   if (tx.to !== undefined) first.push({ address: tx.to.bytes, slots: [], code: true });
@@ -42,10 +49,15 @@ export async function speculate(
     if (account !== undefined && account.nonce < tx.nonce) {
       tree.putAccount(sender, makeAccount({ ...account, nonce: tx.nonce }));
     }
-    const executor = await BlockExecutor.create(tree, env, rules, { common });
-    const outcome = await executor.execute(tx, sender);
-    if (outcome.status === 'missing') throw outcome.error;
-    return outcome;
+    const evm = await evms.take();
+    try {
+      const executor = await BlockExecutor.create(tree, env, rules, { common, evm });
+      const outcome = await executor.execute(tx, sender);
+      if (outcome.status === 'missing') throw outcome.error;
+      return outcome;
+    } finally {
+      evms.give(evm);
+    }
   });
   return { outcome: value, served, rounds };
 }

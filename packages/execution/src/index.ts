@@ -2,6 +2,7 @@ export {
   type BlockEnv,
   BlockExecutor,
   type BlockExecutorOptions,
+  EvmPool,
   type ExecutedBlock,
   type ExecutedReceipt,
   type TxOutcome,

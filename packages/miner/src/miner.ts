@@ -137,6 +137,9 @@ export interface SealedBlock {
   readonly expectedRoots: readonly ShardRoot[];
 }
 
+/** Blocks whose changed paths the miner keeps for revising witnesses. */
+const RECENT_BLOCKS = 4;
+
 export interface MinerCounters {
   accepted: number;
   invalid: number;
@@ -172,6 +175,8 @@ export class Miner {
   private pending!: Pending;
   /** Where stubs resolve from right now: the bag of the submission (or peer block) executing. */
   private source: NodeBag | undefined;
+  /** The paths the last RECENT_BLOCKS blocks changed, newest first (see rememberChanges). */
+  private recent: NodeBag[] = [];
   /** Every node the resolver served while the pending block executed: the block's witness. */
   private served = new NodeBag();
   private readonly layout: ShardLayout;
@@ -238,7 +243,37 @@ export class Miner {
 
   /** The node with hash `h` (latin1) from the current bag, noted in the block's witness. */
   private resolve(h: string): Uint8Array | undefined {
-    return this.source === undefined ? undefined : this.served.takeFrom(this.source, h);
+    if (this.source === undefined) return undefined;
+    const n = this.served.takeFrom(this.source, h);
+    if (n !== undefined) return n;
+    for (const r of this.recent) {
+      const m = this.served.takeFrom(r, h);
+      if (m !== undefined) return m;
+    }
+    return undefined;
+  }
+
+  /**
+   * Keeps the paths a block changed (its accounts, and the slots it wrote, as they are after
+   * it) for the next few blocks. Pruning back to r forgets them, yet they are exactly what a
+   * client's witness from a root a block or two old has wrong: with them the miner revises such
+   * a witness itself instead of answering stale (hot accounts change in nearly every block).
+   */
+  private rememberChanges(state: StateTree, updates: readonly AccountUpdate[]): void {
+    const kept = new NodeBag({ hash: this.keccak });
+    const live = updates.filter((u) => !u.deleted);
+    kept.addNodes(state.proveAccounts(live.map((u) => u.address)));
+    for (const u of live) {
+      if (u.storage.length > 0)
+        kept.addNodes(
+          state.proveStorageMany(
+            u.address,
+            u.storage.map((w) => w.slot),
+          ),
+        );
+    }
+    this.recent.unshift(kept);
+    if (this.recent.length > RECENT_BLOCKS) this.recent.pop();
   }
 
   private serial<T>(f: () => Promise<T>): Promise<T> {
@@ -435,6 +470,7 @@ export class Miner {
       shard,
       root: state.accounts.refAt(this.layout.path(shard)) ?? new Uint8Array(0),
     }));
+    this.rememberChanges(state, done.updates);
     this.pruneKeepingCoinbase(state);
     const block: ChainBlock = {
       hash: headerHash(header, this.keccak),

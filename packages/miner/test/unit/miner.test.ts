@@ -122,7 +122,7 @@ describe('Miner', () => {
     expect(m.pendingCount).toBe(0);
   });
 
-  it('revises a witness stale only elsewhere; reports stale, by key, one whose account changed', async () => {
+  it('revises a witness stale only elsewhere or by a recent block; reports stale, by key, one whose account changed longer ago', async () => {
     nonces.clear();
     const m = await make();
     const full = new FullState();
@@ -149,14 +149,24 @@ describe('Miner', () => {
     expect(r1.results[0]!.status).toBe(TxStatus.Accepted);
     const b2 = await m.seal();
     full.apply(b2.shards.flatMap((s) => s.accounts));
-    // A changed in block 2: the same old bag can no longer cover A.
+    // A changed in block 2, but the miner keeps the paths its last blocks changed: the old bag
+    // is revised with them and the transaction runs.
     const r2 = await m.submit({
       transactions: [transfer(a, addrs[a + 1]!)],
       bag: oldBagA,
       prefetchedRoot: oldRoot,
     });
-    expect(r2.results[0]!.status).toBe(TxStatus.Stale);
-    expect(r2.results[0]!.staleKeys.map(toHex)).toContain(toHex(keccak.keccak256(addrs[a]!)));
+    expect(r2.results[0]!.status).toBe(TxStatus.Accepted);
+    full.apply((await m.seal()).shards.flatMap((s) => s.accounts));
+    // Four blocks later (none touching A) A's path is forgotten: the old bag cannot cover A.
+    for (let i = 0; i < 4; i++) full.apply((await m.seal()).shards.flatMap((s) => s.accounts));
+    const r4 = await m.submit({
+      transactions: [transfer(a, addrs[a + 1]!)],
+      bag: oldBagA,
+      prefetchedRoot: oldRoot,
+    });
+    expect(r4.results[0]!.status).toBe(TxStatus.Stale);
+    expect(r4.results[0]!.staleKeys.map(toHex)).toContain(toHex(keccak.keccak256(addrs[a]!)));
     // Refetched at the head, it goes through.
     nonces.set(a, (nonces.get(a) ?? 1n) - 1n);
     const r3 = await m.submit({
