@@ -9,18 +9,19 @@
  * `Client` is also the JSON-RPC backend: what the RPC layer (rpc/) asks, answered in domain types.
  */
 import type { Common } from '@ethereumjs/common';
-import type { TypedTransaction } from '@ethereumjs/tx';
 import { credentials, type ServiceError, status } from '@grpc/grpc-js';
 import { bytesEqual, EMPTY_CODE_HASH, EMPTY_ROOT, NodeBag, rlpEncode, toHex } from '@monsoon/dsm-tree';
 import { type Logger, silentLogger, unary } from '@monsoon/edge';
 import {
   type BlockEnv,
   type ChainRules,
+  decodeSignedTx,
   decodeTransaction,
   EvmPool,
   makeCommon,
   nativeCustomCrypto,
   recoverSenders,
+  type SignedTx,
   txFees,
 } from '@monsoon/execution';
 import { keccak } from '@monsoon/keccak';
@@ -488,8 +489,8 @@ export class Client implements RpcBackend {
     };
   }
 
-  private sender(raw: Uint8Array): { tx: TypedTransaction; from: Uint8Array } {
-    const tx = decodeTransaction(raw, this.common);
+  private sender(raw: Uint8Array): { tx: SignedTx; from: Uint8Array } {
+    const tx = decodeSignedTx(raw, this.common);
     const from = recoverSenders([tx])[0]!;
     if (from instanceof Error) throw from;
     return { tx, from };
@@ -528,7 +529,7 @@ export class Client implements RpcBackend {
       blockNumber: block.header.number,
       index,
       from,
-      ...(tx.to !== undefined ? { to: tx.to.bytes } : { contractAddress: createdAddress(from, tx.nonce) }),
+      ...(tx.to !== undefined ? { to: tx.to } : { contractAddress: createdAddress(from, tx.nonce) }),
       gasUsed: r.cumulativeGasUsed - before,
       cumulativeGasUsed: r.cumulativeGasUsed,
       effectiveGasPrice: txFees(tx, this.opts.rules.baseFeePerGas).gasPrice,
@@ -556,7 +557,7 @@ export class Client implements RpcBackend {
    */
   async sendRawTransaction(raw: Uint8Array): Promise<Uint8Array> {
     this.counters.submitted++;
-    let tx: TypedTransaction;
+    let tx: SignedTx;
     let from: Uint8Array;
     try {
       ({ tx, from } = this.sender(raw));

@@ -47,7 +47,18 @@ export interface FetchCounters {
   refused: number;
 }
 
+/** Most account queries in one BatchGet. */
+const MAX_BATCH = 1000;
+
+interface PendingBatch {
+  readonly at: StateRef;
+  readonly shard: number;
+  readonly queries: AccountQuery[];
+  readonly waiters: { resolve: () => void; reject: (e: unknown) => void }[];
+}
+
 export class RemoteState {
+  private readonly batches = new Map<string, PendingBatch>();
   private cache: NodeBag;
   /** Hashes of account-trie nodes above the compaction level (the miners hold them). */
   private top = new Set<string>();
@@ -98,17 +109,62 @@ export class RemoteState {
       if (list === undefined) byShard.set(shard, [q]);
       else list.push(q);
     }
-    await Promise.all(
-      [...byShard].map(async ([shard, qs]) => {
+    await Promise.all([...byShard].map(([shard, qs]) => this.enqueue(at, shard, qs)));
+  }
+
+  /**
+   * Joins the queries to the batch going to `shard` at `at` at the end of this event-loop turn:
+   * every pre-execution running at once shares one BatchGet per shard instead of one each.
+   */
+  private enqueue(at: StateRef, shard: number, qs: readonly AccountQuery[]): Promise<void> {
+    const k = `${toHex(at.blockHash)}/${shard}`;
+    let batch = this.batches.get(k);
+    if (batch === undefined) {
+      batch = { at, shard, queries: [], waiters: [] };
+      this.batches.set(k, batch);
+      setImmediate(() => {
+        this.batches.delete(k);
+        void this.send(batch!);
+      });
+    }
+    batch.queries.push(...qs);
+    const b = batch;
+    return new Promise((resolve, reject) => b.waiters.push({ resolve, reject }));
+  }
+
+  /** One BatchGet per MAX_BATCH queries (an account's queries merged), its waiters told how it went. */
+  private async send(batch: PendingBatch): Promise<void> {
+    const merged = new Map<string, { address: Uint8Array; slots: Map<string, Uint8Array>; code: boolean }>();
+    for (const q of batch.queries) {
+      const k = toHex(q.address);
+      let m = merged.get(k);
+      if (m === undefined) {
+        m = { address: q.address, slots: new Map(), code: false };
+        merged.set(k, m);
+      }
+      for (const slot of q.slots) m.slots.set(toHex(slot), slot);
+      m.code ||= q.code;
+    }
+    const all: AccountQuery[] = [...merged.values()].map((m) => ({
+      address: m.address,
+      slots: [...m.slots.values()],
+      code: m.code,
+    }));
+    try {
+      for (let i = 0; i < all.length; i += MAX_BATCH) {
+        const qs = all.slice(i, i + MAX_BATCH);
         this.counters.calls++;
         const res = await this.storage.batchGet(
-          shard,
-          { at: atHash(at.blockHash), queries: qs, omitLevels: 0 },
-          (r, replica) => this.check(at, qs, r, replica),
+          batch.shard,
+          { at: atHash(batch.at.blockHash), queries: qs, omitLevels: 0 },
+          (r, replica) => this.check(batch.at, qs, r, replica),
         );
-        this.remember(at, qs, res);
-      }),
-    );
+        this.remember(batch.at, qs, res);
+      }
+      for (const w of batch.waiters) w.resolve();
+    } catch (e) {
+      for (const w of batch.waiters) w.reject(e);
+    }
   }
 
   /** Throws BAD_PROOF unless the answer proves exactly what it claims, at `at`. */

@@ -11,13 +11,13 @@
  */
 
 import type { Common } from '@ethereumjs/common';
-import type { TypedTransaction } from '@ethereumjs/tx';
 import { makeAccount, type NodeBag } from '@monsoon/dsm-tree';
 import {
   type BlockEnv,
   BlockExecutor,
   type ChainRules,
   type EvmPool,
+  type SignedTx,
   type TxOutcome,
 } from '@monsoon/execution';
 import type { AccountQuery } from '@monsoon/protocol';
@@ -38,12 +38,12 @@ export async function speculate(
   env: BlockEnv,
   rules: ChainRules,
   common: Common,
-  tx: TypedTransaction,
+  tx: SignedTx,
   sender: Uint8Array,
   evms: EvmPool,
 ): Promise<Speculation> {
   const first: AccountQuery[] = [{ address: sender, slots: [], code: false }];
-  if (tx.to !== undefined) first.push({ address: tx.to.bytes, slots: [], code: true });
+  if (tx.to !== undefined) first.push({ address: tx.to, slots: [], code: true });
   const { value, served, rounds } = await remote.withState(at, first, async (tree) => {
     const account = tree.getAccount(sender);
     if (account !== undefined && account.nonce < tx.nonce) {

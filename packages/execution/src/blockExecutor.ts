@@ -97,6 +97,32 @@ export class EvmPool {
   }
 }
 
+/** Blocks by environment: building one costs ~0.2 ms (its Common copied), and clients make an executor per transaction. */
+const blocks = new Map<string, { common: Common; block: Block }>();
+
+/** The ethereumjs Block an executor runs in: number, timestamp, coinbase, gas limit, base fee. */
+function blockOf(env: BlockEnv, rules: ChainRules, common: Common): Block {
+  const k = `${env.number}/${env.timestamp}/${toHex(env.coinbase)}/${env.gasLimit}/${rules.baseFeePerGas}`;
+  const held = blocks.get(k);
+  if (held !== undefined && held.common === common) return held.block;
+  const block = createBlock(
+    {
+      header: {
+        number: env.number,
+        timestamp: env.timestamp,
+        coinbase: env.coinbase,
+        gasLimit: env.gasLimit,
+        baseFeePerGas: rules.baseFeePerGas,
+        difficulty: 0n,
+      },
+    },
+    { common, skipConsensusFormatValidation: true },
+  );
+  if (blocks.size >= 16) blocks.delete(blocks.keys().next().value!);
+  blocks.set(k, { common, block });
+  return block;
+}
+
 /** Points a reused EVM (and its journal) at another state manager, journal cleared. */
 function rebind(evm: EVMInterface, sm: TreeStateManager): void {
   (evm as { stateManager: unknown }).stateManager = sm;
@@ -168,19 +194,7 @@ export class BlockExecutor {
     let evm = opts.evm;
     if (evm === undefined) evm = (await createVM({ common, stateManager: sm })).evm;
     else rebind(evm, sm);
-    const block = createBlock(
-      {
-        header: {
-          number: env.number,
-          timestamp: env.timestamp,
-          coinbase: env.coinbase,
-          gasLimit: env.gasLimit,
-          baseFeePerGas: rules.baseFeePerGas,
-          difficulty: 0n,
-        },
-      },
-      { common, skipConsensusFormatValidation: true },
-    );
+    const block = blockOf(env, rules, common);
     return new BlockExecutor(state, env, rules, sm, evm, block, opts.fastTransfers ?? true);
   }
 

@@ -181,6 +181,11 @@ export class Miner {
   private served = new NodeBag();
   private readonly layout: ShardLayout;
   private readonly common;
+  /**
+   * Hears every block this miner seals: on `seal()` and when a submission finds the pending
+   * block full (count, bytes or gas) and seals it to make room. A node sends them on from here.
+   */
+  onSealed: ((sealed: SealedBlock) => void) | undefined;
   /** Submissions run one at a time: the pending block is one sequence of states. */
   private queue: Promise<unknown> = Promise.resolve();
 
@@ -455,6 +460,7 @@ export class Miner {
     const sealed = this.adopt(header, p.state, p.raws, done, this.served.values());
     this.counters.blocks++;
     await this.startPending();
+    this.onSealed?.(sealed);
     return sealed;
   }
 

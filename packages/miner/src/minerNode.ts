@@ -223,6 +223,7 @@ export class MinerNode {
       REQUEST_SECONDS_BUCKETS,
     );
     this.watchMetrics();
+    miner.onSealed = (sealed) => this.sealed(sealed);
   }
 
   static async start(
@@ -460,15 +461,18 @@ export class MinerNode {
   }
 
   /** Seals the pending block now and sends it everywhere. */
-  async sealNow(): Promise<SealedBlock> {
-    const sealed = await this.miner.seal();
+  sealNow(): Promise<SealedBlock> {
+    return this.miner.seal();
+  }
+
+  /** Every block the miner seals (timer, sealNow, or a full pending block): logged and sent on. */
+  private sealed(sealed: SealedBlock): void {
     this.log.info('block sealed', {
       number: Number(sealed.block.header.number),
       txs: sealed.block.transactions.length,
       hash: toHex(sealed.block.hash),
     });
     this.announce(sealed, undefined);
-    return sealed;
   }
 
   /** To every peer (but the one it came from), every storage node, every head subscriber. */

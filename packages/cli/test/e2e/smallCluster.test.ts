@@ -32,6 +32,7 @@ beforeAll(async () => {
   });
   provider = new JsonRpcProvider(cluster.clients[0]!.rpc, Number(cluster.genesis.chainId), {
     staticNetwork: true,
+    cacheTimeout: -1,
   });
   provider.pollingInterval = 100;
 }, 60_000);

@@ -77,7 +77,8 @@ beforeAll(async () => {
   const client = startClient(miner.address);
   clientProc = client;
   rpc = String((await client.waitFor((l) => l.msg === 'listening')).rpc);
-  provider = new JsonRpcProvider(rpc, CHAIN_ID, { staticNetwork: true });
+  provider = // No request cache: ethers answers a repeated identical call from the last 250 ms without asking.
+    provider = new JsonRpcProvider(rpc, CHAIN_ID, { staticNetwork: true, cacheTimeout: -1 });
   provider.pollingInterval = 100;
 }, 60_000);
 
@@ -260,7 +261,7 @@ describe('a miner that is down', () => {
     // Port 1 on 127.0.0.1: nothing listens there.
     const proc = startClient(`127.0.0.1:1,${minerAddress}`);
     const url = String((await proc.waitFor((l) => l.msg === 'listening')).rpc);
-    const p = new JsonRpcProvider(url, CHAIN_ID, { staticNetwork: true });
+    const p = new JsonRpcProvider(url, CHAIN_ID, { staticNetwork: true, cacheTimeout: -1 });
     p.pollingInterval = 100;
     try {
       const w = new Wallet(hex(accounts.privateKey(11)), p);

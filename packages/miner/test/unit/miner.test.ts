@@ -216,3 +216,23 @@ describe('Miner', () => {
     expect(m2.pendingCount).toBe(1);
   });
 });
+
+describe('a full pending block', () => {
+  it('is sealed to make room, and every block sealed is heard by onSealed (a node sends it on)', async () => {
+    nonces.clear();
+    const m = await Miner.create(genesis, { rules, maxBlockTransactions: 2 });
+    const heard: bigint[] = [];
+    m.onSealed = (s) => heard.push(s.block.header.number);
+    const full = new FullState();
+    const res = await m.submit({
+      transactions: [40, 41, 42, 43, 44].map((i) => transfer(i, addrs[50]!)),
+      bag: full.bag([40, 41, 42, 43, 44, 50].map((i) => addrs[i]!)),
+      prefetchedRoot: full.st.root(),
+    });
+    expect(res.results.map((r) => r.status)).toEqual(Array(5).fill(TxStatus.Accepted));
+    await m.seal();
+    expect(heard).toEqual([1n, 2n, 3n]);
+    expect(m.head.header.number).toBe(3n);
+    expect(m.head.transactions).toHaveLength(1);
+  });
+});
