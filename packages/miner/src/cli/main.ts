@@ -18,7 +18,7 @@ import {
   pinoAdapter,
   routeGrpcLogs,
 } from '@monsoon/edge';
-import { defaultChainRules } from '@monsoon/execution';
+import { defaultChainRules, SenderRecoveryPool } from '@monsoon/execution';
 import { parseGenesis } from '@monsoon/protocol';
 import { Command, InvalidArgumentError } from 'commander';
 import { defaultMinerOptions, Miner } from '../miner.js';
@@ -57,6 +57,12 @@ const program = new Command('monsoon miner')
     int('--max-block-txs'),
     defaultMinerOptions.maxBlockTransactions,
   )
+  .option(
+    '--recovery-threads <n>',
+    'worker threads recovering senders while submissions execute (0 = on the execution thread)',
+    int('--recovery-threads'),
+    0,
+  )
   .option('--shard-count <n>', '16 or 256', int('--shard-count'), 16)
   .option('--log-level <level>', LOG_LEVELS.join(' | '), 'info')
   .showHelpAfterError();
@@ -73,6 +79,7 @@ const o = program.opts<{
   difficulty: string;
   blockInterval: number;
   maxBlockTxs: number;
+  recoveryThreads: number;
   shardCount: number;
   logLevel: string;
 }>();
@@ -117,6 +124,9 @@ try {
     difficulty: BigInt(o.difficulty),
     maxBlockTransactions: o.maxBlockTxs,
     shardCount: o.shardCount,
+    ...(o.recoveryThreads > 0
+      ? { recovery: await SenderRecoveryPool.create({ threads: o.recoveryThreads }) }
+      : {}),
   });
   logger.info('genesis loaded', {
     accounts: genesis.alloc.length,

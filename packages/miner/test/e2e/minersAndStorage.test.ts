@@ -87,6 +87,9 @@ describe('two miners and two storage nodes, as processes', () => {
       '400',
       '--coinbase',
       `0x${'a1'.repeat(20)}`,
+      // Submissions recovered on a worker thread while earlier ones execute.
+      '--recovery-threads',
+      '1',
     ]);
     const m2 = await startMiner([
       '--genesis',
