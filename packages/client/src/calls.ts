@@ -2,12 +2,11 @@
  * Read-only execution for eth_call and eth_estimateGas, on state read and proven on demand
  * (no miner involved): the EVM over a TreeStateManager on a throwaway snapshot of the tree.
  */
-import { createBlock } from '@ethereumjs/block';
 import type { Common } from '@ethereumjs/common';
 import { Address } from '@ethereumjs/util';
 import { createVM } from '@ethereumjs/vm';
 import type { StateTree } from '@monsoon/dsm-tree';
-import { type BlockEnv, type ChainRules, TreeStateManager } from '@monsoon/execution';
+import { type BlockEnv, blockOf, type ChainRules, TreeStateManager } from '@monsoon/execution';
 import type { CallRequest } from './rpc/backend.js';
 import { RevertError } from './rpc/revertError.js';
 import { RpcError, RpcErrorCode } from './rpc/rpcError.js';
@@ -40,19 +39,7 @@ export async function runCall(
 ): Promise<CallResult> {
   const stateManager = new TreeStateManager(tree.snapshot());
   const vm = await createVM({ common, stateManager });
-  const block = createBlock(
-    {
-      header: {
-        number: env.number,
-        timestamp: env.timestamp,
-        coinbase: env.coinbase,
-        gasLimit: env.gasLimit,
-        baseFeePerGas: rules.baseFeePerGas,
-        difficulty: 0n,
-      },
-    },
-    { common, skipConsensusFormatValidation: true },
-  );
+  const block = blockOf(env, rules, common);
   const data = req.data ?? new Uint8Array(0);
   const intrinsic = intrinsicGas(data, req.to === undefined);
   const gasLimit = req.gas ?? env.gasLimit;

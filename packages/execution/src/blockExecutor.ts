@@ -101,7 +101,7 @@ export class EvmPool {
 const blocks = new Map<string, { common: Common; block: Block }>();
 
 /** The ethereumjs Block an executor runs in: number, timestamp, coinbase, gas limit, base fee. */
-function blockOf(env: BlockEnv, rules: ChainRules, common: Common): Block {
+export function blockOf(env: BlockEnv, rules: ChainRules, common: Common): Block {
   const k = `${env.number}/${env.timestamp}/${toHex(env.coinbase)}/${env.gasLimit}/${rules.baseFeePerGas}`;
   const held = blocks.get(k);
   if (held !== undefined && held.common === common) return held.block;

@@ -2,6 +2,7 @@ export {
   type BlockEnv,
   BlockExecutor,
   type BlockExecutorOptions,
+  blockOf,
   EvmPool,
   type ExecutedBlock,
   type ExecutedReceipt,

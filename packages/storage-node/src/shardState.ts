@@ -6,9 +6,15 @@
  * the version it starts from.
  */
 
-import { DsmTree, EMPTY_CODE_HASH, makeAccount, StateTree, toHex } from '@monsoon/dsm-tree';
+import { DsmTree, StateTree, toHex } from '@monsoon/dsm-tree';
 import { keccak as defaultKeccak, type Keccak } from '@monsoon/keccak';
-import type { AccountUpdate, GenesisAccount, ShardLayout, ShardUpdate } from '@monsoon/protocol';
+import {
+  applyAccountUpdate,
+  type GenesisAccount,
+  insertGenesisAccount,
+  type ShardLayout,
+  type ShardUpdate,
+} from '@monsoon/protocol';
 import { StorageError, StorageErrorCode } from './storageError.js';
 
 /** A 32-byte stand-in for a subtree no one will read (it only shapes the skeleton). */
@@ -157,7 +163,7 @@ export class ShardState {
             { address: toHex(a.address), shard: s, listed: u.shard },
           );
         }
-        applyAccount(next, a);
+        applyAccountUpdate(next, a);
       }
     }
     for (const s of this.layout.all()) {
@@ -184,22 +190,4 @@ export class ShardState {
     }
     return new ShardState(this.layout, this.owned, next, this.ownedSet);
   }
-}
-
-function insertGenesisAccount(state: StateTree, a: GenesisAccount): void {
-  const codeHash = a.code.length > 0 ? state.putCode(a.code) : EMPTY_CODE_HASH;
-  state.putAccount(a.address, makeAccount({ nonce: a.nonce, balance: a.balance, codeHash }));
-  for (const [slot, value] of a.storage) state.putStorage(a.address, slot, value);
-}
-
-function applyAccount(state: StateTree, a: AccountUpdate): void {
-  if (a.deleted) {
-    state.deleteAccount(a.address);
-    return;
-  }
-  const existing = state.getAccount(a.address);
-  const codeHash = a.code !== undefined ? state.putCode(a.code) : (existing?.codeHash ?? EMPTY_CODE_HASH);
-  state.putAccount(a.address, makeAccount({ nonce: a.nonce, balance: a.balance, codeHash }));
-  if (a.clearStorage) state.clearStorage(a.address);
-  for (const w of a.storage) state.putStorage(a.address, w.slot, w.value);
 }

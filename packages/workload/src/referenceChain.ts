@@ -5,14 +5,19 @@
  * the end-to-end benchmark measures it as the baseline. Its best configuration is the default:
  * native keccak and secp256k1 through ethereumjs' customCrypto, the state manager's caches on.
  */
-import { createBlock } from '@ethereumjs/block';
 import type { Common } from '@ethereumjs/common';
 import { MerklePatriciaTrie } from '@ethereumjs/mpt';
 import { Caches, MerkleStateManager } from '@ethereumjs/statemanager';
 import { createTxFromRLP } from '@ethereumjs/tx';
 import { Address, createAccount } from '@ethereumjs/util';
 import { createVM, runTx, type VM } from '@ethereumjs/vm';
-import { type ChainRules, defaultChainRules, makeCommon, nativeCustomCrypto } from '@monsoon/execution';
+import {
+  blockOf,
+  type ChainRules,
+  defaultChainRules,
+  makeCommon,
+  nativeCustomCrypto,
+} from '@monsoon/execution';
 import { keccak } from '@monsoon/keccak';
 import type { Genesis } from '@monsoon/protocol';
 
@@ -89,19 +94,7 @@ export class ReferenceChain {
     raws: readonly Uint8Array[],
     onTx?: (raw: Uint8Array, ms: number) => void,
   ): Promise<ReferenceBlockResult> {
-    const block = createBlock(
-      {
-        header: {
-          number: env.number,
-          timestamp: env.timestamp,
-          coinbase: env.coinbase,
-          gasLimit: env.gasLimit,
-          baseFeePerGas: this.rules.baseFeePerGas,
-          difficulty: 0n,
-        },
-      },
-      { common: this.common, skipConsensusFormatValidation: true },
-    );
+    const block = blockOf(env, this.rules, this.common);
     const outcomes: (0 | 1 | 'refused')[] = [];
     let gasUsed = 0n;
     for (const raw of raws) {

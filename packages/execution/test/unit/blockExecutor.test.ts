@@ -13,7 +13,7 @@ import { createFeeMarket1559Tx, createLegacyTx } from '@ethereumjs/tx';
 import { Account, Address, privateToAddress } from '@ethereumjs/util';
 import { createVM, runTx } from '@ethereumjs/vm';
 import { beforeAll, describe, expect, it } from '@jest/globals';
-import { bytesEqual, EMPTY_CODE_HASH, makeAccount, NodeBag, StateTree, toHex } from '@monsoon/dsm-tree';
+import { bytesEqual, makeAccount, NodeBag, StateTree, toHex } from '@monsoon/dsm-tree';
 import {
   type BlockEnv,
   BlockExecutor,
@@ -23,7 +23,7 @@ import {
   makeCommon,
 } from '@monsoon/execution';
 import { keccak } from '@monsoon/keccak';
-import type { AccountUpdate } from '@monsoon/protocol';
+import { type AccountUpdate, applyAccountUpdate } from '@monsoon/protocol';
 
 const keyOf = (b: Uint8Array) => Buffer.from(b).toString('latin1');
 
@@ -294,15 +294,5 @@ describe('BlockExecutor', () => {
 
 /** What a storage node does with a block's updates, on a full state. */
 function applyUpdates(st: StateTree, updates: readonly AccountUpdate[]): void {
-  for (const u of updates) {
-    if (u.deleted) {
-      st.deleteAccount(u.address);
-      continue;
-    }
-    const cur = st.getAccount(u.address);
-    const codeHash = u.code !== undefined ? st.putCode(u.code) : (cur?.codeHash ?? EMPTY_CODE_HASH);
-    st.putAccount(u.address, makeAccount({ nonce: u.nonce, balance: u.balance, codeHash }));
-    if (u.clearStorage) st.clearStorage(u.address);
-    for (const w of u.storage) st.putStorage(u.address, w.slot, w.value);
-  }
+  for (const u of updates) applyAccountUpdate(st, u);
 }
