@@ -22,7 +22,7 @@ export default {
     '^@monsoon/(.*)$': '<rootDir>/packages/$1/src/index.ts',
     '^(\\.{1,2}/.*)\\.js$': '$1',
   },
-  testMatch: ['<rootDir>/{packages,native}/*/test/{unit,e2e}/**/*.test.ts'],
+  testMatch: ['<rootDir>/{packages,native}/*/test/{unit,e2e}/**/*.test.ts', '<rootDir>/test/**/*.test.ts'],
   reporters: ['default', '<rootDir>/scripts/jestSummaryReporter.cjs'],
   testTimeout: 120000,
 };

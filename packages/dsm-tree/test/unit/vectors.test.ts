@@ -6,7 +6,7 @@ import { describe, expect, it } from '@jest/globals';
 import { DsmTree, fromHex, toHex, verifyProof } from '@monsoon/dsm-tree';
 import { keccak } from '@monsoon/keccak';
 
-const dir = join(dirname(fileURLToPath(import.meta.url)), '../../../../../shared/testdata/ethereum-tests');
+const dir = join(dirname(fileURLToPath(import.meta.url)), '../fixtures/ethereum-tests');
 
 function bytesOf(s: string | null): Uint8Array {
   if (s === null) return new Uint8Array(0);
