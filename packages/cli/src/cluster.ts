@@ -349,8 +349,8 @@ export class Cluster {
     const name = `${role}-${index}`;
     const proc = RoleProcess.spawn({
       name,
-      script: this.opts.scripts[role],
-      args,
+      script: this.opts.scripts[role][0],
+      args: [...this.opts.scripts[role].slice(1), ...args],
       logFile: join(this.dir, 'logs', `${name}.log`),
       tailLines: this.opts.tailLines,
     });

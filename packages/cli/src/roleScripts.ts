@@ -5,23 +5,26 @@ import { ClusterError, ClusterErrorCode } from './clusterError.js';
 /** The three roles a cluster runs. */
 export type Role = 'storage' | 'miner' | 'client';
 
-/** The script each role runs as (`node <script> <flags…>`). */
-export type RoleScripts = Readonly<Record<Role, string>>;
+/** What each role runs as: a script and the arguments before the role's flags (`node <script> <args…> <flags…>`). */
+export type RoleScripts = Readonly<Record<Role, readonly [script: string, ...args: string[]]>>;
 
-// From packages/cli/src/ (tests) and packages/cli/dist/ alike, the sibling packages are at ../../.
-const script = (pkg: string) => fileURLToPath(new URL(`../../${pkg}/dist/cli/main.js`, import.meta.url));
+/**
+ * The `monsoon` command of this package (`monsoon node <role> …`), built by `npm run build`.
+ * From `src/` (tests) and `dist/` alike, `../dist/cli/monsoon.js` is the built entry.
+ */
+export const MONSOON_BIN = fileURLToPath(new URL('../dist/cli/monsoon.js', import.meta.url));
 
-/** The role CLIs built in this repository (`npm run build`). */
+/** Every role through the one entry every operator uses: `monsoon node <role>`. */
 export const defaultRoleScripts: RoleScripts = {
-  storage: script('storage-node'),
-  miner: script('miner'),
-  client: script('client'),
+  storage: [MONSOON_BIN, 'node', 'storage'],
+  miner: [MONSOON_BIN, 'node', 'miner'],
+  client: [MONSOON_BIN, 'node', 'client'],
 };
 
 /** Throws {@link ClusterErrorCode.NotBuilt} naming every script that is missing. */
 export async function requireRoleScripts(scripts: RoleScripts): Promise<void> {
   const missing: string[] = [];
-  for (const file of Object.values(scripts)) {
+  for (const file of new Set(Object.values(scripts).map(([script]) => script))) {
     try {
       await access(file);
     } catch {

@@ -1,4 +1,5 @@
 export { ChainView, type ClientBlock, clientBlockOf, decodeReceipt, type TxLocation } from './chain.js';
+export { CLIENT_OPTIONS, type ClientRoleConfig, clientRole, runClient } from './cli/clientCommand.js';
 export {
   Client,
   type ClientCounters,

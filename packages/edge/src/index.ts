@@ -29,4 +29,28 @@ export {
 } from './metrics.js';
 export { MetricsServer, type MetricsServerModules, type MetricsServerOptions } from './metricsServer.js';
 export { createPino, pinoAdapter, routeGrpcLogs } from './pinoLogger.js';
+export {
+  advertisedAddress,
+  COMMON_ROLE_OPTIONS,
+  EXIT_FAILURE,
+  EXIT_USAGE,
+  loadRoleOptions,
+  type RoleContext,
+  type RoleSpec,
+  type RunningRole,
+  readJsonFile,
+  roleProgram,
+  runRole,
+  STOP_DEADLINE_MS,
+} from './roleCommand.js';
+export {
+  envOf,
+  flagOf,
+  mergeOptions,
+  optionsFromEnv,
+  optionsFromFile,
+  type RawOptions,
+  type RoleOption,
+  read,
+} from './roleOptions.js';
 export { type UnaryMethod, unary } from './unary.js';

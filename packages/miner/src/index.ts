@@ -1,3 +1,4 @@
+export { MINER_OPTIONS, type MinerRoleConfig, minerRole, runMiner } from './cli/minerCommand.js';
 export {
   type ChainBlock,
   defaultMinerOptions,

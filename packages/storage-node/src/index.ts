@@ -6,6 +6,8 @@ export {
   type CheckpointStoreOptions,
   defaultCheckpointStoreOptions,
 } from './checkpointStore.js';
+export { runStorage, type StorageRoleConfig, storageRole } from './cli/storageCommand.js';
+export { STORAGE_OPTIONS, type StorageCliConfig } from './cli/storageConfig.js';
 export { crc32c } from './crc32c.js';
 export { grpcStatusOf } from './server/grpcStatus.js';
 export { StorageMetrics } from './server/storageMetrics.js';

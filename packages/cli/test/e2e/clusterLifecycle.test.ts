@@ -21,7 +21,7 @@ import {
 import { isAlive, killLeftovers, logLines, tempDir } from '../helpers/processes.js';
 
 const fake = fileURLToPath(new URL('../fixtures/fakeRole.mjs', import.meta.url));
-const scripts = { storage: fake, miner: fake, client: fake };
+const scripts = { storage: [fake], miner: [fake], client: [fake] } as const;
 
 let root: { dir: string; remove: () => Promise<void> };
 let genesisFile: string;
@@ -250,7 +250,7 @@ describe('Cluster with fake roles', () => {
   });
 
   it('refuses to start when a role CLI is not built', async () => {
-    const opts = options({ scripts: { ...scripts, miner: join(root.dir, 'nowhere.js') } });
+    const opts = options({ scripts: { ...scripts, miner: [join(root.dir, 'nowhere.js')] } });
     await expect(Cluster.start(topology({}), opts)).rejects.toMatchObject({
       code: ClusterErrorCode.NotBuilt,
       message: expect.stringContaining('npm run build'),

@@ -4,8 +4,16 @@
  * EdgeError for an address that is not host:port) whose message names the option, what was
  * expected and what was found.
  */
-import { dirname, isAbsolute, resolve } from 'node:path';
-import { LOG_LEVELS, type LogLevel, parseHostPort } from '@monsoon/edge';
+import {
+  flagOf,
+  LOG_LEVELS,
+  type LogLevel,
+  mergeOptions,
+  optionsFromFile,
+  type RawOptions,
+  type RoleOption,
+  read,
+} from '@monsoon/edge';
 import { ShardLayout } from '@monsoon/protocol';
 import { defaultStorageServerOptions } from '../server/storageServer.js';
 import { StorageError, StorageErrorCode } from '../storageError.js';
@@ -37,26 +45,50 @@ export interface StorageCliConfig {
   maxBatch: number;
 }
 
-/** The option names, as in a config file (camelCase; the kebab-case flag names are accepted too). */
-export const CONFIG_KEYS = [
-  'genesis',
-  'shards',
-  'shardCount',
-  'listen',
-  'dataDir',
-  'fsync',
-  'checkpointEvery',
-  'window',
-  'forkWindow',
-  'metrics',
-  'logLevel',
-  'maxMessageBytes',
-  'maxBatch',
-] as const;
-type ConfigKey = (typeof CONFIG_KEYS)[number];
-
-/** Raw option values: strings from flags, JSON values from a config file. */
-export type RawOptions = Partial<Record<ConfigKey, unknown>>;
+/** The role's own options (`config`, `logLevel` and `advertise` are every role's: `@monsoon/edge`). */
+export const STORAGE_OPTIONS: readonly RoleOption[] = [
+  { name: 'genesis', arg: '<file>', description: 'geth-style genesis.json (required)', path: true },
+  { name: 'shards', arg: '<spec>', description: 'shards held: all, 3, 0-7, 0-3,8 (default: all)' },
+  { name: 'shardCount', arg: '<n>', description: '16 or 256 (default: 16)' },
+  {
+    name: 'listen',
+    arg: '<host:port>',
+    description: 'gRPC address, port 0 = any free port (default: 127.0.0.1:50051)',
+  },
+  {
+    name: 'dataDir',
+    arg: '<dir>',
+    description: 'write-ahead log and node.json (default: ./data/storage-<shards>)',
+    path: true,
+  },
+  {
+    name: 'fsync',
+    arg: '<policy>',
+    description: 'log fsync policy: always | group | none (default: always)',
+  },
+  {
+    name: 'checkpointEvery',
+    arg: '<n>',
+    description: 'a checkpoint every n blocks, 0 = never (default: 1024)',
+  },
+  { name: 'window', arg: '<n>', description: "blocks of history kept on the head's chain (default: 256)" },
+  {
+    name: 'forkWindow',
+    arg: '<n>',
+    description: 'blocks a losing fork is kept below the head (default: 64)',
+  },
+  {
+    name: 'metrics',
+    arg: '<host:port>',
+    description: 'serve Prometheus text at http://<host:port>/metrics (default: off)',
+  },
+  { name: 'maxMessageBytes', arg: '<n>', description: 'largest gRPC request accepted (default: 64 MiB)' },
+  {
+    name: 'maxBatch',
+    arg: '<n>',
+    description: 'most BatchGet queries or slots, or GetNodes hashes (default: 10000)',
+  },
+];
 
 export const defaultStorageCliOptions = {
   shards: 'all',
@@ -74,62 +106,20 @@ export const defaultStorageCliOptions = {
 function bad(option: string, expected: string, found: unknown): never {
   throw new StorageError(
     StorageErrorCode.BadArgument,
-    `--${option.replace(/[A-Z]/g, (c) => `-${c.toLowerCase()}`)}: expected ${expected}, found ${JSON.stringify(found)}`,
+    `${flagOf(option)}: expected ${expected}, found ${JSON.stringify(found)}`,
     { option },
   );
 }
 
-function str(v: unknown, option: string): string {
-  if (typeof v !== 'string' || v.trim() === '') bad(option, 'a non-empty string', v);
-  return v.trim();
-}
-
-function int(v: unknown, option: string, min: number): number {
-  const n =
-    typeof v === 'number' ? v : typeof v === 'string' && /^\s*\d+\s*$/.test(v) ? Number(v) : Number.NaN;
-  if (!Number.isSafeInteger(n) || n < min) bad(option, `an integer >= ${min}`, v);
-  return n;
-}
-
-function oneOf<T extends string>(v: unknown, option: string, values: readonly T[]): T {
-  if (typeof v !== 'string' || !(values as readonly string[]).includes(v)) bad(option, values.join(' | '), v);
-  return v as T;
-}
-
-/** `camelCase` for `kebab-case` keys. */
-function camel(k: string): string {
-  return k.replace(/-([a-z])/g, (_, c: string) => c.toUpperCase());
-}
-
-/**
- * A parsed config file: an object whose keys are option names (camelCase or kebab-case).
- * Relative paths in it (genesis, dataDir) are relative to the file's directory.
- */
+/** A parsed config file (see `optionsFromFile`): relative paths in it are relative to its folder. */
 export function configFromFile(doc: unknown, file: string): RawOptions {
-  if (typeof doc !== 'object' || doc === null || Array.isArray(doc)) {
-    throw new StorageError(StorageErrorCode.BadArgument, `config ${file}: expected a JSON object`);
-  }
-  const out: RawOptions = {};
-  for (const [k, v] of Object.entries(doc)) {
-    const key = camel(k);
-    if (!(CONFIG_KEYS as readonly string[]).includes(key)) {
-      throw new StorageError(
-        StorageErrorCode.BadArgument,
-        `config ${file}: unknown option "${k}"; expected one of ${CONFIG_KEYS.join(', ')}`,
-      );
-    }
-    let value = v;
-    if ((key === 'genesis' || key === 'dataDir') && typeof v === 'string' && v !== '' && !isAbsolute(v)) {
-      value = resolve(dirname(file), v);
-    }
-    out[key as ConfigKey] = value;
-  }
-  return out;
+  return optionsFromFile(doc, file, [...STORAGE_OPTIONS, { name: 'logLevel', description: '' }]);
 }
 
 /** Flags over config over defaults, checked. */
 export function resolveStorageConfig(flags: RawOptions, config: RawOptions = {}): StorageCliConfig {
-  const pick = (k: ConfigKey): unknown => flags[k] ?? config[k];
+  const raw = mergeOptions(flags, config);
+  const pick = (k: string): unknown => raw[k];
   const genesisRaw = pick('genesis');
   if (genesisRaw === undefined) {
     throw new StorageError(
@@ -139,14 +129,14 @@ export function resolveStorageConfig(flags: RawOptions, config: RawOptions = {})
     );
   }
   const shardCountRaw = pick('shardCount') ?? defaultStorageCliOptions.shardCount;
-  const shardCount = int(shardCountRaw, 'shardCount', 0);
+  const shardCount = read.int(shardCountRaw, 'shardCount', 0);
   if (shardCount !== 16 && shardCount !== 256) bad('shardCount', '16 | 256', shardCountRaw);
   const layout = new ShardLayout(shardCount);
 
   const shardsRaw = pick('shards') ?? defaultStorageCliOptions.shards;
   const shardSpec = Array.isArray(shardsRaw)
-    ? shardsRaw.map((s) => int(s, 'shards', 0)).join(',')
-    : str(shardsRaw, 'shards');
+    ? shardsRaw.map((s) => read.int(s, 'shards', 0)).join(',')
+    : read.str(shardsRaw, 'shards');
   let shards: number[];
   try {
     shards = layout.parse(shardSpec);
@@ -155,41 +145,35 @@ export function resolveStorageConfig(flags: RawOptions, config: RawOptions = {})
   }
   if (shards.length === 0) bad('shards', 'at least one shard', shardsRaw);
 
-  const listen = str(pick('listen') ?? defaultStorageCliOptions.listen, 'listen');
-  parseHostPort(listen, '--listen');
-  const metricsRaw = pick('metrics');
-  let metrics: string | undefined;
-  if (metricsRaw !== undefined && metricsRaw !== 'off' && metricsRaw !== '') {
-    metrics = str(metricsRaw, 'metrics');
-    parseHostPort(metrics, '--metrics');
-  }
-  const dataDir = str(
+  const listen = read.hostPort(pick('listen') ?? defaultStorageCliOptions.listen, 'listen');
+  const metrics = read.optionalHostPort(pick('metrics'), 'metrics');
+  const dataDir = read.str(
     pick('dataDir') ?? `./data/storage-${shardSpec.replace(/[^0-9a-zA-Z-]+/g, '_')}`,
     'dataDir',
   );
 
   return {
-    genesis: str(genesisRaw, 'genesis'),
+    genesis: read.str(genesisRaw, 'genesis'),
     shardSpec,
     shards,
     shardCount,
     listen,
     dataDir,
-    fsync: oneOf(pick('fsync') ?? defaultStorageCliOptions.fsync, 'fsync', FSYNC),
-    checkpointEvery: int(
+    fsync: read.oneOf(pick('fsync') ?? defaultStorageCliOptions.fsync, 'fsync', FSYNC),
+    checkpointEvery: read.int(
       pick('checkpointEvery') ?? defaultStorageCliOptions.checkpointEvery,
       'checkpointEvery',
       0,
     ),
-    window: int(pick('window') ?? defaultStorageCliOptions.window, 'window', 1),
-    forkWindow: int(pick('forkWindow') ?? defaultStorageCliOptions.forkWindow, 'forkWindow', 0),
+    window: read.int(pick('window') ?? defaultStorageCliOptions.window, 'window', 1),
+    forkWindow: read.int(pick('forkWindow') ?? defaultStorageCliOptions.forkWindow, 'forkWindow', 0),
     metrics,
-    logLevel: oneOf(pick('logLevel') ?? defaultStorageCliOptions.logLevel, 'logLevel', LOG_LEVELS),
-    maxMessageBytes: int(
+    logLevel: read.oneOf(pick('logLevel') ?? defaultStorageCliOptions.logLevel, 'logLevel', LOG_LEVELS),
+    maxMessageBytes: read.int(
       pick('maxMessageBytes') ?? defaultStorageCliOptions.maxMessageBytes,
       'maxMessageBytes',
       1,
     ),
-    maxBatch: int(pick('maxBatch') ?? defaultStorageCliOptions.maxBatch, 'maxBatch', 1),
+    maxBatch: read.int(pick('maxBatch') ?? defaultStorageCliOptions.maxBatch, 'maxBatch', 1),
   };
 }

@@ -1,0 +1,167 @@
+/**
+ * `monsoon node client` (`npm run node -- client --genesis g.json --miners 127.0.0.1:7100 --storage …`):
+ * follows the chain from the miners, reads proven state from the storage nodes and serves
+ * Ethereum JSON-RPC over HTTP; transactions sent to it are pre-executed and submitted with
+ * their witnesses. Flags, `MONSOON_*` environment, `--config`, logs, exit codes and signals are
+ * the shared role scaffold's (`runRole` in `@monsoon/edge`).
+ */
+import {
+  parseHostPort,
+  type RawOptions,
+  type RoleContext,
+  type RoleOption,
+  type RoleSpec,
+  type RunningRole,
+  read,
+  readJsonFile,
+  runRole,
+} from '@monsoon/edge';
+import { type ChainRules, defaultChainRules } from '@monsoon/execution';
+import { parseGenesis } from '@monsoon/protocol';
+import { Client, defaultClientOptions } from '../client.js';
+import { ClientError, ClientErrorCode } from '../clientError.js';
+import { ClientMetrics } from '../clientMetrics.js';
+import { ClientServer } from '../clientServer.js';
+import { defaultRpcServerOptions, RpcServer } from '../rpc/rpcServer.js';
+
+/** The client role's own options. */
+export const CLIENT_OPTIONS: readonly RoleOption[] = [
+  {
+    name: 'genesis',
+    arg: '<file>',
+    description: 'geth-style genesis.json, the chain id and gas limit come from it (required)',
+    path: true,
+  },
+  {
+    name: 'miners',
+    arg: '<list>',
+    description: 'miners, host:port,… (the first reachable is used; required)',
+  },
+  {
+    name: 'storage',
+    arg: '<list>',
+    description: 'storage nodes, host:port,… (every shard held by one at least; required)',
+  },
+  {
+    name: 'rpc',
+    arg: '<host:port>',
+    description: `JSON-RPC over HTTP address (default: ${defaultRpcServerOptions.listen})`,
+  },
+  {
+    name: 'grpc',
+    arg: '<host:port>',
+    description: 'ClientService (bulk SendTransactions) address (default: 127.0.0.1:0)',
+  },
+  {
+    name: 'metrics',
+    arg: '<host:port>',
+    description: 'serve Prometheus text at http://<host:port>/metrics (default: off)',
+  },
+  {
+    name: 'compactLevels',
+    arg: '<c>',
+    description: `account-trie levels left out of bags, = the miners' retention r (default: ${defaultClientOptions.compactLevels})`,
+  },
+  {
+    name: 'maxBatch',
+    arg: '<n>',
+    description: `most transactions in one submission (default: ${defaultClientOptions.maxBatch})`,
+  },
+];
+
+/** What the client role runs with. */
+export interface ClientRoleConfig {
+  readonly rules: ChainRules;
+  readonly miners: readonly string[];
+  readonly storage: readonly string[];
+  readonly rpc: string;
+  readonly grpc: string;
+  readonly metrics: string | undefined;
+  readonly compactLevels: number;
+  readonly maxBatch: number;
+}
+
+function required(list: string[], name: string): string[] {
+  if (list.length === 0) {
+    throw new ClientError(ClientErrorCode.BadArgument, `--${name}: expected at least one host:port`, {
+      option: name,
+    });
+  }
+  return list;
+}
+
+async function loadClient(raw: RawOptions): Promise<ClientRoleConfig> {
+  if (raw.genesis === undefined) {
+    throw new ClientError(
+      ClientErrorCode.BadArgument,
+      '--genesis <file> is required (or "genesis" in the --config file)',
+      {
+        option: 'genesis',
+      },
+    );
+  }
+  const config = {
+    miners: required(read.hostPorts(raw.miners, 'miners'), 'miners'),
+    storage: required(read.hostPorts(raw.storage, 'storage'), 'storage'),
+    rpc: read.hostPort(raw.rpc ?? defaultRpcServerOptions.listen, 'rpc'),
+    grpc: read.hostPort(raw.grpc ?? '127.0.0.1:0', 'grpc'),
+    metrics: read.optionalHostPort(raw.metrics, 'metrics'),
+    compactLevels: read.int(raw.compactLevels ?? defaultClientOptions.compactLevels, 'compactLevels'),
+    maxBatch: read.int(raw.maxBatch ?? defaultClientOptions.maxBatch, 'maxBatch', 1),
+  };
+  const genesis = parseGenesis(await readJsonFile(read.str(raw.genesis, 'genesis'), 'genesis'));
+  return { ...config, rules: { ...defaultChainRules, chainId: genesis.chainId, gasLimit: genesis.gasLimit } };
+}
+
+async function startClient(o: ClientRoleConfig, { logger }: RoleContext): Promise<RunningRole> {
+  const client = await Client.start({
+    miners: [...o.miners],
+    storage: [...o.storage],
+    rules: o.rules,
+    compactLevels: o.compactLevels,
+    maxBatch: o.maxBatch,
+    logger,
+  });
+  let rpc: RpcServer | undefined;
+  let grpc: ClientServer | undefined;
+  let metrics: ClientMetrics | undefined;
+  const close = async () => {
+    await Promise.all([rpc?.close(), grpc?.close(), metrics?.close(), client.close()]);
+  };
+  try {
+    await client.ready();
+    rpc = await RpcServer.create({ listen: o.rpc }, { backend: client, logger });
+    grpc = await ClientServer.start(client, o.grpc, logger);
+    if (o.metrics !== undefined)
+      metrics = await ClientMetrics.serve(client, parseHostPort(o.metrics, '--metrics'), logger);
+  } catch (e) {
+    await close().catch(() => undefined);
+    throw e;
+  }
+  return {
+    listening: {
+      address: grpc.address,
+      rpc: rpc.url,
+      grpc: grpc.address,
+      metrics: metrics?.address,
+      head: Number(client.chain.requireHead().header.number),
+      storage: client.remote.storage.describe(),
+    },
+    status: () => ({ counters: client.counters, fetched: client.remote.counters }),
+    close,
+  };
+}
+
+/** The client role as the shared scaffold runs it. */
+export const clientRole: RoleSpec<ClientRoleConfig> = {
+  role: 'client',
+  description: 'Run a prefetching client: proven reads, pre-execution with witnesses, Ethereum JSON-RPC.',
+  options: CLIENT_OPTIONS,
+  load: loadClient,
+  start: startClient,
+};
+
+/** Runs the client until SIGTERM/SIGINT. `argv` excludes `node`, the script and the role. */
+export function runClient(argv: readonly string[]): Promise<void> {
+  return runRole(clientRole, argv);
+}
