@@ -24,7 +24,7 @@
  * 1.66×. At 1M accounts the baseline's genesis load into @ethereumjs/mpt (1M accounts and 1M token
  * slots) had not finished after 25 minutes and ~13 GB; that run was stopped.
  */
-import { readFileSync, writeFileSync } from 'node:fs';
+import { writeFileSync } from 'node:fs';
 import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { cpus, loadavg, tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
@@ -40,14 +40,9 @@ import {
   MinerServiceClient,
   parseGenesis,
 } from '@monsoon/protocol';
-import {
-  AccountSet,
-  DEFAULT_TOKEN_ADDRESS,
-  LoadDriver,
-  ReferenceChain,
-  type ReferenceChainOptions,
-  TrafficGenerator,
-} from '@monsoon/workload';
+import { DEFAULT_TOKEN_ADDRESS, ReferenceChain, type ReferenceChainOptions } from '@monsoon/workload';
+import { clusterLoad } from './lib/clusterLoad.js';
+import { cpuSeconds } from './lib/processCpu.js';
 import { Progress } from './lib/progress.js';
 
 const { values: args } = parseArgs({
@@ -68,14 +63,6 @@ const DEFAULTS_TXS = Number(args['defaults-txs']);
 const root = join(dirname(fileURLToPath(import.meta.url)), '..', '..');
 const status = new Progress();
 const say = (m: string) => status.update(m);
-const TICKS = 100; // USER_HZ: /proc/<pid>/stat times are in clock ticks
-
-/** User + system CPU seconds a process has used so far. */
-function cpuSeconds(pid: number): number {
-  const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
-  const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-  return (Number(fields[11]) + Number(fields[12])) / TICKS;
-}
 
 interface ChainBlock {
   readonly header: BlockHeader;
@@ -170,26 +157,15 @@ const cluster = await Cluster.start(topology, {
 });
 let out: Record<string, unknown>;
 try {
-  const accounts = await AccountSet.create({
-    seed: new TextEncoder().encode(topology.seed),
-    count: ACCOUNTS,
+  const driver = await clusterLoad(cluster, {
+    seed: topology.seed,
+    accounts: ACCOUNTS,
     cacheDir,
+    concurrency: CONCURRENCY,
+    seconds: SECONDS,
+    witnessMetrics: true,
+    onProgress: (p) => say(`monsoon: ${JSON.stringify(p).slice(0, 120)}`),
   });
-  const traffic = new TrafficGenerator({ chainId: BigInt(cluster.genesis.chainId ?? 1337) }, { accounts });
-  const driver = await LoadDriver.create(
-    {
-      clients: cluster.clients.map((c) => c.grpc),
-      miner: cluster.miners[0]!.address,
-      metrics: cluster.clients.map((c) => c.metrics).filter((m): m is string => m !== undefined),
-      load: { concurrency: CONCURRENCY },
-      until: { durationMs: SECONDS * 1000 },
-    },
-    {
-      traffic,
-      accounts,
-      onProgress: (p) => say(`monsoon: ${JSON.stringify(p).slice(0, 120)}`),
-    },
-  );
   const procs: ClusterProcess[] = [...cluster.storage, ...cluster.miners, ...cluster.clients];
   const cpu0 = new Map(procs.map((p) => [p.name, cpuSeconds(p.pid)]));
   const result = await driver.run();

@@ -5,6 +5,14 @@
  *
  *   npm run build && npm run bench -- miner [--accounts 100000] [--blocks 4] [--block-txs 2000]
  *                                            [--submission 200] [--retention 2] [--recovery-threads 1]
+ *                                            [--engines revm,ethereumjs]
+ *
+ * Every EVM row is measured with each engine of `--engines` (revm: native/evm; ethereumjs:
+ * @ethereumjs/evm), side by side; `results.{transfer,transferEvm,erc20}` in
+ * bench/results/miner.json hold the default engine's figures, `results.engines` all of them.
+ * Also: the cost of one call into the revm addon (an empty call, and calls per ERC-20 transfer
+ * including witness rounds), and a client's pre-execution cost per ERC-20 transaction with each
+ * engine (a new executor per transaction, recording accesses, as the client does).
  *
  * The traffic is the workload's (hot 10% of accounts send and receive 90%), signed, over a
  * genesis of `--accounts` accounts holding ether and the MonsoonToken. Bags are built before
@@ -53,10 +61,15 @@ import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { NodeBag } from '@monsoon/dsm-tree';
+import { encodeConfig, evmAddon } from '@monsoon/evm';
 import {
+  BlockExecutor,
   decodeSignedTx,
   defaultChainRules,
+  type EngineName,
+  EvmPool,
   emptyAccessSet,
+  engineFor,
   makeCommon,
   mergeAccessSet,
   nativeCustomCrypto,
@@ -87,6 +100,7 @@ const { values: args } = parseArgs({
     submission: { type: 'string', default: '200' },
     retention: { type: 'string', default: '2' },
     'recovery-threads': { type: 'string', default: String(Math.max(1, cpus().length - 1)) },
+    engines: { type: 'string', default: 'revm,ethereumjs' },
   },
 });
 const N = Number(args.accounts);
@@ -95,6 +109,15 @@ const BLOCK_TXS = Number(args['block-txs']);
 const SUBMISSION = Number(args.submission);
 const RETENTION = Number(args.retention);
 const THREADS = Number(args['recovery-threads']);
+/** The default engine first (its figures are the headline ones), each once, only those that run here. */
+const DEFAULT_ENGINE = engineFor(undefined, (m) => console.warn(m));
+const ENGINES = [
+  ...new Set(
+    [DEFAULT_ENGINE, ...String(args.engines).split(',')].filter(
+      (e): e is EngineName => (e === 'revm' && evmAddon !== undefined) || e === 'ethereumjs',
+    ),
+  ),
+];
 const root = join(dirname(fileURLToPath(import.meta.url)), '..', '..');
 
 const rules = { ...defaultChainRules, gasLimit: BigInt(BLOCK_TXS) * 100_000n };
@@ -119,7 +142,7 @@ async function plan(
   genesis: Genesis,
   accounts: AccountSet,
   kind: Kind,
-): Promise<{ blocks: PlannedBlock[]; bagBytes: number }> {
+): Promise<{ blocks: PlannedBlock[]; bagBytes: number; first: { tx: SignedTx; sender: Uint8Array }[] }> {
   const gen = new TrafficGenerator(
     { chainId: rules.chainId, erc20Share: kind === 'erc20' ? 1 : 0, seed: new TextEncoder().encode(kind) },
     { accounts },
@@ -128,10 +151,12 @@ async function plan(
   const full = genesisState(genesis, { hash: keccak });
   const blocks: PlannedBlock[] = [];
   let bagBytes = 0;
+  let first: { tx: SignedTx; sender: Uint8Array }[] = [];
   for (let b = 0; b < BLOCKS; b++) {
     const raws = gen.take(BLOCK_TXS).map((t) => t.raw);
     const txs = raws.map((raw) => decodeSignedTx(raw, common));
     const senders = recoverSenders(txs) as Uint8Array[];
+    if (b === 0) first = txs.map((tx, i) => ({ tx, sender: senders[i]! }));
     const pre = await preExecute(
       full.snapshot(),
       miner.pendingEnv,
@@ -161,7 +186,7 @@ async function plan(
     for (const s of sealed.shards) for (const u of s.accounts) applyAccountUpdate(full, u);
     blocks.push({ submissions });
   }
-  return { blocks, bagBytes };
+  return { blocks, bagBytes, first };
 }
 
 const ms = (t0: bigint) => Number(process.hrtime.bigint() - t0) / 1e6;
@@ -171,12 +196,14 @@ async function executionOnly(
   genesis: Genesis,
   blocks: PlannedBlock[],
   fastTransfers: boolean,
+  engine: EngineName,
 ): Promise<Split> {
   const miner = await Miner.create(genesis, {
     rules,
     retention: RETENTION,
     maxBlockTransactions: BLOCK_TXS,
     fastTransfers,
+    engine,
   });
   const split: Split = { decode: 0, bag: 0, recover: 0, execute: 0, seal: 0 };
   for (const block of blocks) {
@@ -223,6 +250,73 @@ async function endToEnd(genesis: Genesis, blocks: PlannedBlock[], recovery: Send
   return ms(t0);
 }
 
+/**
+ * The first block's transactions on a whole state the way a client pre-executes: a new executor
+ * per transaction (ethereumjs: its EVM from a pool), accesses recorded. µs per transaction, and
+ * addon calls per transaction (revm).
+ */
+async function preExecution(
+  genesis: Genesis,
+  txs: readonly { tx: SignedTx; sender: Uint8Array }[],
+  engine: EngineName,
+): Promise<{ us: number; crossings: number }> {
+  const state = genesisState(genesis, { hash: keccak });
+  const pool = new EvmPool(common);
+  const env = {
+    number: 1n,
+    timestamp: 1_700_000_000n,
+    coinbase: new Uint8Array(20),
+    gasLimit: rules.gasLimit,
+  };
+  let crossings = 0;
+  const t0 = process.hrtime.bigint();
+  for (const { tx, sender } of txs) {
+    const evm = engine === 'ethereumjs' ? await pool.take() : undefined;
+    const ex = await BlockExecutor.create(state, env, rules, { common, engine, ...(evm ? { evm } : {}) });
+    const o = await ex.execute(tx, sender);
+    if (o.status !== 'included') throw new Error(`pre-execution (${engine}): ${o.status}`);
+    crossings += ex.engineCrossings;
+    if (evm !== undefined) pool.give(evm);
+  }
+  return { us: (ms(t0) * 1000) / txs.length, crossings: crossings / txs.length };
+}
+
+/** Calls into the revm addon per ERC-20 transfer when a miner executes a block (recordAccesses off). */
+async function minerCrossings(genesis: Genesis, txs: readonly { tx: SignedTx; sender: Uint8Array }[]) {
+  const state = genesisState(genesis, { hash: keccak });
+  const env = {
+    number: 1n,
+    timestamp: 1_700_000_000n,
+    coinbase: new Uint8Array(20),
+    gasLimit: rules.gasLimit,
+  };
+  const ex = await BlockExecutor.create(state, env, rules, { common, engine: 'revm', recordAccesses: false });
+  for (const { tx, sender } of txs) await ex.execute(tx, sender);
+  return ex.engineCrossings / txs.length;
+}
+
+/** ns per empty call into the addon (feed of no records): the floor of one crossing. */
+function emptyCallNs(): number {
+  if (evmAddon === undefined) return Number.NaN;
+  const engine = new evmAddon.Engine(
+    encodeConfig({
+      fork: 'shanghai',
+      chainId: 1n,
+      number: 1n,
+      timestamp: 1n,
+      gasLimit: 1n,
+      baseFee: 1n,
+      coinbase: new Uint8Array(20),
+    }),
+  );
+  const empty = new Uint8Array(0);
+  for (let i = 0; i < 100_000; i++) engine.feed(empty);
+  const n = 1_000_000;
+  const t0 = process.hrtime.bigint();
+  for (let i = 0; i < n; i++) engine.feed(empty);
+  return Number(process.hrtime.bigint() - t0) / n;
+}
+
 const perSec = (n: number, msTotal: number) => Math.round((n / msTotal) * 1000);
 const us = (msTotal: number, n: number) => Number(((msTotal / n) * 1000).toFixed(1));
 
@@ -238,25 +332,31 @@ const genesis = parseGenesis(buildGenesis(accounts, { chainId: rules.chainId }))
 const pool = await SenderRecoveryPool.create({ threads: THREADS });
 const txCount = BLOCKS * BLOCK_TXS;
 const results: Record<string, unknown> = {};
+/** Per engine, the execution-only figures of each row. */
+const engines: Record<string, Record<string, unknown>> = {};
+const preExec: Record<string, { us: number; crossings: number }> = {};
+const crossings: { emptyCallNs?: number; perErc20InMiner?: number } = {};
+if (evmAddon !== undefined) crossings.emptyCallNs = emptyCallNs();
 const rows: string[] = [];
 try {
   for (const kind of ['transfer', 'erc20'] as const) {
     say(`${kind}: building ${BLOCKS} blocks of ${BLOCK_TXS} with their bags`);
-    const { blocks, bagBytes } = await plan(genesis, accounts, kind);
-    const variants: [string, boolean][] =
+    const { blocks, bagBytes, first } = await plan(genesis, accounts, kind);
+    // The fast path is JS whatever the engine: measured with the default one only.
+    const variants: [string, boolean, EngineName][] =
       kind === 'transfer'
         ? [
-            ['fast path', true],
-            ['EVM', false],
+            ['fast path', true, DEFAULT_ENGINE],
+            ...ENGINES.map((e): [string, boolean, EngineName] => ['EVM', false, e]),
           ]
-        : [['EVM', true]];
-    for (const [label, fast] of variants) {
-      say(`${kind} (${label}): execution only (after an untimed pass, for the JIT)`);
-      await executionOnly(genesis, blocks, fast);
-      const s = await executionOnly(genesis, blocks, fast);
+        : ENGINES.map((e): [string, boolean, EngineName] => ['EVM', true, e]);
+    for (const [label, fast, engine] of variants) {
+      say(`${kind} (${label}, ${engine}): execution only (after an untimed pass, for the JIT)`);
+      await executionOnly(genesis, blocks, fast, engine);
+      const s = await executionOnly(genesis, blocks, fast, engine);
       const execMs = s.decode + s.bag + s.execute + s.seal;
       const name = kind === 'transfer' ? (fast ? 'transfer' : 'transferEvm') : 'erc20';
-      results[name] = {
+      const figures = {
         executionOnlyPerSec: perSec(txCount, execMs),
         recoveryPerSecOneCore: perSec(txCount, s.recover),
         microsecondsPerTx: {
@@ -268,9 +368,20 @@ try {
         },
         bagBytesPerTx: Math.round(bagBytes / txCount),
       };
+      engines[engine] = { ...engines[engine], [name]: figures };
+      if (engine === DEFAULT_ENGINE) results[name] = { ...figures };
       rows.push(
-        `| ${kind} (${label}) | ${perSec(txCount, execMs).toLocaleString('en-US')} | ${us(s.decode, txCount)} | ${us(s.bag, txCount)} | ${us(s.execute, txCount)} | ${us(s.seal, txCount)} | ${us(s.recover, txCount)} | ${perSec(txCount, s.recover).toLocaleString('en-US')} |`,
+        `| ${kind} (${label}, ${engine}) | ${perSec(txCount, execMs).toLocaleString('en-US')} | ${us(s.decode, txCount)} | ${us(s.bag, txCount)} | ${us(s.execute, txCount)} | ${us(s.seal, txCount)} | ${us(s.recover, txCount)} | ${perSec(txCount, s.recover).toLocaleString('en-US')} |`,
       );
+    }
+    if (kind === 'erc20') {
+      const sample = first.slice(0, 500);
+      for (const engine of ENGINES) {
+        say(`erc20: client pre-execution (${engine})`);
+        await preExecution(genesis, sample, engine);
+        preExec[engine] = await preExecution(genesis, sample, engine);
+      }
+      if (ENGINES.includes('revm')) crossings.perErc20InMiner = await minerCrossings(genesis, first);
     }
     say(`${kind}: end to end, recovery on ${THREADS} worker thread(s)`);
     const e2eMs = await endToEnd(genesis, blocks, pool);
@@ -297,6 +408,20 @@ for (const kind of ['transfer', 'erc20']) {
     `${kind}: end to end ${r.endToEndPerSec.toLocaleString('en-US')} tx/s with ${THREADS} recovery thread(s) (goal ≥ ${r.endToEndGoalPerSec.toLocaleString('en-US')}); bag ${r.bagBytesPerTx} B/tx`,
   );
 }
+for (const [engine, p] of Object.entries(preExec)) {
+  console.log(
+    `client pre-execution of an ERC-20 transfer (${engine}): ${p.us.toFixed(1)} µs/tx${engine === 'revm' ? `, ${p.crossings.toFixed(2)} addon calls/tx` : ''}`,
+  );
+}
+if (crossings.emptyCallNs !== undefined) {
+  console.log(
+    `revm addon: ${crossings.emptyCallNs.toFixed(0)} ns per empty call; ${crossings.perErc20InMiner?.toFixed(2)} calls per ERC-20 transfer in a miner's block (execute rounds + commit)`,
+  );
+}
+results.engines = engines;
+results.defaultEngine = DEFAULT_ENGINE;
+results.clientPreExecutionErc20 = preExec;
+results.revmCrossing = crossings;
 const out = {
   date: new Date().toISOString(),
   machine: { cpus: cpus().length, model: cpus()[0]?.model, loadAverage1m: loadavg()[0] },

@@ -8,11 +8,18 @@
  *
  * A process that exits when nobody asked it to is never a silent hang: during start, start()
  * rejects with its log tail (and stops the rest); later, `onFailure` gets the same error.
+ *
+ * A topology with `regions` in more than one region gets its links emulated (`RegionLinks`,
+ * toxiproxy, started first and stopped last): each process is handed the addresses of the
+ * processes of its own region as they listen, and of other regions' through their proxy for its
+ * region; clients list storage nodes and miners nearest first.
  */
 import { access, mkdir, readdir, rm, writeFile } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
 import { ClusterError, ClusterErrorCode } from './clusterError.js';
 import { type ClusterGenesis, generateGenesis } from './clusterGenesis.js';
+import { DEFAULT_TOXIPROXY, RegionLinks, requireToxiproxy } from './regionLinks.js';
+import { bandwidthBetween, regionsInUse, rttBetween } from './regionTopology.js';
 import { type LogLine, type ProcessExit, RoleProcess } from './roleProcess.js';
 import { defaultRoleScripts, type Role, type RoleScripts, requireRoleScripts } from './roleScripts.js';
 import { storageLayout } from './shardLayout.js';
@@ -48,6 +55,8 @@ export interface ClusterOptions {
   readonly tailLines: number;
   /** The script each role runs (default: this repository's built CLIs). */
   readonly scripts: RoleScripts;
+  /** toxiproxy-server, for a topology with regions (default: where `scripts/toxiproxy.sh` installs it). */
+  readonly toxiproxy?: string;
   /** Genesis generation progress, and each process as it is spawned and as it starts listening. */
   readonly onProgress?: (progress: ClusterProgress) => void;
   /** A process exited after start() had resolved (once per process; not during stop()). */
@@ -61,6 +70,7 @@ export const defaultClusterOptions = {
   stopTimeoutMs: 10_000,
   tailLines: 20,
   scripts: defaultRoleScripts,
+  toxiproxy: DEFAULT_TOXIPROXY,
 } as const satisfies Partial<ClusterOptions>;
 
 /** One process of the cluster and where it listens. */
@@ -73,22 +83,31 @@ export interface ClusterProcess {
   readonly logFile: string;
   /** `http://host:port/metrics` (Prometheus text), when the topology asks for metrics. */
   readonly metrics: string | undefined;
+  /** The region it lives in, when the topology has regions. */
+  readonly region?: string;
+}
+
+/** A process the others dial: storage nodes and miners. */
+export interface DialedProcess extends ClusterProcess {
+  /** `host:port`, as its own region dials it. */
+  readonly address: string;
+  /**
+   * How each other region dials it, by region name: the `127.0.0.1:port` of its region link
+   * (see {@link Cluster.addressFrom}). Only in a topology with processes in several regions.
+   */
+  readonly from?: Readonly<Record<string, string>>;
 }
 
 /** A storage process: its gRPC address (StorageService) and the shards it holds. */
-export interface StorageEndpoint extends ClusterProcess {
+export interface StorageEndpoint extends DialedProcess {
   readonly role: 'storage';
-  /** `host:port`. */
-  readonly address: string;
   /** Its `--shards` spec, e.g. `0-7`. */
   readonly shards: string;
 }
 
 /** A miner: its gRPC address (MinerService). */
-export interface MinerEndpoint extends ClusterProcess {
+export interface MinerEndpoint extends DialedProcess {
   readonly role: 'miner';
-  /** `host:port`. */
-  readonly address: string;
   /** The address its blocks pay. */
   readonly coinbase: string;
 }
@@ -140,6 +159,8 @@ export class Cluster {
   readonly clients: ClientEndpoint[] = [];
   private readonly opts: ClusterOptions;
   private readonly members: Member[] = [];
+  /** toxiproxy, when the topology has processes in more than one region. */
+  private links: RegionLinks | undefined;
   private started = false;
   private stopping: Promise<StoppedProcess[]> | undefined;
   private firstFailure: ClusterError | undefined;
@@ -171,6 +192,8 @@ export class Cluster {
     const t = parseTopology(topology, `topology ${JSON.stringify(topology.name)}`);
     checkOptions(opts);
     await requireRoleScripts(opts.scripts);
+    if (t.regions !== undefined && regionsInUse(t.regions).length > 1)
+      await requireToxiproxy(opts.toxiproxy ?? DEFAULT_TOXIPROXY);
     const dir = resolve(opts.dir);
     await prepareDir(dir);
 
@@ -217,6 +240,31 @@ export class Cluster {
     return [...this.storage, ...this.miners, ...this.clients];
   }
 
+  /** The toxiproxy emulating the links between regions, when the topology has processes in several. */
+  get regionLinks(): RegionLinks | undefined {
+    return this.links;
+  }
+
+  /**
+   * The address a process of `region` dials `target` at: its own address from its own region
+   * (or when there are no regions), else its region link's. Throws BAD_OPTIONS for a region
+   * that holds no process.
+   */
+  addressFrom(target: DialedProcess, region: string | undefined): string {
+    if (region === undefined || target.region === undefined || target.region === region)
+      return target.address;
+    const link = target.from?.[region];
+    if (link === undefined) {
+      const used = this.topology.regions === undefined ? [] : regionsInUse(this.topology.regions);
+      throw new ClusterError(
+        ClusterErrorCode.BadOptions,
+        `region: expected one that holds a process (${used.join(', ')}), found ${JSON.stringify(region)}`,
+        { region, target: target.name },
+      );
+    }
+    return link;
+  }
+
   /** The first unexpected exit, if any process has failed. */
   get failure(): ClusterError | undefined {
     return this.firstFailure;
@@ -236,13 +284,14 @@ export class Cluster {
       clients: this.clients,
       miners: this.miners,
       storage: this.storage,
+      ...(this.topology.regions && { regions: { ...this.topology.regions, ...this.linksInfo() } }),
     };
   }
 
   /**
    * Stops every process: SIGTERM to the clients, then the miners, then the storage processes,
-   * each group waited for (SIGKILL after `stopTimeoutMs`) before the next. Safe to call more
-   * than once; every call resolves with how each process ended.
+   * each group waited for (SIGKILL after `stopTimeoutMs`) before the next, then toxiproxy. Safe
+   * to call more than once; every call resolves with how each process ended.
    */
   stop(): Promise<StoppedProcess[]> {
     this.stopping ??= this.stopAll();
@@ -262,11 +311,93 @@ export class Cluster {
       );
       stopped.push(...ends);
     }
+    const links = this.links;
+    if (links !== undefined) {
+      stopped.push({
+        name: links.process.name,
+        pid: links.process.pid,
+        ...(await links.terminate(this.opts.stopTimeoutMs)),
+      });
+    }
     return stopped;
+  }
+
+  /** Where toxiproxy runs, for `cluster.json` (an operator may have to stop it by PID). */
+  private linksInfo(): Record<string, unknown> {
+    if (this.links === undefined) return {};
+    const { pid, logFile } = this.links.process;
+    return { toxiproxy: { pid, api: this.links.api, logFile } };
+  }
+
+  /** toxiproxy, when processes live in more than one region: started before any of them. */
+  private async startLinks(): Promise<void> {
+    const regions = this.topology.regions;
+    if (regions === undefined || regionsInUse(regions).length < 2) return;
+    this.throwIfAborted();
+    const links = await RegionLinks.start({
+      binary: this.opts.toxiproxy ?? DEFAULT_TOXIPROXY,
+      logFile: join(this.dir, 'logs', 'toxiproxy.log'),
+      configFile: join(this.dir, 'data', 'toxiproxy.json'),
+      startTimeoutMs: this.opts.startTimeoutMs,
+      tailLines: this.opts.tailLines,
+    });
+    this.opts.onProgress?.({
+      kind: 'spawned',
+      name: links.process.name,
+      pid: links.process.pid,
+      logFile: links.process.logFile,
+    });
+    if (this.stopping !== undefined) {
+      // stop() came while it was starting and has not seen it.
+      await links.terminate(this.opts.stopTimeoutMs);
+      this.throwIfAborted();
+    }
+    this.links = links;
+    this.watch(links.process);
+  }
+
+  /** `{ from }`: a region link to `address` from every other region that holds a process. */
+  private async linksTo(p: ClusterProcess, address: string): Promise<Pick<DialedProcess, 'from'>> {
+    const regions = this.topology.regions;
+    if (this.links === undefined || regions === undefined || p.region === undefined) return {};
+    const from: Record<string, string> = {};
+    for (const other of regionsInUse(regions)) {
+      if (other === p.region) continue;
+      const link = await this.links.link(
+        `${p.name}.from-${other}`,
+        address,
+        rttBetween(regions, p.region, other),
+        bandwidthBetween(regions, p.region, other),
+      );
+      from[other] = link.listen;
+    }
+    return { from };
+  }
+
+  /** `targets` as a process of `region` dials them, the nearest first (the order kept among equals). */
+  private nearestFirst(targets: readonly DialedProcess[], region: string | undefined): string {
+    const regions = this.topology.regions;
+    const rtt = (t: DialedProcess) =>
+      regions === undefined || region === undefined || t.region === undefined
+        ? 0
+        : rttBetween(regions, region, t.region);
+    return [...targets]
+      .sort((a, b) => rtt(a) - rtt(b))
+      .map((t) => this.addressFrom(t, region))
+      .join(',');
+  }
+
+  /** The region of a role's process `index`, when the topology has regions. */
+  private regionOf(role: Role, index: number): string | undefined {
+    const r = this.topology.regions;
+    return r === undefined
+      ? undefined
+      : { storage: r.storage, miner: r.miners, client: r.clients }[role][index];
   }
 
   private async launch(): Promise<void> {
     const t = this.topology;
+    await this.startLinks();
     const common = (role: Role) => [
       '--genesis',
       this.genesis.file,
@@ -293,20 +424,22 @@ export class Cluster {
       ]),
     );
     for (const [i, { info, line }] of (await this.listening(storage)).entries()) {
-      this.storage.push({ ...info, role: 'storage', address: String(line.address), shards: layout[i]! });
+      const address = String(line.address);
+      const from = await this.linksTo(info, address);
+      this.storage.push({ ...info, role: 'storage', address, shards: layout[i]!, ...from });
     }
-    const storageList = this.storage.map((s) => s.address).join(',');
 
     // One at a time: each dials the ones before it (peering is two-way), a full mesh.
     for (let i = 0; i < t.miners.count; i++) {
-      const peers = this.miners.map((m) => m.address);
+      const region = this.regionOf('miner', i);
+      const peers = this.miners.map((m) => this.addressFrom(m, region));
       const coinbase = minerCoinbase(i);
       const member = this.spawn('miner', i, [
         ...common('miner'),
         '--listen',
         '127.0.0.1:0',
         '--storage',
-        storageList,
+        this.nearestFirst(this.storage, region),
         ...(peers.length > 0 ? ['--peers', peers.join(',')] : []),
         '--coinbase',
         coinbase,
@@ -320,17 +453,18 @@ export class Cluster {
         String(t.shardCount),
       ]);
       const [{ info, line }] = (await this.listening([member])) as [Ready];
-      this.miners.push({ ...info, role: 'miner', address: String(line.address), coinbase });
+      const address = String(line.address);
+      const from = await this.linksTo(info, address);
+      this.miners.push({ ...info, role: 'miner', address, coinbase, ...from });
     }
-    const minerList = this.miners.map((m) => m.address).join(',');
 
     const clients = Array.from({ length: t.clients.count }, (_, i) =>
       this.spawn('client', i, [
         ...common('client'),
         '--miners',
-        minerList,
+        this.nearestFirst(this.miners, this.regionOf('client', i)),
         '--storage',
-        storageList,
+        this.nearestFirst(this.storage, this.regionOf('client', i)),
         '--rpc',
         '127.0.0.1:0',
         '--grpc',
@@ -356,6 +490,13 @@ export class Cluster {
     });
     const member = { role, index, proc };
     this.members.push(member);
+    this.watch(proc);
+    this.opts.onProgress?.({ kind: 'spawned', name, pid: proc.pid, logFile: proc.logFile });
+    return member;
+  }
+
+  /** Reports `proc` exiting when nobody asked it to: to start() while starting, then to `onFailure`. */
+  private watch(proc: RoleProcess): void {
     void proc.exited.then((exit) => {
       if (this.stopping !== undefined) return;
       const error = proc.exitError(
@@ -366,8 +507,6 @@ export class Cluster {
       if (this.started) this.opts.onFailure?.(error);
       else this.failStart(error);
     });
-    this.opts.onProgress?.({ kind: 'spawned', name, pid: proc.pid, logFile: proc.logFile });
-    return member;
   }
 
   /** The `listening` lines of `procs`, unless any process of the cluster fails or the start is aborted first. */
@@ -385,7 +524,7 @@ export class Cluster {
         Promise.all(
           members.map(async (member) => {
             const line = await member.proc.waitListening(this.opts.startTimeoutMs);
-            const info = describeProcess(member, line);
+            const info = describeProcess(member, line, this.regionOf(member.role, member.index));
             this.opts.onProgress?.({ kind: 'listening', process: info });
             return { info, line };
           }),
@@ -414,7 +553,7 @@ function abortedError(): ClusterError {
   );
 }
 
-function describeProcess({ role, index, proc }: Member, line: LogLine): ClusterProcess {
+function describeProcess({ role, index, proc }: Member, line: LogLine, region?: string): ClusterProcess {
   return {
     role,
     index,
@@ -422,6 +561,7 @@ function describeProcess({ role, index, proc }: Member, line: LogLine): ClusterP
     pid: proc.pid,
     logFile: proc.logFile,
     metrics: metricsUrl(line.metrics),
+    ...(region === undefined ? {} : { region }),
   };
 }
 

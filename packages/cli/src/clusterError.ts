@@ -14,6 +14,8 @@ export enum ClusterErrorCode {
   StartTimeout = 'START_TIMEOUT',
   /** The start was aborted through its `signal` (Ctrl-C during start). */
   Aborted = 'ABORTED',
+  /** toxiproxy, which emulates the regions of a geo topology, refused or failed a request. */
+  RegionLink = 'REGION_LINK',
 }
 
 /** The one error type of the cluster: a code plus structured metadata. */

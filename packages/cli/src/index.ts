@@ -2,7 +2,8 @@
  * @monsoon/cli: a whole Monsoon network on one machine.
  * - {@link Cluster}: starts storage nodes, miners and clients from a {@link Topology}, watches
  *   them, stops them in order; `npm run cluster` is its command line.
- * - {@link parseTopology} / {@link readTopology}: topology files (`deploy/topologies/*.json`).
+ * - {@link parseTopology} / {@link readTopology}: topology files (`deploy/topologies/*.json`),
+ *   with `regions` for a geo topology, whose links {@link RegionLinks} emulates with toxiproxy.
  */
 export {
   CLUSTER_DIR_MARKER,
@@ -11,6 +12,7 @@ export {
   type ClusterOptions,
   type ClusterProcess,
   type ClusterProgress,
+  type DialedProcess,
   defaultClusterOptions,
   type MinerEndpoint,
   minerCoinbase,
@@ -19,6 +21,27 @@ export {
 } from './cluster.js';
 export { ClusterError, ClusterErrorCode, isClusterError } from './clusterError.js';
 export type { ClusterGenesis } from './clusterGenesis.js';
+export { installToxiproxy, TOXIPROXY_INSTALLER } from './installToxiproxy.js';
+export {
+  DEFAULT_TOXIPROXY,
+  defaultRegionLinksOptions,
+  type RegionLink,
+  RegionLinks,
+  type RegionLinksOptions,
+  requireToxiproxy,
+  TOXIPROXY_VERSION,
+  type ToxiproxyProxy,
+  type ToxiproxyToxic,
+} from './regionLinks.js';
+export {
+  bandwidthBetween,
+  MAX_BANDWIDTH_MBPS,
+  MAX_REGIONS,
+  MAX_RTT_MS,
+  type RegionTopology,
+  regionsInUse,
+  rttBetween,
+} from './regionTopology.js';
 export type { ProcessExit } from './roleProcess.js';
 export { defaultRoleScripts, type Role, type RoleScripts } from './roleScripts.js';
 export { shardGroups, storageLayout } from './shardLayout.js';

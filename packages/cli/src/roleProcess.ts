@@ -25,6 +25,8 @@ export interface RoleProcessOptions {
   readonly name: string;
   /** The script run with this Node (`process.execPath`). */
   readonly script: string;
+  /** `exec`: `script` is an executable of its own (a helper such as toxiproxy-server), run without Node. */
+  readonly runner?: 'node' | 'exec';
   readonly args: readonly string[];
   /** Where stdout and stderr go (truncated first). */
   readonly logFile: string;
@@ -80,7 +82,9 @@ export class RoleProcess {
 
   /** Spawns `node <script> <args…>`; throws if the process can't be created at all. */
   static spawn(opts: RoleProcessOptions): RoleProcess {
-    const child = spawn(process.execPath, [opts.script, ...opts.args], {
+    const [file, argv] =
+      opts.runner === 'exec' ? [opts.script, opts.args] : [process.execPath, [opts.script, ...opts.args]];
+    const child = spawn(file, argv, {
       stdio: ['ignore', 'pipe', 'pipe'],
       detached: true,
       env: process.env,

@@ -8,6 +8,8 @@ import { readFile } from 'node:fs/promises';
 import { basename, extname } from 'node:path';
 import { LOG_LEVELS, type LogLevel } from '@monsoon/edge';
 import { ClusterError, ClusterErrorCode } from './clusterError.js';
+import { checkRegions, type RegionTopology } from './regionTopology.js';
+import { Checker } from './topologyChecker.js';
 
 /** The storage nodes' write-ahead log fsync policy (`--fsync`). */
 export type FsyncPolicy = 'always' | 'group' | 'none';
@@ -64,6 +66,11 @@ export interface Topology {
   readonly storage: StorageTopology;
   readonly miners: MinerTopology;
   readonly clients: ClientTopology;
+  /**
+   * Where each process lives and the round-trip time between regions, emulated on this machine
+   * (see `RegionTopology`); without it every process talks to every other directly.
+   */
+  readonly regions?: RegionTopology;
 }
 
 /** What a key left out of a topology file becomes: a minimal cluster, one of each role. */
@@ -123,89 +130,6 @@ export const MANAGED_FLAGS: Readonly<Record<'storage' | 'miners' | 'clients', re
   ],
 };
 
-type Json = Record<string, unknown>;
-
-/** Collects every problem of one document, so a file with three mistakes is fixed in one go. */
-class Checker {
-  readonly issues: string[] = [];
-
-  /** `value` as an object with only `allowed` keys, or undefined (issue noted) if it is not one. */
-  object(path: string, value: unknown, allowed: readonly string[]): Json | undefined {
-    if (typeof value !== 'object' || value === null || Array.isArray(value)) {
-      this.issues.push(`${path === '' ? '' : `${path}: `}expected an object, found ${describe(value)}`);
-      return undefined;
-    }
-    for (const key of Object.keys(value)) {
-      if (!allowed.includes(key)) {
-        this.issues.push(
-          `${path === '' ? '' : `${path}.`}${key}: unknown key (expected one of ${allowed.join(', ')})`,
-        );
-      }
-    }
-    return value as Json;
-  }
-
-  integer(path: string, value: unknown, fallback: number, min: number, max: number): number {
-    if (value === undefined) return fallback;
-    if (typeof value !== 'number' || !Number.isInteger(value) || value < min || value > max) {
-      this.issues.push(`${path}: expected an integer in [${min}, ${max}], found ${describe(value)}`);
-      return fallback;
-    }
-    return value;
-  }
-
-  oneOf<T extends string | number>(path: string, value: unknown, fallback: T, allowed: readonly T[]): T {
-    if (value === undefined) return fallback;
-    if (!allowed.includes(value as T)) {
-      this.issues.push(
-        `${path}: expected ${allowed.map((a) => JSON.stringify(a)).join(' | ')}, found ${describe(value)}`,
-      );
-      return fallback;
-    }
-    return value as T;
-  }
-
-  string(path: string, value: unknown, fallback: string, nonEmpty: boolean): string {
-    if (value === undefined) return fallback;
-    if (typeof value !== 'string' || (nonEmpty && value.length === 0)) {
-      this.issues.push(`${path}: expected a${nonEmpty ? ' non-empty' : ''} string, found ${describe(value)}`);
-      return fallback;
-    }
-    return value;
-  }
-
-  boolean(path: string, value: unknown, fallback: boolean): boolean {
-    if (value === undefined) return fallback;
-    if (typeof value !== 'boolean') {
-      this.issues.push(`${path}: expected true or false, found ${describe(value)}`);
-      return fallback;
-    }
-    return value;
-  }
-
-  /** Extra flags: strings, none of them one the cluster sets. */
-  args(path: string, value: unknown, managed: readonly string[]): readonly string[] {
-    if (value === undefined) return [];
-    if (!Array.isArray(value) || !value.every((a) => typeof a === 'string')) {
-      this.issues.push(`${path}: expected an array of strings, found ${describe(value)}`);
-      return [];
-    }
-    for (const arg of value as string[]) {
-      const flag = managed.find((f) => arg === f || arg.startsWith(`${f}=`));
-      if (flag !== undefined) this.issues.push(`${path}: ${flag} is set by the cluster, it can't be in args`);
-    }
-    return value as string[];
-  }
-}
-
-function describe(value: unknown): string {
-  if (value === undefined) return 'nothing';
-  if (Array.isArray(value)) return 'an array';
-  if (value === null) return 'null';
-  if (typeof value === 'object') return 'an object';
-  return JSON.stringify(value);
-}
-
 const TOP_KEYS = [
   '$schema',
   'name',
@@ -218,6 +142,7 @@ const TOP_KEYS = [
   'storage',
   'miners',
   'clients',
+  'regions',
 ];
 
 /**
@@ -279,6 +204,15 @@ export function parseTopology(doc: unknown, source = 'topology'): Topology {
     args: c.args('clients.args', k?.args, MANAGED_FLAGS.clients),
   };
 
+  const regions =
+    top.regions === undefined
+      ? undefined
+      : checkRegions(c, top.regions, {
+          storageProcesses: storage.processes,
+          storageReplicas: storage.replicas,
+          miners: miners.count,
+          clients: clients.count,
+        });
   const topology: Topology = {
     name: c.string('name', top.name, d.name, true),
     description: c.string('description', top.description, d.description, false),
@@ -290,6 +224,7 @@ export function parseTopology(doc: unknown, source = 'topology'): Topology {
     storage,
     miners,
     clients,
+    ...(regions === undefined ? {} : { regions }),
   };
   if (c.issues.length > 0) {
     throw new ClusterError(

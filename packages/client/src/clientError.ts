@@ -18,6 +18,16 @@ export enum ClientErrorCode {
   UnknownBlock = 'UNKNOWN_BLOCK',
   /** The client is shutting down. */
   Closed = 'CLOSED',
+  /** The transaction is in the client's pool already (geth's "already known"). */
+  AlreadyKnown = 'ALREADY_KNOWN',
+  /** A same-nonce transaction without the required fee bump (geth's "replacement transaction underpriced"). */
+  ReplaceUnderpriced = 'REPLACE_UNDERPRICED',
+  /** The pool's global limit is reached (geth's "txpool is full"). */
+  PoolFull = 'TXPOOL_FULL',
+  /** The sender's queue of future transactions is full (geth's "account limit exceeded"). */
+  AccountLimit = 'ACCOUNT_LIMIT',
+  /** A pooled transaction left the pool without reaching a miner: replaced, evicted, or made obsolete. */
+  Dropped = 'DROPPED',
 }
 
 export class ClientError extends CodedError<ClientErrorCode> {}

@@ -80,6 +80,11 @@ export class ClientMetrics {
       'Accepted transactions not yet in a block.',
       () => client.pendingCount,
     );
+    r.gauge(
+      'monsoon_client_queued_transactions',
+      "Transactions in the client's pool waiting for a nonce gap to fill or for their sender's turn.",
+      () => client.queuedCount,
+    );
     const pre = r.histogram(
       'monsoon_client_pre_execution_ms',
       'Pre-execution time per transaction, ms (fetches included).',

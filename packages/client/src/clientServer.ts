@@ -4,19 +4,27 @@
  * request order. A client that cannot reach any miner or storage node fails the whole call
  * (UNAVAILABLE) rather than blaming the transactions.
  */
-import { Server, ServerCredentials, type ServerUnaryCall, type sendUnaryData, status } from '@grpc/grpc-js';
-import { formatHostPort, type Logger, parseHostPort, silentLogger } from '@monsoon/edge';
+import { status } from '@grpc/grpc-js';
+import {
+  GrpcServer,
+  grpcStatusMapping,
+  type Logger,
+  parseHostPort,
+  silentLogger,
+  unaryRpc,
+} from '@monsoon/edge';
 import { keccak } from '@monsoon/keccak';
 import {
   ClientServiceDefinition,
   type ClientServiceServer,
-  type clientPb,
+  isProtocolError,
   type SendResult,
   sendResultsToProto,
   sendTransactionsRequestFromProto,
 } from '@monsoon/protocol';
-import { type Client, MinerRefused } from './client.js';
+import type { Client } from './client.js';
 import { ClientErrorCode, isClientError } from './clientError.js';
+import { MinerRefused } from './minerRefused.js';
 import { rpcErrorOf } from './rpc/rpcError.js';
 
 const UNAVAILABLE = new Set<string>([
@@ -26,11 +34,23 @@ const UNAVAILABLE = new Set<string>([
   ClientErrorCode.UnknownBlock,
 ]);
 
+/**
+ * A malformed request is the caller's fault; a client that cannot reach the network is
+ * UNAVAILABLE; anything else is INTERNAL (logged).
+ */
+const grpcStatusOf = grpcStatusMapping([
+  { is: isProtocolError, otherwise: status.INVALID_ARGUMENT },
+  {
+    is: isClientError,
+    codes: Object.fromEntries([...UNAVAILABLE].map((code) => [code, status.UNAVAILABLE])),
+  },
+]);
+
 /** One transaction's fate as SendTransactions reports it; throws what must fail the whole call. */
 async function sendOne(client: Client, raw: Uint8Array): Promise<SendResult> {
   const txHash = keccak.keccak256(raw);
   try {
-    await client.sendRawTransaction(raw);
+    await client.submitTransaction(raw);
     return { txHash, accepted: true };
   } catch (e) {
     if (e instanceof MinerRefused) return { txHash, accepted: false, error: e.message, refusedBy: 'miner' };
@@ -44,52 +64,33 @@ async function sendOne(client: Client, raw: Uint8Array): Promise<SendResult> {
 }
 
 export class ClientServer {
-  private constructor(
-    private readonly server: Server,
-    readonly address: string,
-  ) {}
+  private constructor(private readonly server: GrpcServer) {}
 
+  /** Serves `client` on `listen` (`host:port`, port 0 = any); resolves once bound. */
   static async start(client: Client, listen: string, logger: Logger = silentLogger): Promise<ClientServer> {
-    const at = parseHostPort(listen, '--grpc');
-    const server = new Server({ 'grpc.max_receive_message_length': 256 * 1024 * 1024 });
-    const handlers: ClientServiceServer = {
-      sendTransactions(
-        call: ServerUnaryCall<clientPb.SendTransactionsRequest, clientPb.SendTransactionsResponse>,
-        cb: sendUnaryData<clientPb.SendTransactionsResponse>,
-      ) {
-        let raws: Uint8Array[];
-        try {
-          raws = sendTransactionsRequestFromProto(call.request);
-        } catch (e) {
-          cb({ code: status.INVALID_ARGUMENT, details: (e as Error).message });
-          return;
-        }
-        Promise.all(raws.map((raw) => sendOne(client, raw))).then(
-          (results) => cb(null, sendResultsToProto(results)),
-          (e: unknown) => {
-            const unavailable = isClientError(e) && UNAVAILABLE.has(e.code);
-            if (!unavailable) logger.error('SendTransactions failed', { error: (e as Error).message });
-            cb({ code: unavailable ? status.UNAVAILABLE : status.INTERNAL, details: (e as Error).message });
-          },
-        );
+    parseHostPort(listen, '--grpc'); // refused here, the error names the flag
+    const server = await GrpcServer.create<ClientServiceServer>(
+      { listen, maxReceiveMessageBytes: 256 * 1024 * 1024, shutdownTimeoutMs: 2_000 },
+      { grpcStatusOf, logger },
+      ClientServiceDefinition,
+      {
+        sendTransactions: unaryRpc({
+          decode: sendTransactionsRequestFromProto,
+          run: (raws) => Promise.all(raws.map((raw) => sendOne(client, raw))),
+          encode: sendResultsToProto,
+        }),
       },
-    };
-    server.addService(ClientServiceDefinition, handlers);
-    const port = await new Promise<number>((resolve, reject) =>
-      server.bindAsync(formatHostPort(at), ServerCredentials.createInsecure(), (e, p) =>
-        e ? reject(e) : resolve(p),
-      ),
     );
-    return new ClientServer(server, formatHostPort({ host: at.host, port }));
+    return new ClientServer(server);
   }
 
+  /** The bound address, `host:port` (the real port when `listen` asked for 0). */
+  get address(): string {
+    return this.server.address();
+  }
+
+  /** Stops serving; calls still running after 2 s are cut off. */
   close(): Promise<void> {
-    return new Promise((resolve) => {
-      this.server.tryShutdown(() => resolve());
-      setTimeout(() => {
-        this.server.forceShutdown();
-        resolve();
-      }, 2000).unref();
-    });
+    return this.server.close();
   }
 }

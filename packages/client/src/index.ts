@@ -1,4 +1,11 @@
+export { createAccessList, MAX_ACCESS_LIST_RUNS } from './accessList.js';
 export { ChainView, type ClientBlock, clientBlockOf, decodeReceipt, type TxLocation } from './chain.js';
+export {
+  ChainFollower,
+  type ChainFollowerModules,
+  type ChainFollowerOptions,
+  defaultChainFollowerOptions,
+} from './chainFollower.js';
 export { CLIENT_OPTIONS, type ClientRoleConfig, clientRole, runClient } from './cli/clientCommand.js';
 export {
   Client,
@@ -8,9 +15,54 @@ export {
   MinerRefused,
 } from './client.js';
 export { ClientError, ClientErrorCode, isClientError } from './clientError.js';
+export {
+  ClientEvents,
+  type ClientEventsModules,
+  type ClientEventsOptions,
+  defaultClientEventsOptions,
+} from './clientEvents.js';
 export { ClientMetrics } from './clientMetrics.js';
 export { ClientServer } from './clientServer.js';
+export { blockLogsOf, defaultLogIndexOptions, LogIndex, type LogIndexOptions } from './logIndex.js';
+export { MinerPool } from './minerPool.js';
+export {
+  defaultPoolSubmitterOptions,
+  type PooledTx,
+  PoolSubmitter,
+  type PoolSubmitterModules,
+  type PoolSubmitterOptions,
+  type SendWait,
+} from './poolSubmitter.js';
+export {
+  decodeWithSender,
+  defaultReadBackendOptions,
+  nextEnv,
+  ReadBackend,
+  type ReadBackendModules,
+  type ReadBackendOptions,
+  stateAt,
+} from './readBackend.js';
 export { type FetchCounters, RemoteState, type RemoteStateOptions, type StateRef } from './remoteState.js';
 export * from './rpc/index.js';
 export { ShardedStorage, type ShardedStorageOptions, type StorageReplica } from './shardedStorage.js';
 export { type Speculation, speculate } from './speculate.js';
+export {
+  defaultSubmitQueueOptions,
+  type SubmitCounters,
+  SubmitQueue,
+  type SubmitQueueModules,
+  type SubmitQueueOptions,
+} from './submitQueue.js';
+export {
+  type Admission,
+  defaultTxPoolOptions,
+  isReplacement,
+  type PoolAccount,
+  type PoolEntry,
+  type PoolTx,
+  type PoolTxState,
+  TxPool,
+  type TxPoolModules,
+  type TxPoolOptions,
+} from './txPool.js';
+export { asGethRefusal, withoutCode } from './txRefusal.js';

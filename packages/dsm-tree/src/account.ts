@@ -1,8 +1,8 @@
 /** Ethereum accounts: rlp([nonce, balance, storageRoot, codeHash]). */
 import { KECCAK256_EMPTY } from '@monsoon/keccak';
+import { bigintToBytes, bytesToBigint, type RlpValue, rlpDecode } from '@monsoon/util';
 import { DsmError, DsmErrorCode } from './dsmError.js';
 import { EMPTY_ROOT } from './dsmTree.js';
-import { bigintToBytes, bytesToBigint, type RlpValue, rlpDecode } from './rlp.js';
 
 export interface Account {
   nonce: bigint;
@@ -130,14 +130,19 @@ export function decodeAccount(bytes: Uint8Array): Account {
   if (storageRoot!.length !== 32 || codeHash!.length !== 32) {
     throw new DsmError(DsmErrorCode.BadAccount, 'storageRoot and codeHash must be 32 bytes');
   }
-  try {
-    return {
-      nonce: bytesToBigint(nonce!, 'nonce'),
-      balance: bytesToBigint(balance!, 'balance'),
-      storageRoot: storageRoot!,
-      codeHash: codeHash!,
-    };
-  } catch (e) {
-    throw new DsmError(DsmErrorCode.BadAccount, (e as Error).message);
-  }
+  return {
+    nonce: canonicalScalar(nonce!, 'nonce'),
+    balance: canonicalScalar(balance!, 'balance'),
+    storageRoot: storageRoot!,
+    codeHash: codeHash!,
+  };
+}
+
+/** An RLP scalar as Ethereum requires it: minimal (no leading zero byte), at most 32 bytes. */
+function canonicalScalar(b: Uint8Array, what: 'nonce' | 'balance'): bigint {
+  if (b.length > 0 && b[0] === 0)
+    throw new DsmError(DsmErrorCode.BadAccount, `${what} has a leading zero byte`);
+  if (b.length > 32)
+    throw new DsmError(DsmErrorCode.BadAccount, `${what} is ${b.length} bytes, more than 32`);
+  return bytesToBigint(b);
 }

@@ -1,4 +1,4 @@
-import { CodedError } from './codedError.js';
+import { BytesErrorCode, CodedError, codedErrorGuard, isBytesError, type NoMeta } from '@monsoon/util';
 
 /** Why a DSM-Tree operation refused its input. */
 export enum DsmErrorCode {
@@ -25,10 +25,42 @@ export enum DsmErrorCode {
   BadEncoding = 'BAD_ENCODING',
 }
 
-/** The one error type of the DSM-Tree: a code plus structured metadata. */
-export class DsmError extends CodedError<DsmErrorCode> {}
+/** The metadata of each {@link DsmErrorCode}; hashes are bare lower-case hex. */
+export interface DsmErrorMeta {
+  /** `index`: the proof node at fault; `root`: the root an empty proof was offered for. */
+  [DsmErrorCode.BadProof]: { readonly index?: number; readonly root?: string };
+  /** Where in the bytes: the item's first byte, its claimed length, the trailing byte count. */
+  [DsmErrorCode.BadRlp]: { readonly pos?: number; readonly len?: number; readonly trailing?: number };
+  [DsmErrorCode.BadNode]: NoMeta;
+  /** The stub's hash and its depth in the tree (a witness must supply a node for it). */
+  [DsmErrorCode.MissingNode]: { readonly hash?: string; readonly depth?: number };
+  [DsmErrorCode.HashMismatch]: { readonly expected: string; readonly found: string };
+  /** What key (`address`, `storage slot`) and the length it had. */
+  [DsmErrorCode.BadKey]: { readonly what?: string; readonly length?: number };
+  [DsmErrorCode.BadValue]: { readonly length?: number };
+  /** The field lengths or values out of range. */
+  [DsmErrorCode.BadAccount]: {
+    readonly storageRoot?: number;
+    readonly codeHash?: number;
+    readonly nonce?: string;
+    readonly balance?: string;
+  };
+  /** The account's key (keccak256 of its address), hex. */
+  [DsmErrorCode.UnknownAccount]: { readonly key: string };
+  [DsmErrorCode.BadPath]: { readonly path?: readonly number[]; readonly depth?: number };
+  [DsmErrorCode.BadEncoding]: NoMeta;
+}
 
-/** True when `e` is a DsmError, optionally of the given code. */
-export function isDsmError(e: unknown, code?: DsmErrorCode): e is DsmError {
-  return e instanceof DsmError && (code === undefined || e.code === code);
+/** The one error type of the DSM-Tree: a code plus metadata of that code's shape. */
+export class DsmError extends CodedError<DsmErrorCode, DsmErrorMeta> {}
+
+/** True when `e` is a DsmError, optionally of the given code (narrowing `meta` to its shape). */
+export const isDsmError = codedErrorGuard<DsmError, DsmErrorMeta>(DsmError);
+
+/**
+ * `e` as the tree reports it: malformed RLP (a BAD_RLP BytesError from the reader) becomes the
+ * tree's own BadRlp, so the tree's callers see only DsmErrors; anything else is returned as is.
+ */
+export function asTreeError(e: unknown): unknown {
+  return isBytesError(e, BytesErrorCode.BadRlp) ? new DsmError(DsmErrorCode.BadRlp, e.detail, e.meta, e) : e;
 }

@@ -1,7 +1,19 @@
+// Re-exported from @monsoon/util for the packages that import them from here.
+export {
+  bytesEqual,
+  CodedError,
+  fromHex,
+  listItems,
+  type RlpSpan,
+  type RlpValue,
+  readSpan,
+  readWhole,
+  rlpDecode,
+  rlpEncode,
+  toHex,
+} from '@monsoon/util';
 export { type Account, decodeAccount, EMPTY_CODE_HASH, encodeAccount, makeAccount } from './account.js';
-export { bytesEqual, fromHex, toHex } from './bytes.js';
-export { CodedError } from './codedError.js';
-export { DsmError, DsmErrorCode, isDsmError } from './dsmError.js';
+export { DsmError, DsmErrorCode, type DsmErrorMeta, isDsmError } from './dsmError.js';
 export {
   DsmTree,
   type DsmTreeOptions,
@@ -14,15 +26,6 @@ export {
 } from './dsmTree.js';
 export { hashOne } from './hashOne.js';
 export { NodeBag } from './nodeBag.js';
-export {
-  listItems,
-  type RlpSpan,
-  type RlpValue,
-  readSpan,
-  readWhole,
-  rlpDecode,
-  rlpEncode,
-} from './rlp.js';
 export { StateTree, type StateTreeOptions } from './stateTree.js';
 export { decodeTree, encodeTree, encodeTreeChunks } from './treeCodec.js';
 export { verifyProof } from './verifyProof.js';

@@ -4,14 +4,15 @@
  * where a child is embedded when its encoding is shorter than 32 bytes and referenced by
  * keccak256 otherwise.
  */
+
+import { listItems, type RlpSpan, readWhole, stringHeaderLength, writeHeader } from '@monsoon/util';
 import { BranchNode } from './branchNode.js';
 import type { Bin } from './bytes.js';
-import { DsmError, DsmErrorCode } from './dsmError.js';
+import { asTreeError, DsmError, DsmErrorCode } from './dsmError.js';
 import { ExtensionNode } from './extensionNode.js';
 import { HashNode } from './hashNode.js';
 import { LeafNode } from './leafNode.js';
 import { binNibble, nibblesToBin } from './nibbles.js';
-import { listItems, type RlpSpan, readWhole, stringHeaderLength, writeHeader } from './rlp.js';
 import { EXTENSION, FROZEN_GEN, type InnerNode, LEAF, type TrieNode } from './trieNode.js';
 
 /** A growable scratch buffer the encoders write into. */
@@ -184,8 +185,8 @@ export function extensionChildRef(enc: Bin): Bin {
   return enc.charCodeAt(pos) === 0xa0 && enc.length - pos === 33 ? enc.slice(pos + 1) : enc.slice(pos);
 }
 
-function badNode(message: string, meta: Record<string, unknown> = {}): never {
-  throw new DsmError(DsmErrorCode.BadNode, message, meta);
+function badNode(message: string): never {
+  throw new DsmError(DsmErrorCode.BadNode, message);
 }
 
 /**
@@ -195,9 +196,13 @@ function badNode(message: string, meta: Record<string, unknown> = {}): never {
  * encoding.
  */
 export function decodeNode(bytes: Uint8Array, prefix: number[], prefixLen: number): InnerNode {
-  const span = readWhole(bytes);
-  if (!span.list) badNode('a trie node must be an RLP list, found a byte string');
-  return decodeHashBranch(bytes, span) ?? decodeSpan(bytes, span, prefix, prefixLen);
+  try {
+    const span = readWhole(bytes);
+    if (!span.list) badNode('a trie node must be an RLP list, found a byte string');
+    return decodeHashBranch(bytes, span) ?? decodeSpan(bytes, span, prefix, prefixLen);
+  } catch (e) {
+    throw asTreeError(e);
+  }
 }
 
 /**

@@ -9,12 +9,12 @@
  * otherwise the account keeps the root of the storage it has.
  */
 import { keccak as defaultKeccak, type Keccak } from '@monsoon/keccak';
+import { bytesEqual, bytesToHex, type RlpValue, rlpDecode, rlpEncode, toHex } from '@monsoon/util';
 import { type Account, decodeAccount, EMPTY_CODE_HASH, encodeAccount } from './account.js';
-import { type Bin, bytesEqual, fromBin, toBin } from './bytes.js';
-import { DsmError, DsmErrorCode } from './dsmError.js';
+import { type Bin, fromBin, toBin } from './bytes.js';
+import { asTreeError, DsmError, DsmErrorCode } from './dsmError.js';
 import { DsmTree, type DsmTreeOptions, type NodeResolver, type VerifiedNodeSource } from './dsmTree.js';
 import { hashOne } from './hashOne.js';
-import { rlpDecode, rlpEncode } from './rlp.js';
 
 export interface StateTreeOptions {
   hash?: Keccak;
@@ -153,7 +153,12 @@ export class StateTree {
     const t = this.storageTrieOfKey(key, false, undefined);
     const v = t?.get(slotKey);
     if (v === undefined) return undefined;
-    const d = rlpDecode(v);
+    let d: RlpValue;
+    try {
+      d = rlpDecode(v);
+    } catch (e) {
+      throw asTreeError(e);
+    }
     if (!(d instanceof Uint8Array))
       throw new DsmError(DsmErrorCode.BadValue, 'storage value is not an RLP string');
     return d;
@@ -247,7 +252,8 @@ export class StateTree {
         if (!forWrite) return undefined;
         throw new DsmError(
           DsmErrorCode.UnknownAccount,
-          `no account ${address === undefined ? 'with key ' : ''}0x${Buffer.from(address ?? h).toString('hex')}`,
+          `no account ${address === undefined ? 'with key ' : ''}${bytesToHex(address ?? h)}`,
+          { key: toHex(h) },
         );
       }
       t = DsmTree.fromRootHash(decodeAccount(enc).storageRoot, this.treeOpts);

@@ -109,8 +109,8 @@ function writeRecord(w: ByteWriter, node: TrieNode, depth: number, scratch: Byte
 
 const spans = new Int32Array(18);
 
-function corrupt(message: string, meta: Record<string, unknown> = {}): never {
-  throw new DsmError(DsmErrorCode.BadEncoding, message, meta);
+function corrupt(message: string): never {
+  throw new DsmError(DsmErrorCode.BadEncoding, message);
 }
 
 class Reader {

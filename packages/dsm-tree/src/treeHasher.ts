@@ -7,6 +7,7 @@
  * become the nodes' `enc`.
  */
 import type { Keccak } from '@monsoon/keccak';
+import { writeHeader } from '@monsoon/util';
 import { ALL_SLOTS, type BranchNode, VALUE_BIT } from './branchNode.js';
 import type { Bin } from './bytes.js';
 import {
@@ -20,7 +21,6 @@ import {
   writeLeaf,
   writeRef,
 } from './nodeCodec.js';
-import { writeHeader } from './rlp.js';
 import { BRANCH, EXTENSION, type InnerNode, LEAF, STUB, type TrieNode } from './trieNode.js';
 
 /**

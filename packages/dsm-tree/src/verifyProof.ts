@@ -8,13 +8,12 @@
  * @ethereumjs/mpt's does) is accepted.
  */
 import { keccak as defaultKeccak, type Keccak } from '@monsoon/keccak';
-import { bytesEqual, toHex } from './bytes.js';
-import { DsmError, DsmErrorCode } from './dsmError.js';
+import { bytesEqual, isBytesError, listItems, type RlpSpan, readWhole, toHex } from '@monsoon/util';
+import { DsmError, DsmErrorCode, type DsmErrorMeta, isDsmError } from './dsmError.js';
 import { EMPTY_ROOT } from './dsmTree.js';
 import { keyNibble } from './nibbles.js';
-import { listItems, type RlpSpan, readWhole } from './rlp.js';
 
-function badProof(message: string, meta: Record<string, unknown> = {}): never {
+function badProof(message: string, meta: DsmErrorMeta[DsmErrorCode.BadProof] = {}): never {
   throw new DsmError(DsmErrorCode.BadProof, message, meta);
 }
 
@@ -65,7 +64,8 @@ export function verifyProof(
       try {
         ({ step, d } = walkNode(bytes, span, key, klen, d));
       } catch (e) {
-        if (e instanceof DsmError && e.code !== DsmErrorCode.BadProof) {
+        // A malformed node (BAD_NODE, or BAD_RLP from the reader) is a bad proof.
+        if ((isDsmError(e) && e.code !== DsmErrorCode.BadProof) || isBytesError(e)) {
           badProof(`proof node ${idx - 1}: ${e.message}`, { index: idx - 1 });
         }
         throw e;

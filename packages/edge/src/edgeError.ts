@@ -1,4 +1,4 @@
-import { CodedError } from '@monsoon/dsm-tree';
+import { CodedError, codedErrorGuard } from '@monsoon/util';
 
 /** Why the edge refused something. */
 export enum EdgeErrorCode {
@@ -10,6 +10,4 @@ export enum EdgeErrorCode {
 export class EdgeError extends CodedError<EdgeErrorCode> {}
 
 /** True when `e` is an EdgeError, optionally of the given code. */
-export function isEdgeError(e: unknown, code?: EdgeErrorCode): e is EdgeError {
-  return e instanceof EdgeError && (code === undefined || e.code === code);
-}
+export const isEdgeError = codedErrorGuard(EdgeError);

@@ -5,7 +5,7 @@
  * INTERNAL, for the operator.
  */
 import { Metadata, status } from '@grpc/grpc-js';
-import { CodedError } from '@monsoon/dsm-tree';
+import { CodedError } from '@monsoon/util';
 
 /** The trailer naming the domain error code (`BAD_LENGTH`, `WRONG_SHARD`, …) of a refused call. */
 export const ERROR_CODE_TRAILER = 'monsoon-error-code';

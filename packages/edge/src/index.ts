@@ -1,5 +1,14 @@
 export { EdgeError, EdgeErrorCode, isEdgeError } from './edgeError.js';
 export {
+  defaultGrpcServerOptions,
+  GrpcServer,
+  type GrpcServerModules,
+  type GrpcServerOptions,
+  type MethodTable,
+  type UnaryRpc,
+  unaryRpc,
+} from './grpcServer.js';
+export {
   CallRefused,
   ERROR_CODE_TRAILER,
   type ErrorStatusRule,

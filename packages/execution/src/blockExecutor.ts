@@ -6,14 +6,23 @@
  * @ethereumjs/evm through a TreeStateManager. Differential tests hold both to @ethereumjs/vm's
  * runTx: same receipts, gas and state root.
  *
- * The EVM path does what runTx does for our forks (London–Shanghai) but not through it: runTx
+ * The EVM path does what runTx does for our forks (London–Osaka, see chain.ts) but not through it: runTx
  * re-validates the transaction object, recovers or fetches its sender, checks the hardfork,
  * builds a Bloom object and emits events per transaction, ~70 µs of a 120 µs EVM transfer here.
  * The checks are checkTransaction's (the same, in runTx's order); then the sender pays
  * gasLimit × price and its nonce moves, the EIP-2929/3651/2930 warm sets are set up, the call
- * runs (evm.runCall), the EIP-3529-capped refund and the unused gas go back to the sender, the
- * miner gets the priority fee, self-destructed accounts go, and touched empty accounts are
- * removed (EIP-161, the journal's cleanup).
+ * runs (evm.runCall), the EIP-3529-capped refund and the unused gas go back to the sender (but
+ * never below the EIP-7623 calldata floor), the miner gets the priority fee, self-destructed
+ * accounts go (from Cancun only those the transaction created, EIP-6780), and touched empty
+ * accounts are removed (EIP-161, the journal's cleanup). Transient storage (EIP-1153) lives in
+ * the EVM, not in the TreeStateManager's journal: it is emptied after every transaction, however
+ * the transaction ended, and the fast path never touches it.
+ *
+ * Contract calls and creations run in one of two engines (`opts.engine`): `revm` (Rust, through
+ * the native/evm addon, see revmEngine.ts), the default where the addon is built, or
+ * `@ethereumjs/evm`, the reference, and the fallback where it is not (said once in the log).
+ * Both stage their writes in the same TreeStateManager journal, so everything after execution
+ * (flush, updates, roots) is shared; differential tests run every suite with both.
  *
  * A transaction that fails before or during execution for want of a node (MISSING_NODE) or a
  * check (nonce, funds, gas) leaves no trace in the block; one that reverts in the EVM is
@@ -21,7 +30,7 @@
  */
 import { type Block, createBlock } from '@ethereumjs/block';
 import type { Common } from '@ethereumjs/common';
-import type { EVMInterface } from '@ethereumjs/evm';
+import { type EVMInterface, getActivePrecompiles } from '@ethereumjs/evm';
 import type { TypedTransaction } from '@ethereumjs/tx';
 import { Account, Address, hexToBytes } from '@ethereumjs/util';
 import { createVM } from '@ethereumjs/vm';
@@ -30,6 +39,7 @@ import type { AccountUpdate } from '@monsoon/protocol';
 import { assertSupportedFork, type ChainRules, makeCommon } from './chain.js';
 import { ExecutionError, ExecutionErrorCode, isExecutionError } from './executionError.js';
 import type { Log, Receipt } from './receipt.js';
+import { type EngineName, RevmEngine, revmAvailable } from './revmEngine.js';
 import { type ExecutableTx, executableTx } from './signedTx.js';
 import { accountWith, bytesKey, keyBytes, TreeStateManager, WriteSet } from './treeStateManager.js';
 import { checkTransaction, type TxFees } from './txChecks.js';
@@ -62,8 +72,15 @@ export interface BlockExecutorOptions {
   fastTransfers?: boolean;
   /** Record what each transaction read, for `accesses` (default true; a miner needs none). */
   recordAccesses?: boolean;
-  /** An ethereumjs Common for the chain (default: makeCommon(rules.chainId)). */
+  /** An ethereumjs Common for the chain, at `rules.fork` (default: makeCommon(rules)). */
   common?: Common;
+  /**
+   * The EVM that runs contract calls and creations: `revm` (default where the addon is built)
+   * or `ethereumjs` (the reference; the fallback, with a warning once, where revm is not built).
+   */
+  engine?: EngineName;
+  /** Where the once-per-process fallback warning goes (default: console.warn). */
+  warn?: (message: string) => void;
   /**
    * An EVM to reuse (from an {@link EvmPool}, made with the same Common) instead of building
    * one: building costs ~1.4 ms, more than most transactions. The executor owns it until the
@@ -123,12 +140,42 @@ export function blockOf(env: BlockEnv, rules: ChainRules, common: Common): Block
   return block;
 }
 
-/** Points a reused EVM (and its journal) at another state manager, journal cleared. */
+/** Points a reused EVM (and its journal) at another state manager, journal and transient storage cleared. */
 function rebind(evm: EVMInterface, sm: TreeStateManager): void {
   (evm as { stateManager: unknown }).stateManager = sm;
   const journal = evm.journal as unknown as { stateManager: unknown; cleanJournal(): void };
   journal.stateManager = sm;
   journal.cleanJournal();
+  clearTransientStorage(evm);
+}
+
+/**
+ * Empties the EVM's transient storage (EIP-1153) and its checkpoints. The EVM empties it at the
+ * end of a top-level call, but not when the call throws (a missing node), which would leave
+ * values and open checkpoints for the next transaction.
+ */
+function clearTransientStorage(evm: EVMInterface): void {
+  const ts = (evm as unknown as { transientStorage?: { clear(): void; _indices: number[] } })
+    .transientStorage;
+  if (ts === undefined) return;
+  ts.clear();
+  ts._indices = [0];
+}
+
+/** Whether the fallback from revm to @ethereumjs/evm was reported (once per process). */
+let fallbackReported = false;
+
+/** The engine `requested` resolves to here: revm only where the addon is built. */
+export function engineFor(requested: EngineName | undefined, warn: (message: string) => void): EngineName {
+  if (requested === 'ethereumjs') return 'ethereumjs';
+  if (revmAvailable) return 'revm';
+  if (!fallbackReported) {
+    fallbackReported = true;
+    warn(
+      'execution engine: revm is not built (npm run build:native needs cargo); running @ethereumjs/evm, slower',
+    );
+  }
+  return 'ethereumjs';
 }
 
 /** The state after a block, and what it did. */
@@ -154,7 +201,9 @@ export class BlockExecutor {
   /** Everything the block wrote so far, folded per transaction. */
   private readonly written = new WriteSet();
   private finished = false;
-  private readonly evm: EVMInterface;
+  /** The ethereumjs engine's EVM (undefined when revm runs the block). */
+  private readonly evm: EVMInterface | undefined;
+  private readonly revm: RevmEngine | undefined;
   private readonly coinbase: Address;
   private readonly coinbaseKey: string;
   /** Hex (no 0x) of every address warm from the start of each transaction: precompiles, coinbase. */
@@ -162,24 +211,44 @@ export class BlockExecutor {
   /** Precompile addresses (latin1): a value transfer to one runs it, so it is not plain. */
   private readonly precompiles: ReadonlySet<string>;
   private readonly maxRefundQuotient: bigint;
+  /** EIP-6780 (Cancun): SELFDESTRUCT deletes only an account created in the same transaction. */
+  private readonly eip6780: boolean;
 
   private constructor(
     readonly state: StateTree,
     readonly env: BlockEnv,
     readonly rules: ChainRules,
     private readonly sm: TreeStateManager,
-    evm: EVMInterface,
-    private readonly block: Block,
+    common: Common,
+    engine: { evm: EVMInterface; block: Block } | RevmEngine,
     private readonly fast: boolean,
   ) {
-    this.evm = evm;
+    const js = engine instanceof RevmEngine ? undefined : engine;
+    this.evm = js?.evm;
+    this.block = js?.block;
+    this.revm = engine instanceof RevmEngine ? engine : undefined;
     this.coinbase = new Address(env.coinbase);
     this.coinbaseKey = bytesKey(env.coinbase);
-    const precompiles = [...evm.precompiles.keys()].map((h) => h.replace(/^0x/, ''));
+    const active = js?.evm.precompiles ?? getActivePrecompiles(common);
+    const precompiles = [...active.keys()].map((h) => h.replace(/^0x/, ''));
     // EIP-2929: precompiles are warm; EIP-3651 (Shanghai): so is the coinbase.
-    this.warmHex = evm.common.isActivatedEIP(3651) ? [...precompiles, toHex(env.coinbase)] : precompiles;
+    this.warmHex = common.isActivatedEIP(3651) ? [...precompiles, toHex(env.coinbase)] : precompiles;
     this.precompiles = new Set(precompiles.map((h) => Buffer.from(h, 'hex').toString('latin1')));
-    this.maxRefundQuotient = evm.common.param('maxRefundQuotient');
+    // The EVM's parameters are in the EVM's Common (revm applies the refund cap itself).
+    this.maxRefundQuotient = js?.evm.common.param('maxRefundQuotient') ?? 5n;
+    this.eip6780 = common.isActivatedEIP(6780);
+  }
+
+  private readonly block: Block | undefined;
+
+  /** The engine that runs this block's contract calls and creations. */
+  get engine(): EngineName {
+    return this.revm !== undefined ? 'revm' : 'ethereumjs';
+  }
+
+  /** Calls into the revm addon so far (0 with the ethereumjs engine): for benchmarks. */
+  get engineCrossings(): number {
+    return this.revm?.crossings ?? 0;
   }
 
   static async create(
@@ -188,14 +257,27 @@ export class BlockExecutor {
     rules: ChainRules,
     opts: BlockExecutorOptions = {},
   ): Promise<BlockExecutor> {
-    const common = opts.common ?? makeCommon(rules.chainId);
+    const common = opts.common ?? makeCommon(rules);
     assertSupportedFork(common);
-    const sm = new TreeStateManager(state, { recordAccesses: opts.recordAccesses ?? true });
+    if (common.hardfork() !== rules.fork) {
+      throw new ExecutionError(
+        ExecutionErrorCode.UnsupportedFork,
+        `the Common runs ${common.hardfork()}, the chain rules ${rules.fork}: make it with makeCommon(rules)`,
+        { common: common.hardfork(), rules: rules.fork },
+      );
+    }
+    const recordAccesses = opts.recordAccesses ?? true;
+    const sm = new TreeStateManager(state, { recordAccesses });
+    const fast = opts.fastTransfers ?? true;
+    if (engineFor(opts.engine, opts.warn ?? console.warn) === 'revm') {
+      const revm = new RevmEngine(sm, env, rules, recordAccesses);
+      return new BlockExecutor(state, env, rules, sm, common, revm, fast);
+    }
     let evm = opts.evm;
     if (evm === undefined) evm = (await createVM({ common, stateManager: sm })).evm;
     else rebind(evm, sm);
     const block = blockOf(env, rules, common);
-    return new BlockExecutor(state, env, rules, sm, evm, block, opts.fastTransfers ?? true);
+    return new BlockExecutor(state, env, rules, sm, common, { evm, block }, fast);
   }
 
   get blockGasUsed(): bigint {
@@ -222,18 +304,25 @@ export class BlockExecutor {
       const account = sm.readAccount(sender, senderKey);
       const fees = checkTransaction(tx, account, this.rules, this.env.gasLimit - this.gasUsed);
       let receipt: ExecutedReceipt;
-      if (this.fast && this.isPlainTransfer(tx)) receipt = this.transfer(tx, senderKey, account!, fees);
+      if (this.fast && this.isPlainTransfer(tx)) {
+        receipt = this.transfer(tx, senderKey, account!, fees);
+        this.revm?.wrote(sender);
+        this.revm?.wrote(tx.to!);
+        this.revm?.wrote(this.env.coinbase);
+      } else if (this.revm !== undefined) receipt = await this.runRevm(this.revm, tx, sender);
       else {
         const from = new Address(sender);
-        receipt = await this.runEvm(tx, from, await sm.getAccount(from), fees);
+        receipt = await this.runEvm(this.evm!, tx, from, await sm.getAccount(from), fees);
       }
       this.written.absorb(this.sm.flush());
+      this.revm?.commit();
       this.gasUsed = receipt.cumulativeGasUsed;
       this.receipts.push(receipt);
       this.included.push(transaction);
       return { status: 'included', receipt };
     } catch (e) {
       this.sm.discard();
+      this.revm?.discard();
       if (isExecutionError(e, ExecutionErrorCode.MissingNode)) return { status: 'missing', error: e };
       if (isExecutionError(e)) return { status: 'invalid', error: e };
       throw e;
@@ -255,8 +344,8 @@ export class BlockExecutor {
   }
 
   /**
-   * What runTx does for a plain transfer, written directly: 21,000 gas (the intrinsic gas), no
-   * refund, no logs; the recipient and the coinbase are touched, so either is removed if it
+   * What runTx does for a plain transfer, written directly: 21,000 gas (the intrinsic gas, which
+   * is also the EIP-7623 floor of a transaction without data), no refund, no logs; the recipient and the coinbase are touched, so either is removed if it
    * ends up empty (EIP-161). Staged in the journal like the EVM's writes, then flushed.
    */
   private transfer(tx: ExecutableTx, senderKey: string, sender: Account, fees: TxFees): ExecutedReceipt {
@@ -283,14 +372,27 @@ export class BlockExecutor {
     this.sm.stageAccount(k, empty ? undefined : accountWith(a, a.nonce, balance));
   }
 
+  /** The transaction in revm, its writes staged in the journal (fees, refunds, EIP-161 are revm's). */
+  private async runRevm(revm: RevmEngine, tx: ExecutableTx, sender: Uint8Array): Promise<ExecutedReceipt> {
+    const r = await revm.run(tx, sender);
+    return {
+      type: tx.type,
+      status: r.status,
+      gasUsed: r.gasUsed,
+      cumulativeGasUsed: this.gasUsed + r.gasUsed,
+      logs: r.logs,
+      ...(r.contractAddress !== undefined ? { contractAddress: r.contractAddress } : {}),
+    };
+  }
+
   /** runTx, for our forks (see the file's comment); the journal is left clean either way. */
   private async runEvm(
+    evm: EVMInterface,
     tx: ExecutableTx,
     caller: Address,
     account: Account | undefined,
     fees: TxFees,
   ): Promise<ExecutedReceipt> {
-    const evm = this.evm;
     const journal = evm.journal;
     const { gasPrice, priorityFee } = fees;
     // The journal is clean: each transaction ends with cleanJournal (runTx also cleans it first).
@@ -315,7 +417,7 @@ export class BlockExecutor {
       let result: Awaited<ReturnType<EVMInterface['runCall']>>;
       try {
         result = await evm.runCall({
-          block: this.block,
+          block: this.block!,
           gasPrice,
           caller,
           gasLimit: tx.gasLimit - tx.intrinsicGas,
@@ -338,6 +440,7 @@ export class BlockExecutor {
         const cap = gasUsed / this.maxRefundQuotient;
         gasUsed -= refund < cap ? refund : cap;
       }
+      if (gasUsed < tx.floorGas) gasUsed = tx.floorGas; // EIP-7623 (0 before Prague)
       const sender = (await this.sm.getAccount(caller)) ?? new Account();
       sender.balance += txCost - gasUsed * gasPrice;
       await journal.putAccount(caller, sender);
@@ -345,8 +448,10 @@ export class BlockExecutor {
       miner.balance += gasUsed * priorityFee;
       await journal.putAccount(this.coinbase, miner);
       if (exec.selfdestruct !== undefined) {
-        // Pre-Cancun (no EIP-6780): every account that self-destructed goes, in address order.
+        // Every account that self-destructed goes, in address order; from Cancun (EIP-6780) only
+        // one created in this transaction (the others only gave their balance away).
         for (const hex of [...exec.selfdestruct.keys()].sort((a, b) => a.localeCompare(b))) {
+          if (this.eip6780 && exec.createdAddresses?.has(hex as `0x${string}`) !== true) continue;
           await journal.deleteAccount(new Address(hexToBytes(hex as `0x${string}`)));
         }
       }
@@ -373,6 +478,7 @@ export class BlockExecutor {
       );
     } finally {
       journal.cleanJournal();
+      clearTransientStorage(evm);
     }
   }
 

@@ -20,6 +20,8 @@ export enum ExecutionErrorCode {
   BadBag = 'BAD_BAG',
   /** A block that is not what it claims (roots, gas, parent, proof of work). */
   BadBlock = 'BAD_BLOCK',
+  /** A Common (or chain rules) at a fork whose rules this package does not implement. */
+  UnsupportedFork = 'UNSUPPORTED_FORK',
 }
 
 /** The one error type of the execution package. */

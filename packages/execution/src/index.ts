@@ -6,12 +6,23 @@ export {
   EvmPool,
   type ExecutedBlock,
   type ExecutedReceipt,
+  engineFor,
   type TxOutcome,
 } from './blockExecutor.js';
 export { orderedTrieRoot, receiptsRoot, transactionsRoot } from './blockRoots.js';
-export { assertSupportedFork, type ChainRules, defaultChainRules, HARDFORK, makeCommon } from './chain.js';
+export {
+  assertSupportedFork,
+  type ChainRules,
+  chainRulesOf,
+  defaultChainRules,
+  FORKS,
+  type Fork,
+  forkAtLeast,
+  makeCommon,
+} from './chain.js';
 export { ExecutionError, ExecutionErrorCode, isExecutionError } from './executionError.js';
 export { BLOOM_BYTES, encodeReceipt, type Log, logsBloom, type Receipt } from './receipt.js';
+export { type EngineName, RevmEngine, type RevmOutcome, revmAvailable } from './revmEngine.js';
 export {
   cacheSenderPublicKey,
   defaultSenderRecoveryPoolOptions,

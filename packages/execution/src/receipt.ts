@@ -2,8 +2,8 @@
  * Ethereum transaction receipts as a block commits to them (post-Byzantium: a status, not an
  * intermediate state root), their EIP-2718 encoding and the 2048-bit logs bloom.
  */
-import { rlpEncode } from '@monsoon/dsm-tree';
 import { keccak } from '@monsoon/keccak';
+import { bigintToBytes, rlpEncode } from '@monsoon/util';
 
 /** One log (event) a transaction emitted. */
 export interface Log {
@@ -52,14 +52,6 @@ export function logsBloom(logs: readonly Log[]): Uint8Array {
   return bloom;
 }
 
-/** Minimal big-endian bytes of a non-negative integer (0 is empty), as RLP wants scalars. */
-function scalar(n: bigint): Uint8Array {
-  if (n < 0n) throw new RangeError(`cumulativeGasUsed must be non-negative, found ${n}`);
-  if (n === 0n) return new Uint8Array(0);
-  const hex = n.toString(16);
-  return new Uint8Array(Buffer.from(hex.length % 2 === 0 ? hex : `0${hex}`, 'hex'));
-}
-
 /**
  * The consensus encoding of a receipt (what the receipts trie stores): legacy
  * `rlp([status, cumulativeGasUsed, bloom, logs])`, typed `type ‖ rlp(…)` (EIP-2718), where a
@@ -78,7 +70,7 @@ export function encodeReceipt(receipt: Receipt, bloom?: Uint8Array): Uint8Array 
   }
   const body = rlpEncode([
     receipt.status === 1 ? Uint8Array.of(1) : new Uint8Array(0),
-    scalar(receipt.cumulativeGasUsed),
+    bigintToBytes(receipt.cumulativeGasUsed),
     bloom,
     receipt.logs.map((l) => [l.address, [...l.topics], l.data]),
   ]);
@@ -97,7 +89,7 @@ function encodeWithoutLogs(receipt: Receipt): Uint8Array {
   if (!Number.isInteger(receipt.type) || receipt.type < 0 || receipt.type > 0x7f) {
     throw new RangeError(`a receipt type is 0–127 (EIP-2718), found ${receipt.type}`);
   }
-  const gas = scalar(receipt.cumulativeGasUsed);
+  const gas = bigintToBytes(receipt.cumulativeGasUsed);
   const single = gas.length === 1 && gas[0]! < 0x80;
   const gasSize = single ? 1 : 1 + gas.length;
   // status, gas, bloom (0xb9 0x01 0x00 and 256 bytes), empty log list (0xc0)

@@ -12,8 +12,8 @@ import { availableParallelism } from 'node:os';
 import { Worker } from 'node:worker_threads';
 import type { CustomCrypto } from '@ethereumjs/common';
 import { Capability, TransactionType, type TypedTransaction } from '@ethereumjs/tx';
-import { rlpEncode } from '@monsoon/dsm-tree';
 import { keccak } from '@monsoon/keccak';
+import { bigintToBytes, rlpEncode } from '@monsoon/util';
 import { ExecutionError, ExecutionErrorCode } from './executionError.js';
 import {
   REQUEST_BYTES_PER_ITEM,
@@ -104,7 +104,7 @@ function putWord(out: Uint8Array, offset: number, word: Uint8Array, what: string
 
 /** `value` (< 2^256) as 32 big-endian bytes into `out` at `offset`. */
 function putBigWord(out: Uint8Array, offset: number, value: bigint): void {
-  out.set(Buffer.from(value.toString(16).padStart(64, '0'), 'hex'), offset);
+  out.set(bigintToBytes(value, 32), offset);
 }
 
 /**

@@ -7,7 +7,7 @@
  * (a differential test holds the two to that), so either can stand in for the other.
  */
 import type { Common } from '@ethereumjs/common';
-import { TransactionType, type TypedTransaction } from '@ethereumjs/tx';
+import { getCalldataFloorGas, TransactionType, type TypedTransaction } from '@ethereumjs/tx';
 import { hashOne, type RlpSpan, toHex } from '@monsoon/dsm-tree';
 import { keccak } from '@monsoon/keccak';
 import { assertSupportedFork } from './chain.js';
@@ -29,6 +29,11 @@ export type AccessListBytes = readonly (readonly [Uint8Array, readonly Uint8Arra
 export interface ExecutableTx extends TxInfo {
   /** EIP-2930 access list (empty for legacy transactions). */
   readonly accessList: AccessListBytes;
+  /**
+   * EIP-7623 (Prague): the least gas the transaction pays, 21000 + 10 per calldata token (a zero
+   * byte 1 token, another byte 4); its gas limit must cover it. 0 before Prague.
+   */
+  readonly floorGas: bigint;
 }
 
 /**
@@ -55,6 +60,7 @@ export class SignedTx implements ExecutableTx {
   readonly maxPriorityFeePerGas: bigint;
   /** Gas charged before execution: 21000, calldata, creation and init code, access list. */
   readonly intrinsicGas: bigint;
+  readonly floorGas: bigint;
   /** Signature: v as sent (y-parity, 27/28, or EIP-155's 2·chainId + 35/36), r and s. */
   readonly v: bigint;
   readonly r: bigint;
@@ -79,6 +85,7 @@ export class SignedTx implements ExecutableTx {
     this.maxFeePerGas = f.maxFeePerGas;
     this.maxPriorityFeePerGas = f.maxPriorityFeePerGas;
     this.intrinsicGas = f.intrinsicGas;
+    this.floorGas = f.floorGas;
     this.v = f.v;
     this.r = f.r;
     this.s = f.s;
@@ -146,6 +153,7 @@ type SignedTxFields = Pick<
   | 'maxFeePerGas'
   | 'maxPriorityFeePerGas'
   | 'intrinsicGas'
+  | 'floorGas'
   | 'v'
   | 'r'
   | 's'
@@ -192,6 +200,10 @@ interface TxRules {
   readonly maxInitCodeSize: number;
   readonly accessListAddressGas: number;
   readonly accessListStorageKeyGas: number;
+  /** EIP-7623: gas per calldata token of the floor (0: no floor). */
+  readonly floorPerToken: number;
+  /** EIP-7825 (Osaka): the most gas a transaction may ask for (0: no cap). */
+  readonly maxTxGas: bigint;
 }
 
 const rulesByCommon = new WeakMap<Common, TxRules>();
@@ -213,6 +225,8 @@ function txRules(common: Common): TxRules {
     maxInitCodeSize: eip3860 ? p('maxInitCodeSize') : 0,
     accessListAddressGas: p('accessListAddressGas'),
     accessListStorageKeyGas: p('accessListStorageKeyGas'),
+    floorPerToken: common.isActivatedEIP(7623) ? p('totalCostFloorPerToken') : 0,
+    maxTxGas: common.isActivatedEIP(7825) ? common.param('maxTransactionGasLimit') : 0n,
   };
   rulesByCommon.set(common, r);
   return r;
@@ -275,6 +289,9 @@ function fromEnvelope(env: Envelope, rules: TxRules): SignedTx {
   // EIP-2681 (nonce below 2^64 − 1), geth's gas limit bound, and no fee that could overflow.
   if (nonce >= MAX_UINT64) refuse(`nonce cannot equal or exceed MAX_UINT64 (2^64-1), found ${nonce}`);
   if (gasLimit > MAX_UINT64) refuse(`gasLimit cannot exceed MAX_UINT64 (2^64-1), found ${gasLimit}`);
+  if (rules.maxTxGas > 0n && gasLimit > rules.maxTxGas) {
+    refuse(`transaction gas limit too high (cap: ${rules.maxTxGas}, tx: ${gasLimit}) (EIP-7825)`);
+  }
   if (gasLimit * maxFeePerGas > MAX_UINT256)
     refuse('gasLimit * gas price cannot exceed MAX_INTEGER (2^256-1)');
   if (maxFeePerGas < maxPriorityFeePerGas) {
@@ -316,6 +333,8 @@ function fromEnvelope(env: Envelope, rules: TxRules): SignedTx {
     accessList.length * rules.accessListAddressGas +
     keys * rules.accessListStorageKeyGas;
   if (to === undefined) gas += rules.creationGas + rules.initCodeWordGas * Math.ceil(data.length / 32);
+  const floorGas =
+    rules.floorPerToken === 0 ? 0 : rules.txGas + rules.floorPerToken * (zeros + 4 * (data.length - zeros));
   return new SignedTx({
     raw,
     type,
@@ -329,6 +348,7 @@ function fromEnvelope(env: Envelope, rules: TxRules): SignedTx {
     maxFeePerGas,
     maxPriorityFeePerGas,
     intrinsicGas: BigInt(gas),
+    floorGas: BigInt(floorGas),
     v,
     r,
     s,
@@ -350,6 +370,7 @@ export function executableTx(tx: TypedTransaction | ExecutableTx): ExecutableTx 
   return {
     ...txFields(tx),
     accessList: 'accessList' in tx ? (tx.accessList as AccessListBytes) : [],
+    floorGas: getCalldataFloorGas(tx),
     get hash(): Uint8Array {
       return tx.hash();
     },

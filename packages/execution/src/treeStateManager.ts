@@ -53,9 +53,16 @@ export class WriteSet {
     return m;
   }
 
-  /** Folds `top` (a later layer) into this one. */
+  /**
+   * Folds `top` (a later layer) into this one. An account `top` deletes loses the code and
+   * slots written before (a block that destroys a contract and then sends value to its address
+   * must not hand the old code on with the new account).
+   */
   absorb(top: WriteSet): void {
-    for (const [a, acct] of top.accounts) this.accounts.set(a, acct);
+    for (const [a, acct] of top.accounts) {
+      this.accounts.set(a, acct);
+      if (acct === null) this.code.delete(a);
+    }
     for (const a of top.cleared) {
       this.cleared.add(a);
       this.storage.delete(a);

@@ -61,6 +61,13 @@ export function checkTransaction(
       { gasLimit: tx.gasLimit, intrinsic },
     );
   }
+  if (tx.gasLimit < tx.floorGas) {
+    throw new ExecutionError(
+      ExecutionErrorCode.BadGas,
+      `insufficient gas for floor data gas cost: have ${tx.gasLimit}, want ${tx.floorGas}`,
+      { gasLimit: tx.gasLimit, floor: tx.floorGas },
+    );
+  }
   const maxFee = tx.maxFeePerGas;
   if (maxFee < rules.baseFeePerGas) {
     throw new ExecutionError(

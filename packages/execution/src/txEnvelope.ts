@@ -65,6 +65,14 @@ function typeOf(raw: Uint8Array): number {
   const first = raw[0]!;
   if (first >= 0xc0) return TransactionType.Legacy;
   if (first === TransactionType.AccessListEIP2930 || first === TransactionType.FeeMarketEIP1559) return first;
+  if (first === TransactionType.BlobEIP4844 || first === TransactionType.EOACodeEIP7702) {
+    // Types Ethereum has and Monsoon does not take (no blobs; no EIP-7702 yet): geth's pool's words.
+    bad(
+      ExecutionErrorCode.BadTransaction,
+      `transaction type not supported: tx type ${first} not supported by this pool`,
+      { type: first },
+    );
+  }
   if (first <= 0x7f) {
     bad(
       ExecutionErrorCode.BadTransaction,

@@ -5,7 +5,8 @@
  * benchmarks build bags this way; the client proves the same sets with the storage nodes' proofs.
  */
 import type { TypedTransaction } from '@ethereumjs/tx';
-import { bytesEqual, EMPTY_CODE_HASH, type StateTree } from '@monsoon/dsm-tree';
+import { EMPTY_CODE_HASH, type StateTree } from '@monsoon/dsm-tree';
+import { byteKey, bytesEqual } from '@monsoon/util';
 import { type BlockEnv, BlockExecutor, type BlockExecutorOptions, type TxOutcome } from './blockExecutor.js';
 import type { ChainRules } from './chain.js';
 import type { ExecutableTx } from './signedTx.js';
@@ -49,7 +50,7 @@ export function witnessOf(state: StateTree, accesses: AccessSet, omitLevels = 0)
 function dedupe(nodes: Uint8Array[]): Uint8Array[] {
   const seen = new Set<string>();
   return nodes.filter((n) => {
-    const k = Buffer.from(n.buffer, n.byteOffset, n.byteLength).toString('latin1');
+    const k = byteKey(n);
     if (seen.has(k)) return false;
     seen.add(k);
     return true;

@@ -18,6 +18,7 @@ import {
   BlockExecutor,
   type ChainRules,
   decodeSignedTx,
+  type EngineName,
   type ExecutedBlock,
   ExecutionError,
   ExecutionErrorCode,
@@ -74,6 +75,8 @@ export interface MinerOptions {
    */
   recovery: SenderRecovery;
   rules: ChainRules;
+  /** The EVM engine (default: revm where its addon is built, else @ethereumjs/evm). */
+  engine?: EngineName;
 }
 
 /** Recovers the senders of a batch of transactions (a {@link SenderRecoveryPool} is one). */
@@ -197,7 +200,7 @@ export class Miner {
     this.headBlock = genesis;
     this.blocks.set(toHex(genesis.hash), genesis);
     this.layout = new ShardLayout(opts.shardCount);
-    this.common = makeCommon(opts.rules.chainId, { ecrecover: nativeEcrecover, keccak256: keccak.keccak256 });
+    this.common = makeCommon(opts.rules, { ecrecover: nativeEcrecover, keccak256: keccak.keccak256 });
   }
 
   /** A miner at the genesis block: the whole genesis state is built once, then pruned to r. */
@@ -311,7 +314,12 @@ export class Miner {
         gasLimit: this.opts.rules.gasLimit,
       },
       this.opts.rules,
-      { common: this.common, fastTransfers: this.opts.fastTransfers, recordAccesses: false },
+      {
+        common: this.common,
+        fastTransfers: this.opts.fastTransfers,
+        recordAccesses: false,
+        ...(this.opts.engine !== undefined ? { engine: this.opts.engine } : {}),
+      },
     );
     this.pending = { executor, state, raws: [], bytes: 0, hashes: new Set() };
     // Peers have the parent's top layer, not this miner's coinbase path: it goes in the witness.
@@ -545,7 +553,12 @@ export class Miner {
           gasLimit: header.gasLimit,
         },
         this.opts.rules,
-        { common: this.common, fastTransfers: this.opts.fastTransfers, recordAccesses: false },
+        {
+          common: this.common,
+          fastTransfers: this.opts.fastTransfers,
+          recordAccesses: false,
+          ...(this.opts.engine !== undefined ? { engine: this.opts.engine } : {}),
+        },
       );
       const bag = new NodeBag({ hash: this.keccak });
       bag.addNodes(pb.bag);

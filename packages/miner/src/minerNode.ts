@@ -7,8 +7,6 @@
 import {
   type ClientDuplexStream,
   credentials,
-  Server,
-  ServerCredentials,
   type ServerDuplexStream,
   type ServerWritableStream,
   type ServiceError,
@@ -18,22 +16,21 @@ import { toHex } from '@monsoon/dsm-tree';
 import {
   addProcessMetrics,
   formatHostPort,
+  GrpcServer,
   grpcStatusMapping,
   HeadFeed,
   type Histogram,
   type HostPort,
   type Logger,
+  type MethodTable,
   MetricsRegistry,
   MetricsServer,
-  parseHostPort,
   REQUEST_SECONDS_BUCKETS,
   type Sample,
-  secondsSince,
   silentLogger,
-  statusName,
   streamHeads,
-  toServiceError,
   unary,
+  unaryRpc,
 } from '@monsoon/edge';
 import { encodeReceipt, isExecutionError } from '@monsoon/execution';
 import {
@@ -192,7 +189,7 @@ export class MinerNode {
    * storage node's refusals and retries, and Submit latency by status.
    */
   readonly metrics = new MetricsRegistry();
-  private readonly server: Server;
+  private server: GrpcServer | undefined;
   private readonly storagePeers: StoragePeer[];
   private readonly peerStreams = new Set<PeerStream>();
   /** The miner's head, announced to SubscribeHeads streams whenever a block moves it. */
@@ -203,15 +200,12 @@ export class MinerNode {
   private readonly submitSeconds: Histogram;
   private metricsServer: MetricsServer | undefined;
   private timer: NodeJS.Timeout | undefined;
-  private host = '';
-  private port = 0;
 
   private constructor(
     readonly miner: Miner,
     readonly opts: MinerNodeOptions,
     readonly log: Logger,
   ) {
-    this.server = new Server({ 'grpc.max_receive_message_length': opts.maxReceiveMessageBytes });
     this.storagePeers = opts.storage.map((a) => new StoragePeer(a, this));
     this.heads = new HeadFeed(
       () => miner.head,
@@ -256,7 +250,7 @@ export class MinerNode {
 
   /** The bound MinerService address, `host:port` (the real port when `listen` asked for 0). */
   get address(): string {
-    return formatHostPort({ host: this.host, port: this.port });
+    return this.server?.address() ?? '';
   }
 
   /** The bound /metrics address, `host:port`; undefined without `metrics`. */
@@ -321,39 +315,29 @@ export class MinerNode {
   }
 
   private async listen(): Promise<void> {
-    this.server.addService(MinerServiceDefinition, this.handlers());
-    const at = parseHostPort(this.opts.listen);
-    this.port = await new Promise<number>((resolve, reject) =>
-      this.server.bindAsync(formatHostPort(at), ServerCredentials.createInsecure(), (e, p) =>
-        e ? reject(e) : resolve(p),
-      ),
+    this.server = await GrpcServer.create<MinerServiceServer>(
+      { listen: this.opts.listen, maxReceiveMessageBytes: this.opts.maxReceiveMessageBytes },
+      {
+        grpcStatusOf,
+        logger: this.log,
+        // Only Submit is unary, and the histogram is Submit's.
+        metrics: {
+          observeRequest: (_method, code, seconds) => this.submitSeconds.observe({ code }, seconds ?? 0),
+        },
+      },
+      MinerServiceDefinition,
+      this.methods(),
     );
-    this.host = at.host;
   }
 
-  /** The RPCs served here; any other MinerService method is UNIMPLEMENTED (grpc-js answers it). */
-  private handlers(): MinerServiceServer {
+  /** The RPCs served here. */
+  private methods(): MethodTable<MinerServiceServer> {
     return {
-      submit: (call, cb) => {
-        const started = process.hrtime.bigint();
-        const refuse = (e: unknown): void => {
-          const st = grpcStatusOf(e);
-          if (st.internal) this.log.error('submit failed', { error: st.details });
-          this.submitSeconds.observe({ code: statusName(st.code) }, secondsSince(started));
-          cb(toServiceError(st), null);
-        };
-        let req: ReturnType<typeof submitRequestFromProto>;
-        try {
-          req = submitRequestFromProto(call.request);
-        } catch (e) {
-          refuse(e);
-          return;
-        }
-        this.miner.submit(req).then((res) => {
-          this.submitSeconds.observe({ code: statusName(status.OK) }, secondsSince(started));
-          cb(null, submitResponseToProto(res));
-        }, refuse);
-      },
+      submit: unaryRpc({
+        decode: submitRequestFromProto,
+        run: (req) => this.miner.submit(req),
+        encode: submitResponseToProto,
+      }),
       peer: (call) => this.attachPeer(call, 'inbound'),
       subscribeHeads: (call) => {
         const end = streamHeads(
@@ -495,6 +479,6 @@ export class MinerNode {
     for (const s of this.peerStreams) s.end();
     for (const c of this.peerClients) c.close();
     for (const p of this.storagePeers) p.client.close();
-    await new Promise<void>((r) => this.server.tryShutdown(() => r()));
+    await this.server?.close();
   }
 }

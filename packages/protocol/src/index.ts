@@ -94,6 +94,14 @@ export {
   sealPow,
 } from './domain/blockHeader.js';
 export { atHash, atNumber, type BlockRef, HEAD } from './domain/blockRef.js';
+export {
+  type ChainConfig,
+  DEFAULT_CHAIN_ID,
+  FORKS,
+  type Fork,
+  forkAtLeast,
+  parseChainConfig,
+} from './domain/chainConfig.js';
 export type { RefusedBy, SendResult } from './domain/clientApi.js';
 export { type Genesis, type GenesisAccount, genesisHeader, parseGenesis } from './domain/genesis.js';
 export type { Head } from './domain/head.js';
@@ -133,4 +141,10 @@ export {
   type StorageServiceServer,
   StorageServiceService as StorageServiceDefinition,
 } from './generated/monsoon/storage/v1/storage.js';
-export { isProtocolError, ProtocolError, ProtocolErrorCode } from './protocolError.js';
+export {
+  type FieldFault,
+  isProtocolError,
+  ProtocolError,
+  ProtocolErrorCode,
+  type ProtocolErrorMeta,
+} from './protocolError.js';

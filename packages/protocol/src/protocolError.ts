@@ -1,4 +1,4 @@
-import { CodedError } from '@monsoon/dsm-tree';
+import { CodedError, codedErrorGuard, type ErrorMeta } from '@monsoon/util';
 
 /**
  * Why a message could not cross the wire: the converters in `convert/` refuse malformed input
@@ -22,13 +22,27 @@ export enum ProtocolErrorCode {
   BadGenesis = 'BAD_GENESIS',
 }
 
-/** The one error type of the protocol package: a code plus structured metadata. */
-export class ProtocolError extends CodedError<ProtocolErrorCode> {
-  /** At least `field` (a path such as `shards[2].accounts[0].address`), `expected` and `found`. */
-  declare readonly meta: Readonly<Record<string, unknown>>;
+/** Which field of a message is wrong (a path such as `shards[2].accounts[0].address`), what it should be and what it is. */
+export interface FieldFault {
+  readonly field: string;
+  readonly expected: string;
+  readonly found: string;
 }
 
-/** True when `e` is a ProtocolError, optionally of the given code. */
-export function isProtocolError(e: unknown, code?: ProtocolErrorCode): e is ProtocolError {
-  return e instanceof ProtocolError && (code === undefined || e.code === code);
+/** The metadata of each {@link ProtocolErrorCode}. */
+export interface ProtocolErrorMeta {
+  [ProtocolErrorCode.BadLength]: FieldFault;
+  [ProtocolErrorCode.BadQuantity]: FieldFault;
+  [ProtocolErrorCode.BadShard]: FieldFault;
+  [ProtocolErrorCode.MissingField]: FieldFault;
+  [ProtocolErrorCode.BadEnum]: FieldFault;
+  [ProtocolErrorCode.Inconsistent]: FieldFault;
+  /** At least `field`, the genesis.json key at fault. */
+  [ProtocolErrorCode.BadGenesis]: ErrorMeta & { readonly field: string };
 }
+
+/** The one error type of the protocol package: a code plus metadata of that code's shape. */
+export class ProtocolError extends CodedError<ProtocolErrorCode, ProtocolErrorMeta> {}
+
+/** True when `e` is a ProtocolError, optionally of the given code (narrowing `meta` to its shape). */
+export const isProtocolError = codedErrorGuard<ProtocolError, ProtocolErrorMeta>(ProtocolError);

@@ -1,4 +1,4 @@
-import { CodedError } from '@monsoon/dsm-tree';
+import { CodedError, codedErrorGuard } from '@monsoon/util';
 
 /** Why a storage-node durability operation failed. */
 export enum StorageErrorCode {
@@ -38,6 +38,4 @@ export enum StorageErrorCode {
 export class StorageError extends CodedError<StorageErrorCode> {}
 
 /** True when `e` is a StorageError, optionally of the given code. */
-export function isStorageError(e: unknown, code?: StorageErrorCode): e is StorageError {
-  return e instanceof StorageError && (code === undefined || e.code === code);
-}
+export const isStorageError = codedErrorGuard(StorageError);

@@ -53,7 +53,7 @@ export interface DurabilityOptions {
 
 /** A digest of a genesis' content, to pin a data directory to it without building its state. */
 function genesisFingerprint(g: Genesis, keccak: Keccak): string {
-  const h = (b: Uint8Array) => Buffer.from(b).toString('hex');
+  const h = toHex;
   const canon = JSON.stringify({
     chain: [g.chainId, g.difficulty, g.gasLimit, g.timestamp].map(String),
     header: [h(g.extraData), h(g.coinbase), h(g.nonce)],

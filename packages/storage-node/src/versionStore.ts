@@ -6,6 +6,7 @@
  * below the head, or sit on a losing fork more than `forkWindow` blocks below it.
  */
 import type { BlockHeader, BlockRef } from '@monsoon/protocol';
+import { toHex } from '@monsoon/util';
 import type { ShardState } from './shardState.js';
 
 export interface Version {
@@ -29,7 +30,7 @@ export interface VersionStoreOptions {
 
 export const defaultVersionStoreOptions: VersionStoreOptions = { window: 256, forkWindow: 64 };
 
-const idOf = (hash: Uint8Array) => Buffer.from(hash.buffer, hash.byteOffset, hash.length).toString('hex');
+const idOf = toHex;
 
 export class VersionStore {
   private readonly byId = new Map<string, Version>();

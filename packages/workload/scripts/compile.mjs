@@ -12,16 +12,12 @@
  * committed artifact. The output is deterministic: same source + same solc = same bytes
  * (the CBOR metadata at the end of the bytecode hashes the source and the settings).
  */
-import { spawnSync } from 'node:child_process';
-import { createHash } from 'node:crypto';
 import { readFileSync, writeFileSync } from 'node:fs';
-import { createRequire } from 'node:module';
 import { dirname, join, relative, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { compileContract, formatted } from './solcArtifact.mjs';
 
-const require = createRequire(import.meta.url);
 const pkgDir = resolve(dirname(fileURLToPath(import.meta.url)), '..');
-const rootDir = resolve(pkgDir, '../..');
 const SOURCE_NAME = 'MonsoonToken.sol';
 const CONTRACT = 'MonsoonToken';
 
@@ -33,28 +29,21 @@ const SETTINGS = {
 
 /** Compiles the source text; throws with solc's messages on any error. */
 function compile(source) {
-  const solc = require('solc');
-  const input = {
-    language: 'Solidity',
-    sources: { [SOURCE_NAME]: { content: source } },
-    settings: {
-      ...SETTINGS,
-      outputSelection: { [SOURCE_NAME]: { [CONTRACT]: ['abi', 'evm.deployedBytecode.object'] } },
-    },
-  };
-  const output = JSON.parse(solc.compile(JSON.stringify(input)));
-  const problems = output.errors ?? [];
-  const errors = problems.filter((e) => e.severity === 'error');
-  if (errors.length > 0) throw new Error(`solc failed:\n${errors.map((e) => e.formattedMessage).join('\n')}`);
-  for (const w of problems) console.error(w.formattedMessage);
-  const contract = output.contracts[SOURCE_NAME][CONTRACT];
+  const { output, solcVersion, sourceSha256 } = compileContract({
+    sourceName: SOURCE_NAME,
+    source,
+    contract: CONTRACT,
+    settings: SETTINGS,
+    outputs: ['abi', 'evm.deployedBytecode.object'],
+    onWarning: (w) => console.error(w),
+  });
   return {
     contractName: CONTRACT,
-    solcVersion: solc.version(),
+    solcVersion,
     settings: SETTINGS,
-    sourceSha256: `0x${createHash('sha256').update(source, 'utf8').digest('hex')}`,
-    abi: contract.abi,
-    runtimeBytecode: `0x${contract.evm.deployedBytecode.object}`,
+    sourceSha256,
+    abi: output.abi,
+    runtimeBytecode: `0x${output.evm.deployedBytecode.object}`,
   };
 }
 
@@ -72,15 +61,7 @@ function render(artifact, outFile) {
  */
 export const tokenArtifact = ${JSON.stringify(artifact, null, 2)} as const;
 `;
-  const biome = join(rootDir, 'node_modules', '.bin', 'biome');
-  const res = spawnSync(biome, ['format', `--stdin-file-path=${relative(rootDir, outFile)}`], {
-    cwd: rootDir,
-    input: text,
-    encoding: 'utf8',
-  });
-  if (res.status === 0 && res.stdout) return res.stdout;
-  console.error(`biome format unavailable (${res.error?.message ?? res.stderr}); writing unformatted`);
-  return text;
+  return formatted(text, outFile);
 }
 
 const args = process.argv.slice(2);

@@ -13,8 +13,8 @@ import { once } from 'node:events';
 import { createWriteStream } from 'node:fs';
 import { rename, rm } from 'node:fs/promises';
 import { defaultChainRules } from '@monsoon/execution';
+import { bigintToBytes, bytesToHex, quantityToHex, toHex } from '@monsoon/util';
 import type { ProgressCallback } from './accounts.js';
-import { bigintToWord, bytesToHex, quantityToHex } from './hex.js';
 import { tokenArtifact } from './tokenArtifact.js';
 import { DEFAULT_TOKEN_ADDRESS, TOKEN_TOTAL_SUPPLY_SLOT, tokenBalanceSlots } from './tokenStorage.js';
 import { WorkloadError, WorkloadErrorCode } from './workloadError.js';
@@ -153,7 +153,7 @@ function header(o: GenesisOptions): Omit<GenesisDocument, 'alloc'> {
 function addressBatch(accounts: AddressSource, from: number, to: number): { bytes: Uint8Array; hex: string } {
   const bytes = new Uint8Array(20 * (to - from));
   for (let i = from; i < to; i++) bytes.set(accounts.address(i), 20 * (i - from));
-  return { bytes, hex: Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength).toString('hex') };
+  return { bytes, hex: toHex(bytes) };
 }
 
 /** Visits the 0x-hex storage slots of the token balances of accounts [from, to), in order. */
@@ -164,7 +164,7 @@ function storageBatch(
   visit: (slotHex: string) => void,
 ): void {
   const { bytes } = addressBatch(accounts, from, to);
-  const slotsHex = Buffer.from(tokenBalanceSlots(bytes)).toString('hex');
+  const slotsHex = toHex(tokenBalanceSlots(bytes));
   for (let k = 0; k < to - from; k++) visit(`0x${slotsHex.slice(64 * k, 64 * k + 64)}`);
 }
 
@@ -175,8 +175,10 @@ export function buildGenesis(accounts: AddressSource, opts: Partial<GenesisOptio
   const totalSupply = o.tokenBalance * BigInt(n);
   const storage: Record<string, string> = {};
   if (totalSupply > 0n) {
-    storage[bytesToHex(bigintToWord(TOKEN_TOTAL_SUPPLY_SLOT))] = bytesToHex(bigintToWord(totalSupply));
-    const valueHex = bytesToHex(bigintToWord(o.tokenBalance));
+    storage[bytesToHex(bigintToBytes(TOKEN_TOTAL_SUPPLY_SLOT, 32))] = bytesToHex(
+      bigintToBytes(totalSupply, 32),
+    );
+    const valueHex = bytesToHex(bigintToBytes(o.tokenBalance, 32));
     for (let from = 0; from < n; from += GENESIS_CHUNK_ACCOUNTS) {
       storageBatch(accounts, from, Math.min(n, from + GENESIS_CHUNK_ACCOUNTS), (slot) => {
         storage[slot] = valueHex;
@@ -227,9 +229,9 @@ export async function writeGenesisFile(
     );
     if (totalSupply > 0n) {
       await write(
-        `"${bytesToHex(bigintToWord(TOKEN_TOTAL_SUPPLY_SLOT))}":"${bytesToHex(bigintToWord(totalSupply))}"`,
+        `"${bytesToHex(bigintToBytes(TOKEN_TOTAL_SUPPLY_SLOT, 32))}":"${bytesToHex(bigintToBytes(totalSupply, 32))}"`,
       );
-      const valueHex = bytesToHex(bigintToWord(o.tokenBalance));
+      const valueHex = bytesToHex(bigintToBytes(o.tokenBalance, 32));
       for (let from = 0; from < n; from += GENESIS_CHUNK_ACCOUNTS) {
         const to = Math.min(n, from + GENESIS_CHUNK_ACCOUNTS);
         const parts: string[] = [];

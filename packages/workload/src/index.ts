@@ -93,7 +93,6 @@ export {
   type GenesisOptions,
   writeGenesisFile,
 } from './genesisFile.js';
-export { bigintToWord, bytesToHex, hexToBytes, quantityToHex } from './hex.js';
 export { Prng } from './prng.js';
 export { deriveAccountRecordsInWorkers, publicKeysPacked } from './publicKeyWorkers.js';
 export {
@@ -102,7 +101,6 @@ export {
   ReferenceChain,
   type ReferenceChainOptions,
 } from './referenceChain.js';
-export { bigintToRlpBytes, encodeRlp, type RlpItem, stripLeadingZeros } from './rlp.js';
 export {
   type FeeMarketTxFields,
   type LegacyTxFields,

@@ -11,13 +11,7 @@ import { Caches, MerkleStateManager } from '@ethereumjs/statemanager';
 import { createTxFromRLP } from '@ethereumjs/tx';
 import { Address, createAccount } from '@ethereumjs/util';
 import { createVM, runTx, type VM } from '@ethereumjs/vm';
-import {
-  blockOf,
-  type ChainRules,
-  defaultChainRules,
-  makeCommon,
-  nativeCustomCrypto,
-} from '@monsoon/execution';
+import { blockOf, type ChainRules, chainRulesOf, makeCommon, nativeCustomCrypto } from '@monsoon/execution';
 import { keccak } from '@monsoon/keccak';
 import type { Genesis } from '@monsoon/protocol';
 
@@ -26,6 +20,7 @@ export interface ReferenceChainOptions {
   readonly nativeCrypto: boolean;
   /** The state manager's account/storage/code caches (default true). */
   readonly caches: boolean;
+  /** The chain's rules, its fork among them (default: what the genesis gives, see chainRulesOf). */
   readonly rules: ChainRules;
 }
 
@@ -56,10 +51,10 @@ export class ReferenceChain {
     const o = {
       nativeCrypto: true,
       caches: true,
-      rules: { ...defaultChainRules, chainId: genesis.chainId },
+      rules: chainRulesOf(genesis),
       ...opts,
     };
-    const common = makeCommon(o.rules.chainId, o.nativeCrypto ? nativeCustomCrypto : undefined);
+    const common = makeCommon(o.rules, o.nativeCrypto ? nativeCustomCrypto : undefined);
     const trie = new MerklePatriciaTrie({
       useKeyHashing: true,
       ...(o.nativeCrypto ? { useKeyHashingFunction: keccak.keccak256 } : {}),

@@ -1,6 +1,6 @@
 /**
  * Signs transactions fast: the signing hash and the signed serialization are built directly
- * (RLP of the fields, see `rlp.ts`) and the signature comes from the native libsecp256k1
+ * (RLP of the fields, @monsoon/util's `rlpEncode`) and the signature comes from the native libsecp256k1
  * binding. Building them through @ethereumjs/tx objects instead costs ~70-140 µs a transaction
  * on top of the ~45 µs signature (two validated, frozen tx objects per transaction): the
  * generator makes ~20k transactions/s this way and ~5-7k/s that way (scripts/bench.mjs).
@@ -10,8 +10,8 @@
 import type { Common } from '@ethereumjs/common';
 import { createFeeMarket1559Tx, createLegacyTx } from '@ethereumjs/tx';
 import { keccak } from '@monsoon/keccak';
+import { bigintToBytes, type RlpInput, rlpEncode, stripLeadingZeros } from '@monsoon/util';
 import secp256k1 from 'secp256k1';
-import { bigintToRlpBytes, encodeRlp, type RlpItem, stripLeadingZeros } from './rlp.js';
 import { WorkloadError, WorkloadErrorCode } from './workloadError.js';
 
 /** Fields every transaction the workload makes has: a call or transfer to an existing account. */
@@ -52,7 +52,7 @@ export interface SignedTransaction {
   readonly hash: Uint8Array;
 }
 
-const EMPTY_LIST: readonly RlpItem[] = [];
+const EMPTY_LIST: readonly RlpInput[] = [];
 const EMPTY = new Uint8Array(0);
 
 function check(tx: TxFields): void {
@@ -68,8 +68,8 @@ function check(tx: TxFields): void {
 }
 
 /** The fields the signature covers, in RLP order. */
-function unsignedItems(tx: TxFields): RlpItem[] {
-  const n = bigintToRlpBytes;
+function unsignedItems(tx: TxFields): RlpInput[] {
+  const n = bigintToBytes;
   if (tx.type === 'eip1559') {
     return [
       n(tx.chainId),
@@ -87,8 +87,8 @@ function unsignedItems(tx: TxFields): RlpItem[] {
 }
 
 /** The typed-transaction envelope: `type` ‖ RLP(items). */
-function typed(type: number, items: RlpItem[]): Uint8Array {
-  const out = encodeRlp(items, 1);
+function typed(type: number, items: RlpInput[]): Uint8Array {
+  const out = rlpEncode(items, 1);
   out[0] = type;
   return out;
 }
@@ -99,9 +99,9 @@ export function signingHash(tx: TxFields): Uint8Array {
   return hashToSign(tx, unsignedItems(tx));
 }
 
-function hashToSign(tx: TxFields, items: RlpItem[]): Uint8Array {
+function hashToSign(tx: TxFields, items: RlpInput[]): Uint8Array {
   if (tx.type === 'eip1559') return keccak.keccak256(typed(2, items));
-  return keccak.keccak256(encodeRlp([...items, bigintToRlpBytes(tx.chainId), EMPTY, EMPTY]));
+  return keccak.keccak256(rlpEncode([...items, bigintToBytes(tx.chainId), EMPTY, EMPTY]));
 }
 
 /** Signs `tx` with `privateKey` (32 bytes) through native secp256k1; the signature has low s. */
@@ -111,11 +111,11 @@ export function signTransaction(tx: TxFields, privateKey: Uint8Array): SignedTra
   const { signature, recid } = secp256k1.ecdsaSign(hashToSign(tx, items), privateKey);
   const v = tx.type === 'eip1559' ? BigInt(recid) : 35n + 2n * tx.chainId + BigInt(recid);
   items.push(
-    bigintToRlpBytes(v),
+    bigintToBytes(v),
     stripLeadingZeros(signature.subarray(0, 32)),
     stripLeadingZeros(signature.subarray(32, 64)),
   );
-  const raw = tx.type === 'eip1559' ? typed(2, items) : encodeRlp(items);
+  const raw = tx.type === 'eip1559' ? typed(2, items) : rlpEncode(items);
   return { raw, hash: keccak.keccak256(raw) };
 }
 

@@ -3,7 +3,7 @@
  * static 32-byte word, so a full ABI coder would only add cost on the signing hot path.
  */
 import { keccak } from '@monsoon/keccak';
-import { bigintToWord } from './hex.js';
+import { bigintToBytes } from '@monsoon/util';
 import { WorkloadError, WorkloadErrorCode } from './workloadError.js';
 
 /** The 4-byte selector of a function signature, e.g. `transfer(address,uint256)`. */
@@ -47,7 +47,7 @@ export function encodeTokenTransfer(to: Uint8Array, amount: bigint): Uint8Array 
   const out = new Uint8Array(68);
   out.set(TRANSFER, 0);
   out.set(addressWord(to, 'to'), 4);
-  out.set(bigintToWord(amount), 36);
+  out.set(bigintToBytes(amount, 32), 36);
   return out;
 }
 

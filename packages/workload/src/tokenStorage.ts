@@ -4,7 +4,7 @@
  * these slots directly, so they must match what solc assigned.
  */
 import { keccak } from '@monsoon/keccak';
-import { bigintToWord, hexToBytes } from './hex.js';
+import { bigintToBytes, hexToBytes } from '@monsoon/util';
 import { tokenArtifact } from './tokenArtifact.js';
 import { WorkloadError, WorkloadErrorCode } from './workloadError.js';
 
@@ -45,14 +45,14 @@ function mappingSlot(key: Uint8Array, slot: Uint8Array): Uint8Array {
 /** The 32-byte storage slot of `balances[holder]`. */
 export function tokenBalanceSlot(holder: Uint8Array): Uint8Array {
   checkAddress(holder, 'holder');
-  return mappingSlot(holder, bigintToWord(TOKEN_BALANCES_SLOT));
+  return mappingSlot(holder, bigintToBytes(TOKEN_BALANCES_SLOT, 32));
 }
 
 /** The 32-byte storage slot of `allowances[owner][spender]`. */
 export function tokenAllowanceSlot(owner: Uint8Array, spender: Uint8Array): Uint8Array {
   checkAddress(owner, 'owner');
   checkAddress(spender, 'spender');
-  return mappingSlot(spender, mappingSlot(owner, bigintToWord(TOKEN_ALLOWANCES_SLOT)));
+  return mappingSlot(spender, mappingSlot(owner, bigintToBytes(TOKEN_ALLOWANCES_SLOT, 32)));
 }
 
 /**

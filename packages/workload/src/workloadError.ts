@@ -1,4 +1,4 @@
-import { CodedError } from '@monsoon/dsm-tree';
+import { CodedError, codedErrorGuard } from '@monsoon/util';
 
 /** Why the workload library refused a request. */
 export enum WorkloadErrorCode {
@@ -11,14 +11,10 @@ export enum WorkloadErrorCode {
    * keys). {@link AccountSet.create} catches it and rebuilds the file.
    */
   BadCache = 'BAD_CACHE',
-  /** A hex string that is not 0x-hex of the expected length. */
-  BadHex = 'BAD_HEX',
 }
 
 /** The one error type of the workload package: a code plus structured metadata. */
 export class WorkloadError extends CodedError<WorkloadErrorCode> {}
 
 /** True when `e` is a WorkloadError, optionally of the given code. */
-export function isWorkloadError(e: unknown, code?: WorkloadErrorCode): e is WorkloadError {
-  return e instanceof WorkloadError && (code === undefined || e.code === code);
-}
+export const isWorkloadError = codedErrorGuard(WorkloadError);

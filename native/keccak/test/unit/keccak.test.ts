@@ -10,6 +10,7 @@ import {
   keccakBackend,
   nativeKeccak,
 } from '@monsoon/keccak';
+import { Prng } from '@monsoon/test-utils';
 import { keccak_256, sha3_256 } from '@noble/hashes/sha3.js';
 import { selectKeccak } from '../../src/selectKeccak.js';
 
@@ -21,24 +22,6 @@ const ascii = (s: string): Uint8Array => new Uint8Array(Buffer.from(s, 'latin1')
 const concat = (parts: readonly Uint8Array[]): Uint8Array => new Uint8Array(Buffer.concat(parts));
 /** Passes a deliberately ill-typed argument. */
 const bad = <T>(value: unknown): T => value as T;
-
-/** mulberry32: a small seeded PRNG, so failures reproduce. */
-function prng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
-
-function randomBytes(rand: () => number, length: number): Uint8Array {
-  const bytes = new Uint8Array(length);
-  for (let i = 0; i < length; i++) bytes[i] = Math.floor(rand() * 256);
-  return bytes;
-}
 
 /** Lays `inputs` out back to back, as keccak256Packed takes them. */
 function pack(inputs: readonly Uint8Array[], start = 0): { data: Uint8Array; offsets: Uint32Array } {
@@ -334,9 +317,9 @@ describe.each(backends)('%s backend', (name, backend) => {
   );
 
   it('matches @noble/hashes on random inputs of every length 0..2000', () => {
-    const rand = prng(0x5eed);
+    const rand = new Prng(0x5eed);
     for (let length = 0; length <= 2000; length++) {
-      const input = randomBytes(rand, length);
+      const input = rand.bytes(length);
       const got = hex(k().keccak256(input));
       if (got !== hex(keccak_256(input))) {
         throw new Error(`digest mismatch at length ${length}: ${got}`);
@@ -345,7 +328,7 @@ describe.each(backends)('%s backend', (name, backend) => {
   });
 
   it('hashes views at an offset and Buffers', () => {
-    const memory = randomBytes(prng(1), 300);
+    const memory = new Prng(1).bytes(300);
     const view = memory.subarray(7, 250);
     expect(hex(k().keccak256(view))).toBe(hex(keccak_256(view.slice())));
     expect(hex(k().keccak256(Buffer.from('abc')))).toBe(
@@ -354,7 +337,7 @@ describe.each(backends)('%s backend', (name, backend) => {
   });
 
   it('does not modify its input', () => {
-    const input = randomBytes(prng(2), 200);
+    const input = new Prng(2).bytes(200);
     const copy = input.slice();
     k().keccak256(input);
     expect(hex(input)).toBe(hex(copy));
@@ -362,8 +345,8 @@ describe.each(backends)('%s backend', (name, backend) => {
 
   describe('keccak256Batch', () => {
     it('equals hashing each input alone', () => {
-      const rand = prng(3);
-      const inputs = Array.from({ length: 300 }, () => randomBytes(rand, Math.floor(rand() * 600)));
+      const rand = new Prng(3);
+      const inputs = Array.from({ length: 300 }, () => rand.bytes(rand.int(600)));
       inputs.push(u8(0), memoryView());
       expect(hex(k().keccak256Batch(inputs))).toBe(hex(concat(inputs.map((x) => keccak_256(x.slice())))));
     });
@@ -374,10 +357,8 @@ describe.each(backends)('%s backend', (name, backend) => {
   });
 
   describe('keccak256Packed', () => {
-    const rand = prng(4);
-    const inputs = Array.from({ length: 200 }, (_, i) =>
-      randomBytes(rand, i % 5 === 0 ? 0 : Math.floor(rand() * 700)),
-    );
+    const rand = new Prng(4);
+    const inputs = Array.from({ length: 200 }, (_, i) => rand.bytes(i % 5 === 0 ? 0 : rand.int(700)));
     const expected = hex(concat(inputs.map((x) => keccak_256(x))));
 
     it('equals hashing each input alone', () => {
@@ -409,8 +390,8 @@ describe.each(backends)('%s backend', (name, backend) => {
     // 5 (leaves 2, 3), root 6 (branches 4, 5). Each parent is a prefix, two 32-byte
     // holes for its children's digests and a suffix.
     function buildTree() {
-      const rand = prng(5);
-      const leaves = [10, 40, 135, 200].map((length) => randomBytes(rand, length));
+      const rand = new Prng(5);
+      const leaves = [10, 40, 135, 200].map((length) => rand.bytes(length));
       const parent = (tag: number) =>
         concat([Uint8Array.of(0xf8, tag), u8(32), u8(32), Uint8Array.of(tag, tag)]);
       const nodes = [...leaves, parent(4), parent(5), parent(6)];
@@ -464,8 +445,8 @@ describe.each(backends)('%s backend', (name, backend) => {
 
   describe('keccak256BatchAsync', () => {
     it('equals keccak256Batch', async () => {
-      const rand = prng(6);
-      const inputs = Array.from({ length: 1000 }, () => randomBytes(rand, Math.floor(rand() * 300)));
+      const rand = new Prng(6);
+      const inputs = Array.from({ length: 1000 }, () => rand.bytes(rand.int(300)));
       const promise = k().keccak256BatchAsync(inputs);
       const expected = hex(k().keccak256Batch(inputs));
       inputs[0]!.fill(0xaa); // the native backend copied the inputs during the call
@@ -508,17 +489,17 @@ describe('both backends', () => {
   });
 
   it('agree on random packed trees of random sizes', () => {
-    const rand = prng(7);
+    const rand = new Prng(7);
     for (let round = 0; round < 50; round++) {
-      const count = 1 + Math.floor(rand() * 40);
-      const inputs = Array.from({ length: count }, () => randomBytes(rand, 32 + Math.floor(rand() * 300)));
+      const count = 1 + rand.int(40);
+      const inputs = Array.from({ length: count }, () => rand.bytes(32 + rand.int(300)));
       const { data, offsets } = pack(inputs);
       // Each input but the last patches its digest somewhere inside a random later input.
       const patch = i32(
         inputs.map((_, i) => {
-          if (i === count - 1 || rand() < 0.2) return -1;
-          const j = i + 1 + Math.floor(rand() * (count - i - 1));
-          return offsets[j]! + Math.floor(rand() * (inputs[j]!.length - 31));
+          if (i === count - 1 || rand.next() < 0.2) return -1;
+          const j = i + 1 + rand.int(count - i - 1);
+          return offsets[j]! + rand.int(inputs[j]!.length - 31);
         }),
       );
       const jsData = data.slice();
@@ -533,5 +514,5 @@ describe('both backends', () => {
 
 /** A 50-byte view into the middle of a larger buffer. */
 function memoryView(): Uint8Array {
-  return randomBytes(prng(8), 200).subarray(60, 110);
+  return new Prng(8).bytes(200).subarray(60, 110);
 }

@@ -11,7 +11,7 @@ import { join } from 'node:path';
 import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
-import { isAlive, killLeftovers, tempDir } from '../helpers/processes.js';
+import { isAlive, killLeftovers, tempDir } from '@monsoon/test-utils';
 
 const CLI = fileURLToPath(new URL('../../dist/cli/cluster.js', import.meta.url));
 const SMALL = fileURLToPath(new URL('../../../../deploy/topologies/small.json', import.meta.url));

@@ -18,7 +18,7 @@ import {
   parseTopology,
   type Topology,
 } from '@monsoon/cli';
-import { isAlive, killLeftovers, logLines, tempDir } from '../helpers/processes.js';
+import { isAlive, killLeftovers, logLines, tempDir } from '@monsoon/test-utils';
 
 const fake = fileURLToPath(new URL('../fixtures/fakeRole.mjs', import.meta.url));
 const scripts = { storage: [fake], miner: [fake], client: [fake] } as const;

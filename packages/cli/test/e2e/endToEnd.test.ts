@@ -5,25 +5,13 @@
  * @ethereumjs/vm over one full @ethereumjs/mpt state gives every block's state root; the token
  * supply is conserved; every sender's nonces in the chain run 0, 1, 2, … with no gap.
  */
-import { mkdtemp, readFile, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { Address } from '@ethereumjs/util';
-import { credentials } from '@grpc/grpc-js';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
-import { Cluster, parseTopology } from '@monsoon/cli';
+import { type Cluster, parseTopology } from '@monsoon/cli';
 import { toHex } from '@monsoon/dsm-tree';
 import { decodeTransaction, makeCommon, recoverSenders } from '@monsoon/execution';
 import {
-  type BlockHeader,
-  blockWithReceiptsFromProto,
-  decodeHeader,
-  type Genesis,
-  MinerServiceClient,
-  parseGenesis,
-} from '@monsoon/protocol';
-import {
-  AccountSet,
+  type AccountSet,
   DEFAULT_TOKEN_ADDRESS,
   encodeBalanceOf,
   encodeTotalSupply,
@@ -31,9 +19,11 @@ import {
   ReferenceChain,
   TrafficGenerator,
 } from '@monsoon/workload';
+import { chainBlocks, replayChain } from '../helpers/chain.js';
+import { type StartedCluster, startCluster } from '../helpers/startCluster.js';
 
 const TXS = 400;
-let dir: string;
+let started: StartedCluster | undefined;
 let cluster: Cluster;
 let accounts: AccountSet;
 
@@ -51,43 +41,13 @@ const topology = parseTopology(
 );
 
 beforeAll(async () => {
-  dir = await mkdtemp(join(tmpdir(), 'monsoon-e2e-'));
-  cluster = await Cluster.start(topology, { dir, cacheDir: join(dir, 'accounts') });
-  accounts = await AccountSet.create({
-    seed: new TextEncoder().encode(topology.seed),
-    count: topology.accounts,
-    cacheDir: join(dir, 'accounts'),
-  });
+  started = await startCluster(topology, 'monsoon-e2e-');
+  ({ cluster, accounts } = started);
 }, 120_000);
 
 afterAll(async () => {
-  await cluster?.stop();
-  await rm(dir, { recursive: true, force: true });
+  await started?.stop();
 });
-
-/** The canonical blocks from genesis up to the one that brings the chain's transactions to `count`. */
-function chainBlocks(
-  miner: string,
-  count: number,
-): Promise<{ header: BlockHeader; transactions: Uint8Array[] }[]> {
-  const client = new MinerServiceClient(miner, credentials.createInsecure());
-  const blocks: { header: BlockHeader; transactions: Uint8Array[] }[] = [];
-  return new Promise((resolve, reject) => {
-    const call = client.subscribeBlocks({ fromNumber: 0n });
-    call.on('data', (m) => {
-      const b = blockWithReceiptsFromProto(m);
-      const header = decodeHeader(b.headerRlp);
-      blocks.splice(Number(header.number));
-      blocks.push({ header, transactions: [...b.transactions] });
-      if (blocks.reduce((n, x) => n + x.transactions.length, 0) >= count) {
-        call.cancel();
-        client.close();
-        resolve(blocks);
-      }
-    });
-    call.on('error', (e) => (String(e).includes('CANCELLED') ? undefined : reject(e)));
-  });
-}
 
 async function tokenCall(chain: ReferenceChain, data: Uint8Array): Promise<bigint> {
   const res = await chain.vm.evm.runCall({
@@ -115,30 +75,15 @@ describe('a short run on the small topology', () => {
 
     // The chain up to the run's last transaction, replayed the conventional way, block by block.
     const blocks = await chainBlocks(miner.address, TXS);
-    const genesis: Genesis = parseGenesis(JSON.parse(await readFile(cluster.genesis.file, 'utf8')));
-    const reference = await ReferenceChain.create(genesis);
+    const { genesis, reference, included } = await replayChain(cluster.genesis.file, blocks);
     const common = makeCommon(genesis.chainId);
     const nonces = new Map<string, bigint[]>();
-    let included = 0;
-    for (const { header, transactions } of blocks.slice(1)) {
-      const r = await reference.runBlock(
-        {
-          number: header.number,
-          timestamp: header.timestamp,
-          coinbase: header.miner,
-          gasLimit: header.gasLimit,
-        },
-        transactions,
-      );
-      expect(r.outcomes).not.toContain('refused');
-      expect(toHex(r.stateRoot)).toBe(toHex(header.stateRoot));
-      expect(r.gasUsed).toBe(header.gasUsed);
+    for (const { transactions } of blocks.slice(1)) {
       const txs = transactions.map((raw) => decodeTransaction(raw, common));
       recoverSenders(txs).forEach((s, i) => {
         const k = toHex(s as Uint8Array);
         nonces.set(k, [...(nonces.get(k) ?? []), txs[i]!.nonce]);
       });
-      included += transactions.length;
     }
     expect(included).toBe(TXS);
     for (const [, ns] of nonces) expect(ns).toEqual(ns.map((_, i) => BigInt(i)));

@@ -9,8 +9,8 @@ import { type ChildProcess, spawn } from 'node:child_process';
 import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import { isAlive, killLeftovers, tempDir } from '@monsoon/test-utils';
 import { MONSOON_BIN } from '../../src/roleScripts.js';
-import { isAlive, killLeftovers, tempDir } from '../helpers/processes.js';
 
 const RICH = `0x${'ab'.repeat(20)}`;
 const started: ChildProcess[] = [];

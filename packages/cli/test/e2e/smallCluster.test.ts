@@ -7,9 +7,9 @@
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { Cluster, type ClusterError, ClusterErrorCode, readTopology } from '@monsoon/cli';
+import { isAlive, killLeftovers, logLines, tempDir } from '@monsoon/test-utils';
 import { AccountSet, defaultGenesisOptions } from '@monsoon/workload';
 import { JsonRpcProvider, Wallet } from 'ethers';
-import { isAlive, killLeftovers, logLines, tempDir } from '../helpers/processes.js';
 
 const SMALL = fileURLToPath(new URL('../../../../deploy/topologies/small.json', import.meta.url));
 const hex = (b: Uint8Array) => `0x${Buffer.from(b).toString('hex')}`;

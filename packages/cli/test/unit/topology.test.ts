@@ -4,11 +4,13 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import {
+  bandwidthBetween,
   ClusterError,
   ClusterErrorCode,
   defaultTopology,
   parseTopology,
   readTopology,
+  rttBetween,
   storageLayout,
 } from '@monsoon/cli';
 
@@ -114,6 +116,101 @@ describe('parseTopology', () => {
   });
 });
 
+describe('parseTopology: regions', () => {
+  const geo = {
+    storage: { processes: 4, replicas: 2 },
+    miners: { count: 2 },
+    clients: { count: 3 },
+  };
+  /** A 2×2 matrix, row by row. */
+  const m2 = (a: number, b: number, c: number, d: number) => [
+    [a, b],
+    [c, d],
+  ];
+  const regions = { names: ['us-east', 'eu-west'], rttMs: m2(0, 81, 81, 0) };
+  /** The topology with `patch` over its regions. */
+  const geoWith = (patch: object) => ({ ...geo, regions: { ...regions, ...patch } });
+
+  it('places every process, round robin where a placement is left out', () => {
+    const t = parseTopology(geoWith({}));
+    expect(t.regions).toEqual({
+      ...regions,
+      // Replica r of every shard group in region r.
+      storage: ['us-east', 'eu-west', 'us-east', 'eu-west'],
+      miners: ['us-east', 'eu-west'],
+      clients: ['us-east', 'eu-west', 'us-east'],
+    });
+    expect(parseTopology(t)).toEqual(t);
+    expect(rttBetween(t.regions!, 'eu-west', 'us-east')).toBe(81);
+    expect(rttBetween(t.regions!, 'eu-west', 'eu-west')).toBe(0);
+    expect(parseTopology({}).regions).toBeUndefined();
+  });
+
+  it('takes storage regions per process or per replica of each shard group', () => {
+    const perReplica = parseTopology(geoWith({ storage: ['eu-west', 'us-east'] }));
+    expect(perReplica.regions!.storage).toEqual(['eu-west', 'us-east', 'eu-west', 'us-east']);
+    const perProcess = ['us-east', 'us-east', 'eu-west', 'eu-west'];
+    expect(parseTopology(geoWith({ storage: perProcess })).regions!.storage).toEqual(perProcess);
+  });
+
+  it('keeps an optional bandwidth matrix; 0 is no limit', () => {
+    const t = parseTopology(geoWith({ bandwidthMbps: m2(0, 100, 100, 0) }));
+    expect(bandwidthBetween(t.regions!, 'us-east', 'eu-west')).toBe(100);
+    const free = parseTopology(geoWith({ bandwidthMbps: m2(0, 0, 0, 0) }));
+    expect(bandwidthBetween(free.regions!, 'us-east', 'eu-west')).toBeUndefined();
+    expect(bandwidthBetween(parseTopology(geoWith({})).regions!, 'us-east', 'eu-west')).toBeUndefined();
+  });
+
+  it('names a process placed in a region that is not listed', () => {
+    expect(issues(geoWith({ miners: ['us-east', 'mars'] }))).toEqual([
+      'regions.miners[1]: expected a region of regions.names (us-east, eu-west), found "mars"',
+    ]);
+    expect(issues(geoWith({ clients: ['us-east'] }))).toEqual([
+      'regions.clients: expected an array of 3 (one per client) region names, found 1',
+    ]);
+    expect(issues(geoWith({ storage: ['us-east', 'eu-west', 'us-east'] }))).toEqual([
+      'regions.storage: expected an array of 4 (one per storage process) or 2 (one per replica of each shard group) region names, found 3',
+    ]);
+  });
+
+  it('refuses a matrix that is not symmetric, a negative delay, a delay within a region', () => {
+    expect(issues(geoWith({ rttMs: m2(0, 81, 90, 0) }))).toEqual([
+      'regions.rttMs[1][0] (eu-west → us-east): expected 81, the same as regions.rttMs[0][1] (the matrix is symmetric), found 90',
+    ]);
+    expect(issues(geoWith({ rttMs: m2(0, -5, -5, 0) }))).toEqual([
+      'regions.rttMs[0][1] (us-east → eu-west): expected an integer in [0, 10000] ms, found -5',
+      'regions.rttMs[1][0] (eu-west → us-east): expected an integer in [0, 10000] ms, found -5',
+    ]);
+    expect(issues(geoWith({ rttMs: m2(2, 81, 81, 0) }))).toEqual([
+      "regions.rttMs[0][0] (us-east → us-east): expected 0 (one region's processes talk directly), found 2",
+    ]);
+    expect(issues(geoWith({ bandwidthMbps: m2(0, -1, 0, 0) }))).toEqual([
+      'regions.bandwidthMbps[0][1] (us-east → eu-west): expected a number in [0, 1000000] Mbit/s, found -1',
+    ]);
+  });
+
+  it('refuses a matrix of the wrong size, and bad or repeated region names', () => {
+    expect(issues(geoWith({ rttMs: [[0, 81]] }))).toEqual([
+      'regions.rttMs: expected 2 rows of 2 numbers (a row per region of regions.names), found 1 rows',
+    ]);
+    expect(issues(geoWith({ rttMs: [[0, 81], [81]] }))).toEqual([
+      'regions.rttMs[1] (from eu-west): expected 2 numbers, found 1 numbers',
+    ]);
+    expect(issues(geoWith({ names: ['us-east', 'us-east'] }))).toEqual([
+      'regions.names[1]: expected a name not used before, found "us-east" again',
+    ]);
+    expect(issues(geoWith({ names: ['US East', 'eu-west'] }))).toEqual([
+      'regions.names[0]: expected a region name (a lowercase letter, then letters, digits or -, e.g. "us-east"), found "US East"',
+    ]);
+    expect(issues(geoWith({ names: [], rttMs: [] }))).toEqual([
+      'regions.names: expected an array of 1 to 16 region names, found an array',
+    ]);
+    expect(issues(geoWith({ rtt: 5 }))).toEqual([
+      'regions.rtt: unknown key (expected one of names, rttMs, bandwidthMbps, storage, miners, clients)',
+    ]);
+  });
+});
+
 describe('readTopology', () => {
   let dir: string;
   beforeAll(async () => {
@@ -155,5 +252,24 @@ describe('readTopology', () => {
     expect(main.shardCount).toBe(16);
     expect([main.miners.count, main.clients.count, main.accounts]).toEqual([1, 2, 100_000]);
     expect(main.miners.blockIntervalMs).toBe(1_000);
+  });
+
+  it("reads the committed geo topologies: 1 to 4 of RainBlock's regions, every role in each", async () => {
+    const names = ['us-east', 'us-west', 'eu-west', 'ap-northeast'];
+    for (const n of [1, 2, 3, 4]) {
+      const t = await readTopology(join(topologies, `geo-${n}.json`));
+      const r = t.regions!;
+      expect(r.names).toEqual(names.slice(0, n));
+      for (const role of [r.storage, r.miners, r.clients]) expect(new Set(role).size).toBe(n);
+      expect(t.accounts).toBeLessThanOrEqual(1_000);
+    }
+    const geo4 = (await readTopology(join(topologies, 'geo-4.json'))).regions!;
+    // The AWS pings the files cite (both directions averaged).
+    expect(rttBetween(geo4, 'us-east', 'us-west')).toBe(88);
+    expect(rttBetween(geo4, 'us-east', 'eu-west')).toBe(81);
+    expect(rttBetween(geo4, 'us-east', 'ap-northeast')).toBe(145);
+    expect(rttBetween(geo4, 'us-west', 'ap-northeast')).toBe(89);
+    expect(rttBetween(geo4, 'eu-west', 'ap-northeast')).toBe(212);
+    expect(rttBetween(geo4, 'us-west', 'eu-west')).toBe(137);
   });
 });

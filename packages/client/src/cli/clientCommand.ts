@@ -16,10 +16,11 @@ import {
   readJsonFile,
   runRole,
 } from '@monsoon/edge';
-import { type ChainRules, defaultChainRules } from '@monsoon/execution';
+import { type ChainRules, chainRulesOf } from '@monsoon/execution';
 import { parseGenesis } from '@monsoon/protocol';
 import { Client, defaultClientOptions } from '../client.js';
 import { ClientError, ClientErrorCode } from '../clientError.js';
+import { ClientEvents, defaultClientEventsOptions } from '../clientEvents.js';
 import { ClientMetrics } from '../clientMetrics.js';
 import { ClientServer } from '../clientServer.js';
 import { defaultRpcServerOptions, RpcServer } from '../rpc/rpcServer.js';
@@ -110,7 +111,7 @@ async function loadClient(raw: RawOptions): Promise<ClientRoleConfig> {
     maxBatch: read.int(raw.maxBatch ?? defaultClientOptions.maxBatch, 'maxBatch', 1),
   };
   const genesis = parseGenesis(await readJsonFile(read.str(raw.genesis, 'genesis'), 'genesis'));
-  return { ...config, rules: { ...defaultChainRules, chainId: genesis.chainId, gasLimit: genesis.gasLimit } };
+  return { ...config, rules: chainRulesOf(genesis) };
 }
 
 async function startClient(o: ClientRoleConfig, { logger }: RoleContext): Promise<RunningRole> {
@@ -125,12 +126,21 @@ async function startClient(o: ClientRoleConfig, { logger }: RoleContext): Promis
   let rpc: RpcServer | undefined;
   let grpc: ClientServer | undefined;
   let metrics: ClientMetrics | undefined;
+  let events: ClientEvents | undefined;
   const close = async () => {
     await Promise.all([rpc?.close(), grpc?.close(), metrics?.close(), client.close()]);
+    events?.close();
   };
   try {
     await client.ready();
-    rpc = await RpcServer.create({ listen: o.rpc }, { backend: client, logger });
+    // Logs, filters and subscriptions (JSON-RPC over HTTP and, on the same port, WebSocket).
+    events = new ClientEvents(
+      { ...defaultClientEventsOptions, baseFeePerGas: o.rules.baseFeePerGas },
+      { chain: client.chain, logger },
+    );
+    const feed = events;
+    client.onAdmitted = (hash) => feed.pendingTransaction(hash);
+    rpc = await RpcServer.create({ listen: o.rpc }, { backend: client, events, logger });
     grpc = await ClientServer.start(client, o.grpc, logger);
     if (o.metrics !== undefined)
       metrics = await ClientMetrics.serve(client, parseHostPort(o.metrics, '--metrics'), logger);
@@ -142,6 +152,7 @@ async function startClient(o: ClientRoleConfig, { logger }: RoleContext): Promis
     listening: {
       address: grpc.address,
       rpc: rpc.url,
+      ws: rpc.wsUrl,
       grpc: grpc.address,
       metrics: metrics?.address,
       head: Number(client.chain.requireHead().header.number),

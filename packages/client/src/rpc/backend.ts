@@ -11,7 +11,10 @@
 import type { Log } from '@monsoon/execution';
 import type { BlockHeader } from '@monsoon/protocol';
 
-/** The block tags of the JSON-RPC spec; what each means on this chain is the backend's call. */
+/**
+ * The block tags of the JSON-RPC spec. `safe` and `finalized` never reach a backend: the layer
+ * turns them into block numbers first (see blockTags.ts); `pending` is the backend's call.
+ */
 export type NamedBlockTag = 'latest' | 'pending' | 'earliest' | 'safe' | 'finalized';
 
 /** Which block a state query is about: a tag, a number, or (EIP-1898) a hash. */
@@ -143,6 +146,16 @@ export interface FeeHistoryView {
   readonly reward?: readonly (readonly bigint[])[];
 }
 
+/** `eth_createAccessList`'s answer. */
+export interface AccessListView {
+  /** What the call touches beyond its sender, recipient and the precompiles, sorted by address and slot. */
+  readonly accessList: readonly AccessListEntry[];
+  /** Gas the call uses with that access list, after refunds. */
+  readonly gasUsed: bigint;
+  /** Why the call failed (geth's words, e.g. "execution reverted"), when it did. */
+  readonly error?: string;
+}
+
 /** What the JSON-RPC layer serves from. Addresses are 20 bytes, hashes and slots 32. */
 export interface RpcBackend {
   chainId(): bigint;
@@ -158,6 +171,11 @@ export interface RpcBackend {
   /** The call's return data; throws RevertError with the revert data on a revert. */
   call(req: CallRequest, tag: BlockTag): Promise<Uint8Array>;
   estimateGas(req: CallRequest, tag: BlockTag): Promise<bigint>;
+  /**
+   * The EIP-2930 access list of a call, found as geth does: run it with an access-list tracer,
+   * again with what it found, until the list no longer changes.
+   */
+  createAccessList(req: CallRequest, tag: BlockTag): Promise<AccessListView>;
   gasPrice(): Promise<bigint>;
   maxPriorityFeePerGas(): Promise<bigint>;
   /** `blockCount` is 1–1024; percentiles are increasing, 0–100. */

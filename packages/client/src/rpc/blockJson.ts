@@ -8,6 +8,7 @@ import { EMPTY_ROOT } from '@monsoon/dsm-tree';
 import { BLOOM_BYTES } from '@monsoon/execution';
 import { keccak } from '@monsoon/keccak';
 import type { BlockView } from './backend.js';
+import type { HeadView } from './chainEvents.js';
 import { hexData, type Json, type JsonObject, quantity } from './json.js';
 import { type Common, decodedTransactionJson, decodeStored } from './transactionJson.js';
 
@@ -18,7 +19,7 @@ const EMPTY_BLOOM = hexData(new Uint8Array(BLOOM_BYTES));
 const EMPTY_TRIE_ROOT = hexData(EMPTY_ROOT);
 
 /** The hashes of raw transactions, in one keccak batch. */
-function transactionHashes(raws: readonly Uint8Array[]): Uint8Array[] {
+export function transactionHashes(raws: readonly Uint8Array[]): Uint8Array[] {
   if (raws.length === 0) return [];
   const digests = keccak.keccak256Batch(raws);
   return raws.map((_, i) => digests.subarray(32 * i, 32 * i + 32));
@@ -55,10 +56,10 @@ function blockTransactionsJson(
   });
 }
 
-/** The JSON of a block: its transactions as hashes, or as objects when `full`. */
-export function blockJson(view: BlockView, full: boolean, common: Common): JsonObject {
+/** The header fields of a block's JSON (also what a newHeads subscription sends). */
+export function headerJson(view: HeadView): JsonObject {
   const h = view.header;
-  const out: JsonObject = {
+  return {
     number: quantity(h.number),
     hash: hexData(view.hash),
     parentHash: hexData(h.parentHash),
@@ -78,6 +79,11 @@ export function blockJson(view: BlockView, full: boolean, common: Common): JsonO
     baseFeePerGas: quantity(view.baseFeePerGas),
     withdrawalsRoot: EMPTY_TRIE_ROOT,
   };
+}
+
+/** The JSON of a block: its transactions as hashes, or as objects when `full`. */
+export function blockJson(view: BlockView, full: boolean, common: Common): JsonObject {
+  const out = headerJson(view);
   if (view.totalDifficulty !== undefined) out.totalDifficulty = quantity(view.totalDifficulty);
   out.size = quantity(view.size);
   const transactions: Json[] = full

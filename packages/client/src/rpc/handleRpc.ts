@@ -5,12 +5,16 @@
  */
 import { type Logger, silentLogger } from '@monsoon/edge';
 import type { RpcBackend } from './backend.js';
+import type { ChainEvents } from './chainEvents.js';
+import type { Filters } from './filters.js';
 import type { Json } from './json.js';
+import { defaultLogQueryOptions, type LogQueryOptions } from './logQuery.js';
 import { RPC_METHODS, type RpcContext, type RpcMethod } from './methods.js';
 import { ArgError } from './params.js';
 import { RpcError, RpcErrorCode, rpcErrorOf } from './rpcError.js';
+import type { Subscriptions } from './subscriptions.js';
 
-export interface RpcHandlerOptions {
+export interface RpcHandlerOptions extends LogQueryOptions {
   /** What web3_clientVersion answers. */
   clientVersion: string;
   /** Most requests in one batch; a larger batch is answered with a single error (geth: 1000). */
@@ -18,9 +22,20 @@ export interface RpcHandlerOptions {
 }
 
 export const defaultRpcHandlerOptions: RpcHandlerOptions = {
+  ...defaultLogQueryOptions,
   clientVersion: `Monsoon/v0.1.0/${process.platform}-${process.arch}/node${process.versions.node}`,
   maxBatchSize: 1000,
 };
+
+/**
+ * What a request may use beyond the backend: the chain's events and the server's filters, and
+ * the subscriptions of the connection it came on (a WebSocket's; none over HTTP).
+ */
+export interface RpcSession {
+  readonly events?: ChainEvents;
+  readonly filters?: Filters;
+  readonly subscriptions?: Subscriptions;
+}
 
 /** A request id: what the response echoes. */
 export type RpcId = string | number | null;
@@ -51,6 +66,7 @@ const INVALID_REQUEST = new RpcError(RpcErrorCode.InvalidRequest, 'invalid reque
 
 /** The method's arguments from `params`, refused with geth's messages. */
 function decodeArgs(m: RpcMethod, params: unknown): unknown[] {
+  if (m.rawParams === true) return [params];
   if (params === undefined || params === null) params = [];
   if (!Array.isArray(params)) throw invalidParams('non-array args');
   const decoders = [...m.required, ...m.optional];
@@ -125,13 +141,15 @@ async function handleOne(ctx: RpcContext, log: Logger, msg: unknown): Promise<Rp
 /**
  * Answers a JSON-RPC body: a JSON text, or a value already parsed from one. Resolves to the
  * response object, the batch's array, or undefined when there is nothing to send (only
- * notifications). Never rejects.
+ * notifications). Never rejects. `session` brings the events, filters and (on a WebSocket) the
+ * subscriptions the event methods need; without it they answer as unavailable.
  */
 export async function handleRpc(
   body: string | object,
   backend: RpcBackend,
   opts: Partial<RpcHandlerOptions> = {},
   log: Logger = silentLogger,
+  session: RpcSession = {},
 ): Promise<RpcResponse | RpcResponse[] | undefined> {
   const o = { ...defaultRpcHandlerOptions, ...opts };
   let value: unknown = body;
@@ -143,7 +161,7 @@ export async function handleRpc(
       return failure(null, new RpcError(RpcErrorCode.ParseError, `parse error: ${why}`));
     }
   }
-  const ctx: RpcContext = { backend, clientVersion: o.clientVersion };
+  const ctx: RpcContext = { ...session, backend, clientVersion: o.clientVersion, logQuery: o };
   if (!Array.isArray(value)) return handleOne(ctx, log, value);
   if (value.length === 0) return failure(null, new RpcError(RpcErrorCode.InvalidRequest, 'empty batch'));
   if (value.length > o.maxBatchSize) {

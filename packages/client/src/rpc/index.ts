@@ -1,5 +1,6 @@
 export type {
   AccessListEntry,
+  AccessListView,
   AccountProofView,
   BlockTag,
   BlockView,
@@ -11,6 +12,25 @@ export type {
   StorageProofView,
   TransactionView,
 } from './backend.js';
+export { confirmedNumber } from './blockTags.js';
+export type {
+  BlockLogs,
+  ChainChange,
+  ChainEvents,
+  FoundLog,
+  HeadView,
+  LogEntry,
+  LogFilter,
+  LogStore,
+} from './chainEvents.js';
+export { type FilterCriteria, filterCriteriaArg, MAX_SUB_TOPICS, MAX_TOPICS } from './filterCriteria.js';
+export {
+  defaultFiltersOptions,
+  type FilterChanges,
+  Filters,
+  type FiltersModules,
+  type FiltersOptions,
+} from './filters.js';
 export {
   defaultRpcHandlerOptions,
   handleRpc,
@@ -18,8 +38,11 @@ export {
   type RpcHandlerOptions,
   type RpcId,
   type RpcResponse,
+  type RpcSession,
 } from './handleRpc.js';
 export type { Json, JsonObject } from './json.js';
+export { BloomMatcher, logMatches } from './logFilter.js';
+export { defaultLogQueryOptions, type LogQueryOptions } from './logQuery.js';
 export { RevertError, revertReason } from './revertError.js';
 export { RpcError, RpcErrorCode, rpcErrorOf } from './rpcError.js';
 export {
@@ -28,3 +51,11 @@ export {
   type RpcServerModules,
   type RpcServerOptions,
 } from './rpcServer.js';
+export {
+  defaultSubscriptionsOptions,
+  type SubscriptionKind,
+  Subscriptions,
+  type SubscriptionsModules,
+  type SubscriptionsOptions,
+} from './subscriptions.js';
+export type { WsConnectionOptions } from './wsConnection.js';

@@ -5,8 +5,9 @@
  */
 import { bytesEqual } from '@monsoon/dsm-tree';
 import { keccak } from '@monsoon/keccak';
-import type { BlockTag, CallRequest, RpcBackend } from './backend.js';
-import { blockJson, blockTransactionJson } from './blockJson.js';
+import type { BlockTag, CallRequest } from './backend.js';
+import { blockJson, blockTransactionJson, transactionHashes } from './blockJson.js';
+import { EVENT_METHODS } from './eventMethods.js';
 import { hexData, type Json, type JsonObject, quantity } from './json.js';
 import {
   ArgError,
@@ -28,31 +29,10 @@ import {
 } from './params.js';
 import { receiptJson } from './receiptJson.js';
 import { RpcError, RpcErrorCode } from './rpcError.js';
+import { method, type RpcContext, type RpcMethod } from './rpcMethod.js';
 import { type Common, commonFor, transactionJson } from './transactionJson.js';
 
-/** What a method runs with. */
-export interface RpcContext {
-  readonly backend: RpcBackend;
-  /** web3_clientVersion's answer. */
-  readonly clientVersion: string;
-}
-
-/** One served method. */
-export interface RpcMethod {
-  readonly required: readonly Decoder<unknown>[];
-  readonly optional: readonly Decoder<unknown>[];
-  run(ctx: RpcContext, args: readonly unknown[]): Json | Promise<Json>;
-}
-
-type Decoders<T extends readonly unknown[]> = { readonly [K in keyof T]: Decoder<T[K]> };
-
-function method<R extends readonly unknown[] | [], O extends readonly unknown[] | [] = []>(
-  required: Decoders<R>,
-  optional: Decoders<O>,
-  run: (ctx: RpcContext, ...args: [...R, ...Partial<O>]) => Json | Promise<Json>,
-): RpcMethod {
-  return { required, optional, run: (ctx, args) => run(ctx, ...(args as [...R, ...Partial<O>])) };
-}
+export type { RpcContext, RpcMethod } from './rpcMethod.js';
 
 /** Most blocks one eth_feeHistory covers (geth's default history limit). */
 export const MAX_FEE_HISTORY_BLOCKS = 1024;
@@ -162,8 +142,24 @@ function word(value: Uint8Array): Uint8Array {
 
 const callOptional = [blockTagArg, unsupported('state overrides'), unsupported('block overrides')] as const;
 
+/** eth_getBlockReceipts: every receipt of a block, in order; null for a block there is none of. */
+async function blockReceiptsOrNull(ctx: RpcContext, tag: BlockTag): Promise<Json> {
+  const view = await ctx.backend.blockByTag(tag);
+  if (view === undefined) return null;
+  const receipts = await Promise.all(
+    transactionHashes(view.transactions).map((h) => ctx.backend.transactionReceipt(h)),
+  );
+  return receipts.map((r, i) => {
+    if (r === undefined) {
+      throw new Error(`block ${hexData(view.hash)} holds transaction ${i}, whose receipt the backend lacks`);
+    }
+    return receiptJson(r);
+  });
+}
+
 /** Every method served, by name. */
 export const RPC_METHODS: ReadonlyMap<string, RpcMethod> = new Map<string, RpcMethod>([
+  ...EVENT_METHODS,
   ['web3_clientVersion', method([], [], (ctx) => ctx.clientVersion)],
   ['web3_sha3', method([bytesArg], [], (_ctx, data) => hexData(keccak.keccak256(data)))],
   ['net_version', method([], [], (ctx) => ctx.backend.chainId().toString())],
@@ -273,6 +269,29 @@ export const RPC_METHODS: ReadonlyMap<string, RpcMethod> = new Map<string, RpcMe
       return view === undefined ? null : receiptJson(view);
     }),
   ],
+  [
+    'eth_createAccessList',
+    method([callArg], [blockTagArg, unsupported('state overrides')], async (ctx, args, tag) => {
+      const r = await ctx.backend.createAccessList(callRequest(args, ctx.backend.chainId()), tag ?? LATEST);
+      const out: JsonObject = {
+        accessList: r.accessList.map((e) => ({
+          address: hexData(e.address),
+          storageKeys: e.storageKeys.map(hexData),
+        })),
+      };
+      if (r.error !== undefined) out.error = r.error;
+      out.gasUsed = quantity(r.gasUsed);
+      return out;
+    }),
+  ],
+  [
+    'eth_getRawTransactionByHash',
+    method([hashArg], [], async (ctx, hash) => {
+      const view = await ctx.backend.transactionByHash(hash);
+      return view === undefined ? null : hexData(view.raw);
+    }),
+  ],
+  ['eth_getBlockReceipts', method([blockTagArg], [], blockReceiptsOrNull)],
   ['eth_getBlockByNumber', method([blockNumberArg, boolArg], [], blockOrNull)],
   ['eth_getBlockByHash', method([hashArg, boolArg], [], (ctx, h, full) => blockOrNull(ctx, byHash(h), full))],
   ['eth_getBlockTransactionCountByNumber', method([blockNumberArg], [], transactionCountOrNull)],

@@ -41,7 +41,7 @@ const MAX_INT64 = (1n << 63n) - 1n;
 const MAX_UINT64 = (1n << 64n) - 1n;
 
 /** Go's name for the JSON type of `v`, as its type errors print it. */
-function jsonKind(v: unknown): string {
+export function jsonKind(v: unknown): string {
   if (Array.isArray(v)) return 'array';
   if (typeof v === 'boolean') return 'bool';
   if (v === null) return 'null';
@@ -49,7 +49,7 @@ function jsonKind(v: unknown): string {
 }
 
 /** Go's `*json.UnmarshalTypeError` for a top-level value. */
-function mismatch(value: string, goType: string): ArgError {
+export function mismatch(value: string, goType: string): ArgError {
   return new ArgError(`json: cannot unmarshal ${value} into Go value of type ${goType}`, { value, goType });
 }
 
@@ -106,6 +106,26 @@ function stringOr(goType: string, v: unknown): string {
   if (typeof v !== 'string') throw mismatch('non-string', goType);
   return v;
 }
+
+/**
+ * hexutil.Decode (geth's own decoding of addresses and topics in filter criteria): `0x` and an
+ * even number of hex digits, not empty; throws ArgError with hexutil's message (a bad digit
+ * anywhere is reported before an odd length, as Go's encoding/hex does).
+ */
+export function hexutilDecode(s: string): Uint8Array {
+  if (s === '') throw new ArgError(HEX_ERR.emptyString);
+  if (!has0x(s)) throw new ArgError(HEX_ERR.missingPrefix);
+  const digits = s.slice(2);
+  if (!HEX_DIGITS.test(digits)) throw new ArgError(HEX_ERR.syntax);
+  if (digits.length % 2 !== 0) throw new ArgError(HEX_ERR.oddLength);
+  return fromHex(digits);
+}
+
+/** rpc.ID (filter and subscription ids): any JSON string. */
+export const idArg: Decoder<string> = (v) => {
+  if (typeof v !== 'string') throw mismatch(jsonKind(v), 'rpc.ID');
+  return v;
+};
 
 /** hexutil.Bytes: `0x`-prefixed, even length; `""` and `"0x"` are empty. */
 export const bytesArg: Decoder<Uint8Array> = (v) => {
@@ -241,7 +261,7 @@ export const blockTagArg: Decoder<BlockTag> = (v) => {
  * A field of a JSON object, undefined when absent or null. A type error names the field as
  * Go does: `… into Go struct field TransactionArgs.from of type common.Address`.
  */
-function field<T>(
+export function field<T>(
   o: Record<string, unknown>,
   struct: string,
   name: string,
@@ -262,7 +282,8 @@ function field<T>(
   }
 }
 
-function objectArg(v: unknown, goType: string): Record<string, unknown> {
+/** A JSON object, refused as Go type `goType` otherwise. */
+export function objectArg(v: unknown, goType: string): Record<string, unknown> {
   if (typeof v !== 'object' || v === null || Array.isArray(v)) throw mismatch(jsonKind(v), goType);
   return v as Record<string, unknown>;
 }

@@ -2,6 +2,7 @@
 import { logsBloom } from '@monsoon/execution';
 import type { ReceiptView } from './backend.js';
 import { hexData, type JsonObject, quantity } from './json.js';
+import { logJson } from './logJson.js';
 
 export function receiptJson(r: ReceiptView): JsonObject {
   const blockHash = hexData(r.blockHash);
@@ -16,17 +17,15 @@ export function receiptJson(r: ReceiptView): JsonObject {
     effectiveGasPrice: quantity(r.effectiveGasPrice),
     from: hexData(r.from),
     gasUsed: quantity(r.gasUsed),
-    logs: r.logs.map((log, i) => ({
-      address: hexData(log.address),
-      topics: log.topics.map(hexData),
-      data: hexData(log.data),
-      blockNumber,
-      transactionHash,
-      transactionIndex,
-      blockHash,
-      logIndex: quantity(r.firstLogIndex + i),
-      removed: false,
-    })),
+    logs: r.logs.map((log, i) =>
+      logJson(log, {
+        blockNumber: r.blockNumber,
+        blockHash: r.blockHash,
+        transactionHash: r.transactionHash,
+        transactionIndex: r.index,
+        logIndex: r.firstLogIndex + i,
+      }),
+    ),
     logsBloom: hexData(logsBloom(r.logs)),
     status: quantity(r.status),
     to: r.to === undefined ? null : hexData(r.to),

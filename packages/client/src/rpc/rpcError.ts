@@ -19,8 +19,16 @@ export enum RpcErrorCode {
   Internal = -32603,
   /** geth's code for a refusal with a reason (nonce too low, header not found, …). */
   Server = -32000,
+  /**
+   * A query whose answer would be too large (eth_getLogs over its result limit). Not geth's:
+   * geth has no result limit; -32005 is what Infura answers, and what viem calls
+   * LimitExceededRpcError.
+   */
+  LimitExceeded = -32005,
   /** `eth_call` / `eth_estimateGas` reverted; `data` is the revert data. */
   ExecutionReverted = 3,
+  /** The history asked for is no longer held (geth's PrunedHistoryError). */
+  PrunedHistory = 4444,
 }
 
 /** An error answered as `{code, message, data}`. */

@@ -4,23 +4,24 @@
  * ERC-20). ethers v6 and viem, used as a dapp uses them, send ether and token transfers, wait
  * for receipts, read balances with eth_call and check eth_getProof against the block's state
  * root; transactions that certainly fail are refused with geth's errors before any miner.
+ * Events: while token transfers are mined, viem's watchContractEvent over HTTP (filters) and over
+ * WebSocket (eth_subscribe, same port) and ethers' `contract.on('Transfer', …)` hear them, and
+ * getLogs / getContractEvents read them back; eth_createAccessList gives the list with which the
+ * transfer, sent as an EIP-2930 transaction, uses exactly the gas it said.
  */
-import { spawn } from 'node:child_process';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { decodeAccount, fromHex, rlpDecode, toHex, verifyProof } from '@monsoon/dsm-tree';
 import { keccak } from '@monsoon/keccak';
+import { killAll, type RoleProcess, until } from '@monsoon/test-utils';
 import { AccountSet, DEFAULT_TOKEN_ADDRESS, tokenBalanceSlot, writeGenesisFile } from '@monsoon/workload';
 import { Contract, JsonRpcProvider, Wallet } from 'ethers';
-import { createPublicClient, createWalletClient, defineChain, http, parseAbi } from 'viem';
+import { createPublicClient, createWalletClient, defineChain, http, parseAbi, webSocket } from 'viem';
 import { privateKeyToAccount } from 'viem/accounts';
-import { startMiner } from '../../../miner/test/helpers/minerProcess.js';
-import { killAll, StorageProcess, startStorage } from '../../../storage-node/test/helpers/storageProcess.js';
+import { rpcUrlOf, type StorageAndMiner, spawnClient, startStorageAndMiner } from '../helpers/cluster.js';
 
-const CLIENT_CLI = fileURLToPath(new URL('../../dist/cli/main.js', import.meta.url));
 const CHAIN_ID = 1337;
 const ERC20 = [
   'function transfer(address to, uint256 value) returns (bool)',
@@ -29,54 +30,29 @@ const ERC20 = [
 ] as const;
 const hex = (b: Uint8Array) => `0x${toHex(b)}` as `0x${string}`;
 const token = hex(DEFAULT_TOKEN_ADDRESS);
+const abi = parseAbi(ERC20);
+const chain = defineChain({
+  id: CHAIN_ID,
+  name: 'monsoon',
+  nativeCurrency: { name: 'Ether', symbol: 'ETH', decimals: 18 },
+  rpcUrls: { default: { http: ['http://127.0.0.1'] } },
+});
 
 let dir: string;
 let accounts: AccountSet;
 let rpc: string;
 let provider: JsonRpcProvider;
-let clientProc: StorageProcess;
-let genesisFile: string;
-let storageList: string;
-let minerAddress: string;
+let clientProc: RoleProcess;
+let cluster: StorageAndMiner;
 
 beforeAll(async () => {
   dir = await mkdtemp(join(tmpdir(), 'monsoon-client-'));
   accounts = await AccountSet.create({ seed: new TextEncoder().encode('dapp test'), count: 40, eager: true });
   const genesis = join(dir, 'genesis.json');
   await writeGenesisFile(genesis, accounts, { chainId: BigInt(CHAIN_ID) });
-  const shards = ['0-7', '8-15'];
-  const storage = await Promise.all(
-    shards.map((s, i) =>
-      startStorage([
-        '--genesis',
-        genesis,
-        '--shards',
-        s,
-        '--listen',
-        '127.0.0.1:0',
-        '--data-dir',
-        join(dir, `s${i}`),
-        '--fsync',
-        'none',
-      ]),
-    ),
-  );
-  storageList = storage.map((s) => s.address).join(',');
-  genesisFile = genesis;
-  const miner = await startMiner([
-    '--genesis',
-    genesis,
-    '--storage',
-    storageList,
-    '--block-interval',
-    '250',
-    '--coinbase',
-    `0x${'c0'.repeat(20)}`,
-  ]);
-  minerAddress = miner.address;
-  const client = startClient(miner.address);
-  clientProc = client;
-  rpc = String((await client.waitFor((l) => l.msg === 'listening')).rpc);
+  cluster = await startStorageAndMiner(dir, genesis);
+  clientProc = spawnClient(cluster);
+  rpc = await rpcUrlOf(clientProc);
   provider = // No request cache: ethers answers a repeated identical call from the last 250 ms without asking.
     provider = new JsonRpcProvider(rpc, CHAIN_ID, { staticNetwork: true, cacheTimeout: -1 });
   provider.pollingInterval = 100;
@@ -88,26 +64,6 @@ afterAll(async () => {
   await killAll();
   await rm(dir, { recursive: true, force: true });
 });
-
-function startClient(miners: string): StorageProcess {
-  return new StorageProcess(
-    spawn(
-      process.execPath,
-      [
-        CLIENT_CLI,
-        '--genesis',
-        genesisFile,
-        '--miners',
-        miners,
-        '--storage',
-        storageList,
-        '--rpc',
-        '127.0.0.1:0',
-      ],
-      { stdio: ['ignore', 'pipe', 'pipe'] },
-    ),
-  );
-}
 
 const wallet = (i: number) => new Wallet(hex(accounts.privateKey(i)), provider);
 const addr = (i: number) => hex(accounts.address(i));
@@ -164,14 +120,6 @@ describe('ethers v6', () => {
 });
 
 describe('viem', () => {
-  const chain = defineChain({
-    id: CHAIN_ID,
-    name: 'monsoon',
-    nativeCurrency: { name: 'Ether', symbol: 'ETH', decimals: 18 },
-    rpcUrls: { default: { http: ['http://127.0.0.1'] } },
-  });
-  const abi = parseAbi(ERC20);
-
   it('sends ether and a token transfer, waits for receipts, reads balances', async () => {
     const transport = http(rpc);
     const pub = createPublicClient({ chain, transport, pollingInterval: 100 });
@@ -259,8 +207,8 @@ describe('certainly-failing transactions are refused by the client', () => {
 describe('a miner that is down', () => {
   it('is passed over: a client whose first miner is unreachable follows and submits through the next', async () => {
     // Port 1 on 127.0.0.1: nothing listens there.
-    const proc = startClient(`127.0.0.1:1,${minerAddress}`);
-    const url = String((await proc.waitFor((l) => l.msg === 'listening')).rpc);
+    const proc = spawnClient(cluster, `127.0.0.1:1,${cluster.minerAddress}`);
+    const url = await rpcUrlOf(proc);
     const p = new JsonRpcProvider(url, CHAIN_ID, { staticNetwork: true, cacheTimeout: -1 });
     p.pollingInterval = 100;
     try {
@@ -273,5 +221,88 @@ describe('a miner that is down', () => {
       proc.signal('SIGTERM');
       await proc.exited;
     }
+  });
+});
+
+describe('events', () => {
+  it('are heard by viem over HTTP and WebSocket and by ethers, and read back with getLogs', async () => {
+    const ws = rpc.replace('http://', 'ws://');
+    expect(clientProc.lines.find((l) => l.msg === 'listening')?.ws).toBe(ws);
+    const to = addr(21);
+    const pub = createPublicClient({ chain, transport: http(rpc), pollingInterval: 100 });
+    const wsPub = createPublicClient({ chain, transport: webSocket(ws) });
+    const heard = { http: [] as bigint[], ws: [] as bigint[], ethers: [] as bigint[] };
+    const errors: unknown[] = [];
+    const watch = (client: typeof pub | typeof wsPub, into: bigint[]) =>
+      client.watchContractEvent({
+        address: token,
+        abi,
+        eventName: 'Transfer',
+        args: { to },
+        onLogs: (logs) => into.push(...logs.map((l) => l.args.value!)),
+        onError: (e) => errors.push(e),
+      });
+    const unwatch = [watch(pub, heard.http), watch(wsPub, heard.ws)];
+    const erc20 = new Contract(token, [...ERC20], wallet(20));
+    await erc20.on('Transfer', (_from: string, dest: string, value: bigint) => {
+      if (dest.toLowerCase() === to) heard.ethers.push(value);
+    });
+    const sent: bigint[] = [];
+    try {
+      // The watchers start on their own schedule: transfer until each has heard one.
+      for (let i = 1n; i <= 20n && Object.values(heard).some((h) => h.length === 0); i++) {
+        const tx = await erc20.getFunction('transfer')(to, 100n + i);
+        expect((await tx.wait()).status).toBe(1);
+        sent.push(100n + i);
+      }
+      const last = sent.at(-1)!;
+      for (const [name, h] of Object.entries(heard)) {
+        // What each heard is what was sent, in order, ending with the last transfer (once mined, all see it).
+        await until(() => h.at(-1) === last, { what: `${name} to hear ${last}`, timeoutMs: 20_000 });
+        expect(sent.slice(sent.length - h.length)).toEqual(h);
+      }
+      expect(errors).toEqual([]);
+    } finally {
+      for (const u of unwatch) u();
+      await erc20.removeAllListeners();
+      await (await wsPub.transport.getRpcClient()).close();
+    }
+
+    const logs = await pub.getLogs({ address: token, event: abi[2], args: { to }, fromBlock: 0n });
+    expect(logs.map((l) => l.args.value)).toEqual(sent);
+    const events = await pub.getContractEvents({
+      address: token,
+      abi,
+      eventName: 'Transfer',
+      args: { to },
+      fromBlock: 0n,
+    });
+    expect(events.map((e) => [e.args.from?.toLowerCase(), e.args.value])).toEqual(
+      sent.map((v) => [addr(20), v]),
+    );
+    const receipts = await provider.send('eth_getBlockReceipts', [logs[0]!.blockHash]);
+    expect(
+      receipts.some((r: { transactionHash: string }) => r.transactionHash === logs[0]!.transactionHash),
+    ).toBe(true);
+  });
+
+  it('eth_createAccessList gives the list and the gas an EIP-2930 transfer then uses', async () => {
+    const from = wallet(22);
+    const data = new Contract(token, [...ERC20]).interface.encodeFunctionData('transfer', [addr(23), 5n]);
+    const r = (await provider.send('eth_createAccessList', [{ from: addr(22), to: token, data }])) as {
+      accessList: { address: string; storageKeys: string[] }[];
+      gasUsed: string;
+    };
+    expect(r.accessList.map((e) => [e.address, e.storageKeys.length])).toEqual([[token, 2]]);
+    const tx = await from.sendTransaction({
+      type: 1,
+      to: token,
+      data,
+      accessList: r.accessList,
+      gasLimit: 200_000n,
+    });
+    const receipt = await tx.wait();
+    expect(receipt?.status).toBe(1);
+    expect(receipt?.gasUsed).toBe(BigInt(r.gasUsed));
   });
 });

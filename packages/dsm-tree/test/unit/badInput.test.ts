@@ -1,7 +1,7 @@
 /**
  * Garbage, truncated and non-canonical bytes, wherever bytes come in: verifyProof, decodeTree,
- * filling from a node bag or a resolver, rlpDecode. Only DsmErrors come out, and never a wrong
- * answer.
+ * filling from a node bag or a resolver. Only DsmErrors come out, and never a wrong answer. (RLP
+ * itself is tested in @monsoon/util.)
  */
 
 import { MerklePatriciaTrie, verifyMPTWithMerkleProof } from '@ethereumjs/mpt';
@@ -14,12 +14,10 @@ import {
   decodeTree,
   encodeTree,
   NodeBag,
-  rlpDecode,
-  rlpEncode,
   verifyProof,
 } from '@monsoon/dsm-tree';
+import { Prng } from '@monsoon/test-utils';
 import { expectDsmError, thrown } from './helpers/errors.js';
-import { Prng } from './helpers/prng.js';
 import { hex, refKeccak, unhex } from './helpers/reference.js';
 
 const cat = (...parts: (Uint8Array | number[])[]): Uint8Array =>
@@ -120,70 +118,6 @@ const malformed: [string, Uint8Array, Uint8Array][] = [
     Uint8Array.of(0x00),
   ],
 ];
-
-describe('RLP', () => {
-  const cases: [string, number[]][] = [
-    ['0x8100: a single byte below 0x80 with a prefix', [0x81, 0x00]],
-    ['0x817f', [0x81, 0x7f]],
-    ['0xb800…: long-form string of length 0', [0xb8, 0x00]],
-    ['0xb801 00: long-form string of length 1', [0xb8, 0x01, 0x00]],
-    ['0xb837 + 55 bytes: long form below 56', [0xb8, 0x37, ...new Array(55).fill(1)]],
-    ['0xb90038 + 56 bytes: a length with a leading zero', [0xb9, 0x00, 0x38, ...new Array(56).fill(1)]],
-    ['0xf800: long-form list of length 0', [0xf8, 0x00]],
-    ['0xf837 + 55 items: long-form list below 56', [0xf8, 0x37, ...new Array(55).fill(1)]],
-    ['0xf90038 + 56 items: a list length with a leading zero', [0xf9, 0x00, 0x38, ...new Array(56).fill(1)]],
-    ['truncated string', [0x83, 0x01, 0x02]],
-    ['truncated long length', [0xb8]],
-    ['truncated long string', [0xb8, 0x38, 1, 2, 3]],
-    ['truncated list', [0xc3, 0x80, 0x80]],
-    ['an item overrunning its list', [0xc2, 0x82, 0x01, 0x02]],
-    ['two items at top level', [0x80, 0x80]],
-    ['nothing at all', []],
-  ];
-  it.each(cases)('%s is refused (BadRlp)', (_name, bytes) => {
-    expectDsmError(() => rlpDecode(Uint8Array.from(bytes)), DsmErrorCode.BadRlp);
-  });
-
-  it('the canonical forms decode, and re-encode to the same bytes', () => {
-    const ok: Uint8Array[] = [
-      Uint8Array.of(0x00),
-      Uint8Array.of(0x7f),
-      Uint8Array.of(0x80),
-      Uint8Array.of(0x81, 0x80),
-      Uint8Array.of(0xb7, ...new Array(55).fill(1)),
-      Uint8Array.of(0xb8, 0x38, ...new Array(56).fill(1)),
-      Uint8Array.of(0xc0),
-      Uint8Array.of(0xf7, ...new Array(55).fill(1)),
-      Uint8Array.of(0xf8, 0x38, ...new Array(56).fill(1)),
-      RLP.encode([new Uint8Array(300).fill(2), [[], Uint8Array.of(1)], new Uint8Array(0)]),
-    ];
-    for (const b of ok) {
-      const v = rlpDecode(b);
-      expect(hex(rlpEncode(v))).toBe(hex(b));
-      expect(hex(RLP.encode(v as Uint8Array))).toBe(hex(b));
-    }
-  });
-
-  it('random bytes: what decodes is canonical (re-encodes to the same bytes), the rest is BadRlp', () => {
-    const r = new Prng(1100);
-    let decoded = 0;
-    for (let i = 0; i < 3000; i++) {
-      const b = r.bytes(r.range(1, 12));
-      if (r.chance(0.5)) b[0] = 0xc0 + r.int(8);
-      const e = thrown(() => {
-        const v = rlpDecode(b);
-        // What we accept is canonical: it re-encodes to the very same bytes.
-        expect(hex(rlpEncode(v))).toBe(hex(b));
-        decoded++;
-      });
-      if (e !== undefined) {
-        expect(e).toBeInstanceOf(DsmError);
-        expect((e as DsmError).code).toBe(DsmErrorCode.BadRlp);
-      }
-    }
-    expect(decoded).toBeGreaterThan(50);
-  });
-});
 
 describe('malformed trie nodes', () => {
   it('the well-formed nodes they imitate are accepted (so the cases below test what they say)', async () => {

@@ -1,7 +1,7 @@
 /** encodeTreeChunks: the checkpoint encoding in pieces, byte-identical to encodeTree. */
 import { describe, expect, it } from '@jest/globals';
 import { DsmTree, decodeTree, encodeTree, encodeTreeChunks, toHex } from '@monsoon/dsm-tree';
-import { Prng } from './helpers/prng.js';
+import { Prng } from '@monsoon/test-utils';
 
 describe('encodeTreeChunks', () => {
   it('yields pieces of about the asked size whose concatenation is encodeTree, also when pruned', () => {

@@ -1,9 +1,9 @@
 /** encodeTree/decodeTree: exact round trips (stubs included), and corrupt input refused. */
 import { describe, expect, it } from '@jest/globals';
 import { DsmError, DsmErrorCode, DsmTree, decodeTree, encodeTree } from '@monsoon/dsm-tree';
+import { Prng } from '@monsoon/test-utils';
 import { expectDsmError, thrown } from './helpers/errors.js';
 import { key32, shortKey, value } from './helpers/keys.js';
-import { Prng } from './helpers/prng.js';
 import { EMPTY_ROOT_HEX, ethRoot, hex, type Model, unhex } from './helpers/reference.js';
 
 interface Sample {

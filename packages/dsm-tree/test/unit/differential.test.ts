@@ -6,9 +6,9 @@
 import { createMerkleProof, MerklePatriciaTrie, verifyMPTWithMerkleProof } from '@ethereumjs/mpt';
 import { describe, expect, it } from '@jest/globals';
 import { DsmTree, EMPTY_ROOT, verifyProof } from '@monsoon/dsm-tree';
+import { Prng } from '@monsoon/test-utils';
 import { allShortKeys, key32, shortKey, value } from './helpers/keys.js';
 import { randomWrite, type WriteGen } from './helpers/ops.js';
-import { Prng } from './helpers/prng.js';
 import { EMPTY_ROOT_HEX, ethRoot, ethTrie, hex, type Model, unhex } from './helpers/reference.js';
 
 /** The tree holds exactly the model: same root as ethereumjs, every value, and `absent` absent. */

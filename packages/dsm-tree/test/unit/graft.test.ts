@@ -1,8 +1,8 @@
 /** Shards as subtrees: a tree that holds some shards and only the roots of the others. */
 import { describe, expect, it } from '@jest/globals';
 import { DsmErrorCode, DsmTree, toHex } from '@monsoon/dsm-tree';
+import { Prng } from '@monsoon/test-utils';
 import { expectDsmError } from './helpers/errors.js';
-import { Prng } from './helpers/prng.js';
 
 type Layout = { count: 16 | 256 };
 const pathOf = (shard: number, l: Layout) => (l.count === 16 ? [shard] : [shard >> 4, shard & 15]);

@@ -3,9 +3,9 @@
 import { createMerkleProof, MerklePatriciaTrie, verifyMPTWithMerkleProof } from '@ethereumjs/mpt';
 import { describe, expect, it } from '@jest/globals';
 import { DsmError, DsmErrorCode, DsmTree, EMPTY_ROOT, verifyProof } from '@monsoon/dsm-tree';
+import { Prng } from '@monsoon/test-utils';
 import { expectDsmError, thrown } from './helpers/errors.js';
 import { key32, shortKey, value } from './helpers/keys.js';
-import { Prng } from './helpers/prng.js';
 import { lastKind, proofPath } from './helpers/proofPath.js';
 import { ethTrie, hex, type Model, unhex } from './helpers/reference.js';
 

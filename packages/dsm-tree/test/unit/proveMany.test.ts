@@ -1,7 +1,7 @@
 /** proveMany: the union of many proofs, each node once — what a storage node ships as a bag. */
 import { describe, expect, it } from '@jest/globals';
 import { DsmTree, makeAccount, NodeBag, StateTree, toHex } from '@monsoon/dsm-tree';
-import { Prng } from './helpers/prng.js';
+import { Prng } from '@monsoon/test-utils';
 
 describe('proveMany', () => {
   it('is exactly the distinct nodes of the single proofs, compact or not, and fills a pruned copy', () => {

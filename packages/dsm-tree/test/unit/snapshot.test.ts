@@ -4,10 +4,10 @@
  */
 import { describe, expect, it } from '@jest/globals';
 import { DsmErrorCode, DsmTree, NodeBag, verifyProof } from '@monsoon/dsm-tree';
+import { Prng } from '@monsoon/test-utils';
 import { expectDsmError } from './helpers/errors.js';
 import { key32, shortKey, value } from './helpers/keys.js';
 import { randomWrite, type WriteGen } from './helpers/ops.js';
-import { Prng } from './helpers/prng.js';
 import { ethRoot, hex, type Model, unhex } from './helpers/reference.js';
 
 interface Version {

@@ -16,8 +16,8 @@ import {
   StateTree,
   verifyProof,
 } from '@monsoon/dsm-tree';
+import { Prng } from '@monsoon/test-utils';
 import { expectDsmError } from './helpers/errors.js';
-import { Prng } from './helpers/prng.js';
 import { EMPTY_ROOT_HEX, ethRoot, hex, type Model, refKeccak, unhex } from './helpers/reference.js';
 
 interface RefAccount {

@@ -5,9 +5,9 @@
  */
 import { describe, expect, it } from '@jest/globals';
 import { DsmErrorCode, DsmTree, NodeBag, type WitnessCheck } from '@monsoon/dsm-tree';
+import { Prng } from '@monsoon/test-utils';
 import { expectDsmError } from './helpers/errors.js';
 import { key32, value } from './helpers/keys.js';
-import { Prng } from './helpers/prng.js';
 import { stubAt } from './helpers/proofPath.js';
 import { ethRoot, hex, type Model, refKeccak, unhex } from './helpers/reference.js';
 

@@ -1,7 +1,6 @@
 /** A service's status function from its rules; the status as grpc-js sends it. */
 import { status } from '@grpc/grpc-js';
 import { describe, expect, it } from '@jest/globals';
-import { CodedError } from '@monsoon/dsm-tree';
 import {
   CallRefused,
   ERROR_CODE_TRAILER,
@@ -9,6 +8,7 @@ import {
   statusName,
   toServiceError,
 } from '@monsoon/edge';
+import { CodedError } from '@monsoon/util';
 
 class ShopError extends CodedError<'SOLD_OUT' | 'CLOSED' | 'LEDGER_CORRUPT'> {}
 class WireError extends CodedError<'BAD_LENGTH' | 'MISSING_FIELD'> {}

@@ -4,6 +4,7 @@
  * reverts, a contract creation, invalid ones) give the same receipts and state root, with the
  * transfer fast path on and off, over a full tree and over a tree known only by its root whose
  * nodes come from a bag. The logical updates replayed on the genesis state give the root too.
+ * Every case runs with both engines (revm where its addon is built, and @ethereumjs/evm).
  */
 
 import { createBlock } from '@ethereumjs/block';
@@ -18,16 +19,17 @@ import {
   type BlockEnv,
   BlockExecutor,
   defaultChainRules,
+  type EngineName,
   ExecutionErrorCode,
   keyBytes,
   makeCommon,
 } from '@monsoon/execution';
 import { keccak } from '@monsoon/keccak';
 import { type AccountUpdate, applyAccountUpdate } from '@monsoon/protocol';
+import { Prng } from '@monsoon/test-utils';
+import { ENGINES, skipRevmWhereUnbuilt } from './engines.js';
 
 const keyOf = (b: Uint8Array) => Buffer.from(b).toString('latin1');
-
-import { Prng } from '../../../dsm-tree/test/unit/helpers/prng.js';
 
 const rules = { ...defaultChainRules, chainId: 7777n };
 const common = makeCommon(rules.chainId);
@@ -168,8 +170,8 @@ async function reference(f: Fixture) {
   return { root: await sm.getStateRoot(), outcomes };
 }
 
-async function ours(state: StateTree, f: Fixture, fastTransfers: boolean) {
-  const ex = await BlockExecutor.create(state, env, rules, { fastTransfers, common });
+async function ours(state: StateTree, f: Fixture, fastTransfers: boolean, engine: EngineName) {
+  const ex = await BlockExecutor.create(state, env, rules, { fastTransfers, common, engine });
   const outcomes: ({ status: number; gasUsed: bigint } | 'refused')[] = [];
   for (const { tx, sender } of f.txs) {
     const o = await ex.execute(tx, sender);
@@ -183,7 +185,9 @@ async function ours(state: StateTree, f: Fixture, fastTransfers: boolean) {
   return { ...(await ex.finish()), outcomes };
 }
 
-describe('BlockExecutor', () => {
+skipRevmWhereUnbuilt('BlockExecutor');
+
+describe.each(ENGINES)('BlockExecutor [%s]', (engine) => {
   const f = fixture(42);
   let ref: Awaited<ReturnType<typeof reference>>;
   beforeAll(async () => {
@@ -199,7 +203,7 @@ describe('BlockExecutor', () => {
   });
 
   it.each([true, false])("gives ethereumjs' receipts and state root (fast transfers %s)", async (fast) => {
-    const res = await ours(genesisTree(f), f, fast);
+    const res = await ours(genesisTree(f), f, fast, engine);
     expect(res.outcomes).toEqual(ref.outcomes);
     expect(toHex(res.stateRoot)).toBe(toHex(ref.root));
   });
@@ -207,7 +211,7 @@ describe('BlockExecutor', () => {
   it('over a tree known only by its root, every node from a bag of what a first run read; the updates replay', async () => {
     // A client's flow: execute once on a full state, collect what was read, prove exactly that.
     const full = genesisTree(f);
-    const probe = await BlockExecutor.create(genesisTree(f), env, rules, { common });
+    const probe = await BlockExecutor.create(genesisTree(f), env, rules, { common, engine });
     const accounts = new Set<string>();
     const slots = new Map<string, Set<string>>();
     for (const { tx, sender } of f.txs) {
@@ -227,7 +231,7 @@ describe('BlockExecutor', () => {
     const partial = StateTree.fromRootHash(full.root(), {
       resolver: (h) => bag.get(h) ?? codes.get(toHex(h)),
     });
-    const res = await ours(partial, f, true);
+    const res = await ours(partial, f, true, engine);
     expect(res.outcomes).toEqual(ref.outcomes);
     expect(toHex(res.stateRoot)).toBe(toHex(ref.root));
 
@@ -240,7 +244,7 @@ describe('BlockExecutor', () => {
     const full = genesisTree(f);
     const root = full.root();
     const partial = StateTree.fromRootHash(root, { resolver: () => undefined });
-    const ex = await BlockExecutor.create(partial, env, rules, { common });
+    const ex = await BlockExecutor.create(partial, env, rules, { common, engine });
     const o = await ex.execute(f.txs[0]!.tx, f.txs[0]!.sender);
     expect(o.status).toBe('missing');
     if (o.status === 'missing') {
@@ -252,7 +256,7 @@ describe('BlockExecutor', () => {
   });
 
   it('refuses with precise codes: nonce, funds, fee below the base fee, gas', async () => {
-    const ex = await BlockExecutor.create(genesisTree(f), env, rules, { common });
+    const ex = await BlockExecutor.create(genesisTree(f), env, rules, { common, engine });
     const k = f.keys[0]!;
     const to = f.addrs[1]!;
     const cases: [TypedTransaction, ExecutionErrorCode, RegExp][] = [

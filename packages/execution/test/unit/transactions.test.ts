@@ -219,9 +219,20 @@ describe('decodeTransaction: malformed bytes are BadTransaction', () => {
       ExecutionErrorCode.BadTransaction,
       /expected a transaction, found 0 bytes/,
     );
-    for (const type of [0x00, 0x03, 0x04, 0x7f]) {
+    for (const type of [0x00, 0x05, 0x7f]) {
       const raw = Uint8Array.of(type, ...makeTx('1559', 1).serialize().subarray(1));
       expectRefused(raw, ExecutionErrorCode.BadTransaction, /unsupported transaction type/);
+    }
+    // Blob (EIP-4844) and set-code (EIP-7702) transactions: geth's words for a type its pool refuses.
+    for (const type of [0x03, 0x04]) {
+      const raw = Uint8Array.of(type, ...makeTx('1559', 1).serialize().subarray(1));
+      expectRefused(
+        raw,
+        ExecutionErrorCode.BadTransaction,
+        new RegExp(
+          `^BAD_TRANSACTION: transaction type not supported: tx type ${type} not supported by this pool$`,
+        ),
+      );
     }
     expectRefused(Uint8Array.of(0x83, 1, 2, 3), ExecutionErrorCode.BadTransaction, /RLP byte string/);
   });

@@ -19,7 +19,7 @@ import {
   readJsonFile,
   runRole,
 } from '@monsoon/edge';
-import { defaultChainRules, SenderRecoveryPool } from '@monsoon/execution';
+import { chainRulesOf, SenderRecoveryPool } from '@monsoon/execution';
 import { type Genesis, parseGenesis } from '@monsoon/protocol';
 import { defaultMinerOptions, Miner } from '../miner.js';
 import { defaultMinerNodeOptions, MinerNode } from '../minerNode.js';
@@ -145,7 +145,7 @@ async function startMiner(o: MinerRoleConfig, { logger }: RoleContext): Promise<
   const genesis = o.genesis;
   const started = Date.now();
   const miner = await Miner.create(genesis, {
-    rules: { ...defaultChainRules, chainId: genesis.chainId, gasLimit: genesis.gasLimit },
+    rules: chainRulesOf(genesis),
     coinbase: o.coinbase,
     retention: o.retention,
     difficulty: o.difficulty,

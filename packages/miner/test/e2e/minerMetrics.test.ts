@@ -12,17 +12,8 @@ import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { ERROR_CODE_TRAILER, unary } from '@monsoon/edge';
 import { Miner, MinerNode } from '@monsoon/miner';
 import { MinerServiceClient, TxStatus } from '@monsoon/protocol';
-import { killAll, writeGenesis } from '../../../storage-node/test/helpers/storageProcess.js';
-import {
-  addrs,
-  genesis,
-  genesisTree,
-  rules,
-  spawnMiner,
-  startMiner,
-  submit,
-  transfer,
-} from '../helpers/minerProcess.js';
+import { killAll, spawnRole, startRole, writeGenesis } from '@monsoon/test-utils';
+import { addrs, genesis, genesisTree, rules, submit, transfer } from '../helpers/minerProcess.js';
 
 let dir: string;
 let genesisFile: string;
@@ -51,7 +42,7 @@ function sample(text: string, series: string): number | undefined {
 
 describe('miner --metrics', () => {
   it('serves the miner counters; a Submit moves the accepted count and is timed by status', async () => {
-    const { address, line } = await startMiner([
+    const { address, line } = await startRole('miner', [
       '--genesis',
       genesisFile,
       '--metrics',
@@ -100,7 +91,7 @@ describe('miner --metrics', () => {
   });
 
   it('refuses a metrics address that is not host:port: exit 2, one line on stderr', async () => {
-    const proc = spawnMiner(['--genesis', genesisFile, '--metrics', 'localhost']);
+    const proc = spawnRole('miner', ['--genesis', genesisFile, '--metrics', 'localhost']);
     expect((await proc.exited).code).toBe(2);
     expect(proc.stderr).toMatch(
       /^monsoon miner: BAD_ARGUMENT: --metrics "localhost": expected host:port.*\n$/,

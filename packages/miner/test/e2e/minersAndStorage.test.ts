@@ -10,6 +10,7 @@ import { join } from 'node:path';
 import { credentials } from '@grpc/grpc-js';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { decodeAccount, toHex } from '@monsoon/dsm-tree';
+import { unary } from '@monsoon/edge';
 import { keccak } from '@monsoon/keccak';
 import {
   atHash,
@@ -20,21 +21,14 @@ import {
   HEAD,
   headFromProto,
   MinerServiceClient,
+  StorageServiceClient,
   TxStatus,
 } from '@monsoon/protocol';
-import { storageClient, unary } from '../../../storage-node/test/helpers/grpcClient.js';
-import { killAll, startStorage, writeGenesis } from '../../../storage-node/test/helpers/storageProcess.js';
-import { addrs, genesis, genesisTree, startMiner, submit, transfer } from '../helpers/minerProcess.js';
+import { killAll, startRole, until, writeGenesis } from '@monsoon/test-utils';
+import { addrs, genesis, genesisTree, submit, transfer } from '../helpers/minerProcess.js';
 
-async function until<T>(what: string, f: () => Promise<T | undefined>, ms = 30_000): Promise<T> {
-  const end = Date.now() + ms;
-  for (;;) {
-    const v = await f();
-    if (v !== undefined) return v;
-    if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 100));
-  }
-}
+const storageClient = (address: string) => new StorageServiceClient(address, credentials.createInsecure());
+const WAIT_MS = 30_000;
 
 function minerHead(address: string) {
   const c = new MinerServiceClient(address, credentials.createInsecure());
@@ -57,7 +51,7 @@ describe('two miners and two storage nodes, as processes', () => {
   beforeAll(async () => {
     dir = await mkdtemp(join(tmpdir(), 'monsoon-miner-'));
     const g = await writeGenesis(dir, genesis);
-    const a = await startStorage([
+    const a = await startRole('storage-node', [
       '--genesis',
       g,
       '--shards',
@@ -67,7 +61,7 @@ describe('two miners and two storage nodes, as processes', () => {
       '--data-dir',
       join(dir, 'a'),
     ]);
-    const b = await startStorage([
+    const b = await startRole('storage-node', [
       '--genesis',
       g,
       '--shards',
@@ -78,7 +72,7 @@ describe('two miners and two storage nodes, as processes', () => {
       join(dir, 'b'),
     ]);
     storage = [a.address, b.address];
-    const m1 = await startMiner([
+    const m1 = await startRole('miner', [
       '--genesis',
       g,
       '--storage',
@@ -91,7 +85,7 @@ describe('two miners and two storage nodes, as processes', () => {
       '--recovery-threads',
       '1',
     ]);
-    const m2 = await startMiner([
+    const m2 = await startRole('miner', [
       '--genesis',
       g,
       '--storage',
@@ -128,17 +122,20 @@ describe('two miners and two storage nodes, as processes', () => {
     const who = addrs[40]!;
     const shardOfWho = keccak.keccak256(who)[0]! >> 4;
     const holder = storageClient(storage[shardOfWho < 8 ? 0 : 1]!);
-    const balance = await until('the transfer in storage', async () => {
-      const r = getAccountResponseFromProto(
-        await unary(
-          holder,
-          holder.getAccount,
-          getAccountRequestToProto({ address: who, at: HEAD, omitLevels: 0 }),
-        ),
-      );
-      const b = decodeAccount(r.accountRlp!).balance;
-      return b > 10n ** 21n ? b : undefined;
-    });
+    const balance = await until(
+      async () => {
+        const r = getAccountResponseFromProto(
+          await unary(
+            holder,
+            holder.getAccount,
+            getAccountRequestToProto({ address: who, at: HEAD, omitLevels: 0 }),
+          ),
+        );
+        const b = decodeAccount(r.accountRlp!).balance;
+        return b > 10n ** 21n ? b : undefined;
+      },
+      { what: 'the transfer in storage', timeoutMs: WAIT_MS },
+    );
     expect(balance).toBeGreaterThan(10n ** 21n);
     holder.close();
 
@@ -146,20 +143,20 @@ describe('two miners and two storage nodes, as processes', () => {
     const h = await minerHead(miners[0]!);
     for (const address of storage) {
       const c = storageClient(address);
-      const r = await until(`block ${h.number} in ${address}`, async () => {
-        try {
-          return getShardRootsResponseFromProto(
+      // Until the block arrives the node answers NOT_FOUND, which `until` takes as "not yet".
+      const r = await until(
+        async () =>
+          getShardRootsResponseFromProto(
             await unary(c, c.getShardRoots, getShardRootsRequestToProto({ at: atHash(h.hash) })),
-          );
-        } catch {
-          return undefined;
-        }
-      });
+          ),
+        { what: `block ${h.number} in ${address}`, timeoutMs: WAIT_MS },
+      );
       expect(toHex(r.stateRoot)).toBe(toHex(h.stateRoot));
       c.close();
     }
-    await until('the second miner to catch up', async () =>
-      (await minerHead(miners[1]!)).number >= h.number ? true : undefined,
-    );
+    await until(async () => (await minerHead(miners[1]!)).number >= h.number, {
+      what: 'the second miner to catch up',
+      timeoutMs: WAIT_MS,
+    });
   }, 120_000);
 });

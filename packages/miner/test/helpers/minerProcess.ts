@@ -1,10 +1,7 @@
 /**
- * Miner processes for e2e tests: the built CLI (`dist/cli/main.js`) spawned with real flags, its
- * JSON log lines parsed (the storage node's process helper, which `killAll()` also stops), ready
- * when it prints `listening`; and a genesis of funded accounts to submit transfers from.
+ * What the miner's e2e tests share (processes are @monsoon/test-utils' `startRole('miner', …)`):
+ * a genesis of funded accounts to submit transfers from, signed transfers, Submit over gRPC.
  */
-import { spawn } from 'node:child_process';
-import { fileURLToPath } from 'node:url';
 import { createFeeMarket1559Tx } from '@ethereumjs/tx';
 import { privateToAddress } from '@ethereumjs/util';
 import { credentials } from '@grpc/grpc-js';
@@ -19,10 +16,7 @@ import {
   submitRequestToProto,
   submitResponseFromProto,
 } from '@monsoon/protocol';
-import { type LogLine, StorageProcess } from '../../../storage-node/test/helpers/storageProcess.js';
-import { fundedGenesis } from './fundedGenesis.js';
-
-const MINER_CLI = fileURLToPath(new URL('../../dist/cli/main.js', import.meta.url));
+import { fundedGenesis } from '@monsoon/test-utils';
 
 export const rules = { ...defaultChainRules, chainId: 1337n };
 const common = makeCommon(rules.chainId);
@@ -57,20 +51,4 @@ export async function submit(address: string, req: SubmitRequest): Promise<Submi
   } finally {
     client.close();
   }
-}
-
-/** Spawns the miner CLI with `args`; no waiting. */
-export function spawnMiner(args: readonly string[]): StorageProcess {
-  return new StorageProcess(
-    spawn(process.execPath, [MINER_CLI, ...args], { stdio: ['ignore', 'pipe', 'pipe'] }),
-  );
-}
-
-/** Spawns the miner CLI and waits for its `listening` line. */
-export async function startMiner(
-  args: readonly string[],
-): Promise<{ proc: StorageProcess; address: string; line: LogLine }> {
-  const proc = spawnMiner(args);
-  const line = await proc.waitFor((l) => l.msg === 'listening');
-  return { proc, address: String(line.address), line };
 }

@@ -13,7 +13,7 @@ import { defaultChainRules, ExecutionErrorCode, makeCommon } from '@monsoon/exec
 import { keccak } from '@monsoon/keccak';
 import { Miner } from '@monsoon/miner';
 import { type AccountUpdate, decodeHeader, encodeHeader, TxStatus } from '@monsoon/protocol';
-import { fundedGenesis } from '../helpers/fundedGenesis.js';
+import { fundedGenesis } from '@monsoon/test-utils';
 
 const rules = { ...defaultChainRules, chainId: 4242n };
 const common = makeCommon(rules.chainId);

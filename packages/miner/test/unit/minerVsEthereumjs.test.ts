@@ -4,13 +4,15 @@
  * submitted with bags a client would build, give exactly the state roots and gas that
  * @ethereumjs/vm computes running the same transactions on one full @ethereumjs/mpt state —
  * with the miner's recovery inline and on a worker pool, with plain transfers on the fast path
- * and in the EVM, and a coinbase that is itself one of the traffic's accounts.
+ * and in the EVM, and a coinbase that is itself one of the traffic's accounts; and with each
+ * EVM engine (revm where its addon is built, and @ethereumjs/evm) in both miner and client.
  */
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { toHex } from '@monsoon/dsm-tree';
 import {
   decodeTransaction,
   defaultChainRules,
+  type EngineName,
   emptyAccessSet,
   makeCommon,
   mergeAccessSet,
@@ -30,6 +32,7 @@ import {
   signTransaction,
   TrafficGenerator,
 } from '@monsoon/workload';
+import { ENGINES, skipRevmWhereUnbuilt } from '../../../execution/test/unit/engines.js';
 
 const rules = { ...defaultChainRules, chainId: 31337n };
 const common = makeCommon(rules.chainId);
@@ -83,11 +86,17 @@ function overdraft(nonce: bigint): Uint8Array {
   ).raw;
 }
 
-describe.each<[string, () => SenderRecovery, boolean]>([
+const CASES: [string, () => SenderRecovery, boolean][] = [
   ['inline', () => inlineRecovery, true],
   ['pool', () => pool, true],
   ['inline, every transaction in the EVM', () => inlineRecovery, false],
-])('the miner (recovery %s) against @ethereumjs/vm', (_name, recovery, fastTransfers) => {
+];
+
+skipRevmWhereUnbuilt('the miner against @ethereumjs/vm');
+
+describe.each<[EngineName, string, () => SenderRecovery, boolean]>(
+  ENGINES.flatMap((e) => CASES.map((c) => [e, ...c] as [EngineName, string, () => SenderRecovery, boolean])),
+)('the miner [%s] (recovery %s) against @ethereumjs/vm', (engine, _name, recovery, fastTransfers) => {
   it('gives the same state root and gas for blocks of transfers, ERC-20 calls and reverts', async () => {
     const genesis = parseGenesis(buildGenesis(accounts, { chainId: rules.chainId }));
     const miner = await Miner.create(genesis, {
@@ -95,6 +104,7 @@ describe.each<[string, () => SenderRecovery, boolean]>([
       retention: RETENTION,
       recovery: recovery(),
       fastTransfers,
+      engine,
       coinbase: accounts.address(COINBASE), // sends and receives in the traffic, and is paid
     });
     const reference = await ReferenceChain.create(genesis, { rules });
@@ -120,6 +130,7 @@ describe.each<[string, () => SenderRecovery, boolean]>([
         env,
         rules,
         txs.map((tx, i) => ({ tx, sender: senders[i]! })),
+        { engine },
       );
       expect(pre.outcomes.every((o) => o.status === 'included')).toBe(true);
       const submissions = [];

@@ -3,6 +3,8 @@
  * through, so an update that is malformed or contradicts itself is refused here, before any
  * version exists.
  */
+
+import { byteKey, bytesToBigint, bytesToHex } from '@monsoon/util';
 import type {
   AccountUpdate,
   ApplyBlockRequest,
@@ -13,16 +15,13 @@ import type {
 import type * as pb from '../generated/monsoon/storage/v1/storage.js';
 import {
   ADDRESS_LENGTH,
-  bigintToBytes,
-  byteKey,
-  bytesToBigint,
   consistent,
   fixed,
   HASH_LENGTH,
-  hex,
   minimalBytes,
   nonEmpty,
   plain,
+  quantityBytes,
   SLOT_LENGTH,
   trimmedBytes,
   uint64,
@@ -46,7 +45,7 @@ function storageWrites(ws: readonly (pb.StorageWrite | StorageWrite)[], field: s
   return ws.map((w, i) => {
     const slot = fixed(w.slot, SLOT_LENGTH, `${field}[${i}].slot`);
     const k = byteKey(slot);
-    consistent(!seen.has(k), `${field}[${i}].slot`, 'each slot at most once', `${hex(slot)} again`);
+    consistent(!seen.has(k), `${field}[${i}].slot`, 'each slot at most once', `${bytesToHex(slot)} again`);
     seen.add(k);
     return { slot, value: trimmedBytes(w.value, 32, `${field}[${i}].value`) };
   });
@@ -69,7 +68,7 @@ function accountUpdateToProto(u: AccountUpdate, field: string): pb.AccountUpdate
     address,
     deleted: false,
     nonce: uint64(u.nonce, `${field}.nonce`),
-    balance: bigintToBytes(u.balance, 32, `${field}.balance`),
+    balance: quantityBytes(u.balance, 32, `${field}.balance`),
     // Empty code is what every account starts with, so "created with empty code" needs no bytes.
     code: u.code === undefined ? NO_BYTES : plain(u.code),
     clearStorage: u.clearStorage,
@@ -111,7 +110,7 @@ function checkAccountsOnce(shards: readonly ShardUpdate[]): void {
         !seen.has(k),
         `shards[${i}].accounts[${j}].address`,
         'each account updated at most once',
-        `${hex(a.address)} again`,
+        `${bytesToHex(a.address)} again`,
       );
       seen.add(k);
     });

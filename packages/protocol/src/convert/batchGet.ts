@@ -1,14 +1,14 @@
 /** Converters for BatchGet: account queries and results, proofs in one node bag. */
+
+import { bytesEqual, bytesToHex } from '@monsoon/util';
 import type { AccountQuery, AccountResult, BatchGetRequest, BatchGetResponse } from '../domain/batchGet.js';
 import type * as pb from '../generated/monsoon/storage/v1/storage.js';
 import {
   ADDRESS_LENGTH,
-  bytesEqual,
   consistent,
   fixed,
   fixedList,
   HASH_LENGTH,
-  hex,
   minimalBytes,
   omitLevels,
   plain,
@@ -45,7 +45,12 @@ function matchQueries(results: readonly pb.AccountResult[], queries: readonly Ac
   );
   results.forEach((r, i) => {
     const q = queries[i]!;
-    consistent(bytesEqual(r.address, q.address), `results[${i}].address`, hex(q.address), hex(r.address));
+    consistent(
+      bytesEqual(r.address, q.address),
+      `results[${i}].address`,
+      bytesToHex(q.address),
+      bytesToHex(r.address),
+    );
     consistent(
       r.slotValues.length === q.slots.length,
       `results[${i}].slotValues`,

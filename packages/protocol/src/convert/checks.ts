@@ -2,6 +2,7 @@
  * Field checks shared by the converters. Each takes the field's path for the error, so a
  * refusal reads `BAD_LENGTH: shards[1].accounts[0].address: expected 20 bytes, found 19`.
  */
+import { bigintToBytes } from '@monsoon/util';
 import { ProtocolError, ProtocolErrorCode } from '../protocolError.js';
 
 export const ADDRESS_LENGTH = 20;
@@ -94,20 +95,10 @@ export function trimmedBytes(b: Uint8Array, maxBytes: number, field: string): Ui
   return plain(b).subarray(i);
 }
 
-/** Minimal big-endian bytes (empty for 0) → bigint. */
-export function bytesToBigint(b: Uint8Array): bigint {
-  let n = 0n;
-  for (const byte of b) n = (n << 8n) | BigInt(byte);
-  return n;
-}
-
 /** A bigint in [0, 2^(8·maxBytes)) → minimal big-endian bytes (empty for 0). */
-export function bigintToBytes(n: bigint, maxBytes: number, field: string): Uint8Array {
+export function quantityBytes(n: bigint, maxBytes: number, field: string): Uint8Array {
   uintInRange(n, (1n << BigInt(8 * maxBytes)) - 1n, field, `an unsigned ${8 * maxBytes}-bit integer`);
-  if (n === 0n) return new Uint8Array(0);
-  let hex = n.toString(16);
-  if (hex.length % 2 === 1) hex = `0${hex}`;
-  return plain(Buffer.from(hex, 'hex'));
+  return bigintToBytes(n);
 }
 
 /** Fails with `Inconsistent` unless `ok`. */
@@ -128,20 +119,4 @@ export function badEnum(field: string, expected: string, found: string): never {
 /** Fails with `BadShard`. */
 export function badShard(field: string, expected: string, found: string): never {
   return fail(ProtocolErrorCode.BadShard, field, expected, found);
-}
-
-/** A key for byte strings in Sets and Maps (latin1: one char per byte, no hashing). */
-export function byteKey(b: Uint8Array): string {
-  return Buffer.from(b.buffer, b.byteOffset, b.byteLength).toString('latin1');
-}
-
-/** Hex, for messages about a byte string (a duplicated address or slot). */
-export function hex(b: Uint8Array): string {
-  return `0x${Buffer.from(b.buffer, b.byteOffset, b.byteLength).toString('hex')}`;
-}
-
-export function bytesEqual(a: Uint8Array, b: Uint8Array): boolean {
-  if (a.length !== b.length) return false;
-  for (let i = 0; i < a.length; i++) if (a[i] !== b[i]) return false;
-  return true;
 }

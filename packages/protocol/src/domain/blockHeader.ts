@@ -9,8 +9,8 @@
  * keccak256(sealHash ‖ nonce) read as a 256-bit number must be at most 2^256 / difficulty,
  * where sealHash is keccak256 of the header's RLP without the nonce; difficulty 0 needs no work.
  */
-import { type RlpValue, rlpDecode, rlpEncode } from '@monsoon/dsm-tree';
 import { keccak as defaultKeccak, type Keccak } from '@monsoon/keccak';
+import { bigintToBytes, bytesToBigint, type RlpValue, rlpDecode, rlpEncode } from '@monsoon/util';
 import { ProtocolError, ProtocolErrorCode } from '../protocolError.js';
 
 export interface BlockHeader {
@@ -47,17 +47,14 @@ function bad(code: ProtocolErrorCode, field: string, expected: string, found: st
 function toQuantity(n: bigint, field: string, bits: number): Uint8Array {
   if (n < 0n || n >= 1n << BigInt(bits))
     bad(ProtocolErrorCode.BadQuantity, field, `0 ≤ n < 2^${bits}`, `${n}`);
-  if (n === 0n) return new Uint8Array(0);
-  let hex = n.toString(16);
-  if (hex.length % 2) hex = `0${hex}`;
-  return new Uint8Array(Buffer.from(hex, 'hex'));
+  return bigintToBytes(n);
 }
 
 function fromQuantity(b: Uint8Array, field: string, bits: number): bigint {
   if (b.length > bits / 8)
     bad(ProtocolErrorCode.BadQuantity, field, `at most ${bits / 8} bytes`, `${b.length}`);
   if (b.length > 0 && b[0] === 0) bad(ProtocolErrorCode.BadQuantity, field, 'no leading zero byte', 'one');
-  return b.length === 0 ? 0n : BigInt(`0x${Buffer.from(b).toString('hex')}`);
+  return bytesToBigint(b);
 }
 
 function fixed(b: Uint8Array, field: string, n: number): Uint8Array {
@@ -148,7 +145,7 @@ function powValue(seal: Uint8Array, nonce: Uint8Array, keccak: Keccak): bigint {
   const input = new Uint8Array(40);
   input.set(seal, 0);
   input.set(nonce, 32);
-  return BigInt(`0x${Buffer.from(keccak.keccak256(input)).toString('hex')}`);
+  return bytesToBigint(keccak.keccak256(input));
 }
 
 /** True when the header's nonce meets its difficulty (always, for difficulty 0). */
@@ -172,7 +169,7 @@ export function sealPow(
   let n = opts.start ?? 0n;
   const max = opts.maxTries ?? 1_000_000;
   for (let i = 0; i < max; i++, n++) {
-    const nonce = new Uint8Array(Buffer.from(n.toString(16).padStart(16, '0').slice(-16), 'hex'));
+    const nonce = bigintToBytes(n & 0xffff_ffff_ffff_ffffn, 8);
     if (powValue(seal, nonce, keccak) <= target) return { ...h, nonce };
   }
   return undefined;

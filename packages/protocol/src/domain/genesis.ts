@@ -1,12 +1,17 @@
 /**
  * geth-style genesis.json: chain parameters and an `alloc` of accounts with balance, nonce, code
- * and storage. Every number may be a 0x-hex or decimal string (or a JSON number when small);
- * addresses may omit 0x. Anything else is refused with a BadGenesis error naming the field.
+ * and storage, read as leniently and as strictly as geth reads it (core/genesis.go's gencodec
+ * types): the header's numbers (nonce, timestamp, gasLimit, difficulty, baseFeePerGas, …) and an
+ * account's nonce and balance in hex or decimal, strings or JSON numbers; code, extraData and
+ * hashes as 0x-hex; the chain config's numbers as JSON numbers (see chainConfig.ts for the fork
+ * it picks). `difficulty`, `alloc` and each account's `balance` are required, as geth requires
+ * them. Anything else is refused with a BadGenesis ProtocolError naming the field.
  */
 
 import { EMPTY_ROOT } from '@monsoon/dsm-tree';
-import { ProtocolError, ProtocolErrorCode } from '../protocolError.js';
 import type { BlockHeader } from './blockHeader.js';
+import { type Fork, parseChainConfig } from './chainConfig.js';
+import { badGenesis, hexBytes, hexOrDecimal, jsonObject, storageWord } from './gethJson.js';
 
 export interface GenesisAccount {
   /** 20 bytes. */
@@ -21,53 +26,21 @@ export interface GenesisAccount {
 
 export interface Genesis {
   readonly chainId: bigint;
+  /** The fork the config makes active at the genesis; undefined when it names none (the chain's default). */
+  readonly fork?: Fork | undefined;
+  /** The genesis block's base fee, when the file gives one. */
+  readonly baseFeePerGas?: bigint | undefined;
   readonly difficulty: bigint;
   readonly gasLimit: bigint;
   readonly timestamp: bigint;
   readonly extraData: Uint8Array;
   readonly coinbase: Uint8Array;
+  /** The header's 8-byte nonce (geth's `nonce` is a uint64 quantity). */
   readonly nonce: Uint8Array;
   readonly alloc: readonly GenesisAccount[];
 }
 
-function bad(field: string, message: string): never {
-  throw new ProtocolError(ProtocolErrorCode.BadGenesis, `genesis ${field}: ${message}`, { field });
-}
-
-function quantity(v: unknown, field: string, bits: number, dflt?: bigint): bigint {
-  if (v === undefined || v === null) {
-    if (dflt !== undefined) return dflt;
-    bad(field, 'missing');
-  }
-  let n: bigint;
-  if (typeof v === 'number' && Number.isSafeInteger(v) && v >= 0) n = BigInt(v);
-  else if (typeof v === 'string' && /^0x[0-9a-fA-F]+$/.test(v)) n = BigInt(v);
-  else if (typeof v === 'string' && /^(0x)?$/.test(v)) n = 0n;
-  else if (typeof v === 'string' && /^[0-9]+$/.test(v)) n = BigInt(v);
-  else return bad(field, `expected a 0x-hex or decimal quantity, found ${JSON.stringify(v)}`);
-  if (n >= 1n << BigInt(bits)) bad(field, `does not fit ${bits} bits`);
-  return n;
-}
-
-function bytes(v: unknown, field: string, len?: number, dflt?: Uint8Array): Uint8Array {
-  if (v === undefined || v === null) {
-    if (dflt !== undefined) return dflt;
-    bad(field, 'missing');
-  }
-  if (typeof v !== 'string') return bad(field, `expected a hex string, found ${JSON.stringify(v)}`);
-  const h = v.startsWith('0x') || v.startsWith('0X') ? v.slice(2) : v;
-  if (h.length % 2 !== 0 || !/^[0-9a-fA-F]*$/.test(h)) bad(field, `not hex: ${JSON.stringify(v)}`);
-  const b = new Uint8Array(Buffer.from(h, 'hex'));
-  if (len !== undefined && b.length !== len) bad(field, `expected ${len} bytes, found ${b.length}`);
-  return b;
-}
-
-/** Left-pads a storage slot or strips a value, as Ethereum stores them. */
-function word(v: unknown, field: string): Uint8Array {
-  const b = bytes(v, field);
-  if (b.length > 32) bad(field, `more than 32 bytes (${b.length})`);
-  return b;
-}
+const NONE = new Uint8Array(0);
 
 function stripZeros(b: Uint8Array): Uint8Array {
   let i = 0;
@@ -75,50 +48,71 @@ function stripZeros(b: Uint8Array): Uint8Array {
   return b.subarray(i);
 }
 
-/** Parses a genesis.json document (already JSON-parsed). */
-export function parseGenesis(doc: unknown): Genesis {
-  if (typeof doc !== 'object' || doc === null || Array.isArray(doc)) bad('', 'expected a JSON object');
-  const g = doc as Record<string, unknown>;
-  const config = (g.config ?? {}) as Record<string, unknown>;
-  const alloc = g.alloc ?? {};
-  if (typeof alloc !== 'object' || alloc === null || Array.isArray(alloc)) bad('alloc', 'expected an object');
+/** A uint64 as 8 big-endian bytes (the header's nonce). */
+function uint64Bytes(n: bigint): Uint8Array {
+  const out = new Uint8Array(8);
+  new DataView(out.buffer).setBigUint64(0, n);
+  return out;
+}
+
+function parseAlloc(raw: unknown): GenesisAccount[] {
+  const alloc = jsonObject(raw, 'alloc');
+  if (alloc === undefined) return badGenesis('alloc', 'missing (geth requires it)');
   const accounts: GenesisAccount[] = [];
   const seen = new Set<string>();
-  for (const [addr, raw] of Object.entries(alloc as Record<string, unknown>)) {
+  for (const [addr, entry] of Object.entries(alloc)) {
     const f = `alloc[${addr}]`;
-    const address = bytes(addr, `${f} address`, 20);
+    const address = hexBytes(addr, `${f} address`, { length: 20, unprefixed: true }, NONE);
     const key = Buffer.from(address).toString('hex');
-    if (seen.has(key)) bad(f, 'address listed twice');
+    if (seen.has(key)) badGenesis(f, 'address listed twice');
     seen.add(key);
-    if (typeof raw !== 'object' || raw === null) bad(f, 'expected an object');
-    const a = raw as Record<string, unknown>;
+    const a = jsonObject(entry, f);
+    if (a === undefined) return badGenesis(f, 'expected an object, found null');
     const storage: [Uint8Array, Uint8Array][] = [];
-    const st = a.storage ?? {};
-    if (typeof st !== 'object' || st === null || Array.isArray(st)) bad(`${f}.storage`, 'expected an object');
-    for (const [slot, value] of Object.entries(st as Record<string, unknown>)) {
-      const s = word(slot, `${f}.storage slot`);
-      const padded = new Uint8Array(32);
-      padded.set(s, 32 - s.length);
-      const v = stripZeros(word(value, `${f}.storage[${slot}]`));
-      if (v.length > 0) storage.push([padded, v]);
+    for (const [slot, value] of Object.entries(jsonObject(a.storage, `${f}.storage`) ?? {})) {
+      const s = storageWord(slot, `${f}.storage slot`);
+      const v = stripZeros(storageWord(value, `${f}.storage[${slot}]`));
+      if (v.length > 0) storage.push([s, v]);
     }
     accounts.push({
       address,
-      nonce: quantity(a.nonce, `${f}.nonce`, 64, 0n),
-      balance: quantity(a.balance, `${f}.balance`, 256, 0n),
-      code: bytes(a.code, `${f}.code`, undefined, new Uint8Array(0)),
+      nonce: hexOrDecimal(a.nonce, `${f}.nonce`, 64, 0n),
+      balance: hexOrDecimal(a.balance, `${f}.balance`, 256),
+      code: hexBytes(a.code, `${f}.code`, {}, NONE),
       storage,
     });
   }
+  return accounts;
+}
+
+/** Parses a genesis.json document (already JSON-parsed). */
+export function parseGenesis(doc: unknown): Genesis {
+  if (typeof doc !== 'object' || doc === null || Array.isArray(doc)) badGenesis('', 'expected a JSON object');
+  const g = doc as Record<string, unknown>;
+  const alloc = parseAlloc(g.alloc);
+  const difficulty = hexOrDecimal(g.difficulty, 'difficulty', 256);
+  const timestamp = hexOrDecimal(g.timestamp, 'timestamp', 64, 0n);
+  const number = hexOrDecimal(g.number, 'number', 64, 0n);
+  if (number !== 0n) badGenesis('number', `a Monsoon genesis is block 0, found ${number}`, { found: number });
+  hexOrDecimal(g.gasUsed, 'gasUsed', 64, 0n);
+  hexOrDecimal(g.excessBlobGas, 'excessBlobGas', 64, 0n);
+  hexOrDecimal(g.blobGasUsed, 'blobGasUsed', 64, 0n);
+  hexBytes(g.mixHash, 'mixHash', { length: 32 }, NONE);
+  hexBytes(g.parentHash, 'parentHash', { length: 32 }, NONE);
+  const { chainId, fork } = parseChainConfig(g.config, { timestamp, difficulty });
+  const baseFee = g.baseFeePerGas;
   return {
-    chainId: quantity(config.chainId, 'config.chainId', 64, 1337n),
-    difficulty: quantity(g.difficulty, 'difficulty', 256, 0n),
-    gasLimit: quantity(g.gasLimit, 'gasLimit', 64, 30_000_000n),
-    timestamp: quantity(g.timestamp, 'timestamp', 64, 0n),
-    extraData: bytes(g.extraData, 'extraData', undefined, new Uint8Array(0)),
-    coinbase: bytes(g.coinbase, 'coinbase', 20, new Uint8Array(20)),
-    nonce: bytes(g.nonce, 'nonce', 8, new Uint8Array(8)),
-    alloc: accounts,
+    chainId,
+    fork,
+    baseFeePerGas:
+      baseFee === undefined || baseFee === null ? undefined : hexOrDecimal(baseFee, 'baseFeePerGas', 256),
+    difficulty,
+    gasLimit: hexOrDecimal(g.gasLimit, 'gasLimit', 64, 30_000_000n),
+    timestamp,
+    extraData: hexBytes(g.extraData, 'extraData', {}, NONE),
+    coinbase: hexBytes(g.coinbase, 'coinbase', { length: 20 }, new Uint8Array(20)),
+    nonce: uint64Bytes(hexOrDecimal(g.nonce, 'nonce', 64, 0n)),
+    alloc,
   };
 }
 

@@ -13,7 +13,11 @@ export class ShardLayout {
 
   constructor(readonly count: ShardCount) {
     if (count !== 16 && count !== 256) {
-      throw new ProtocolError(ProtocolErrorCode.BadShard, `shard count must be 16 or 256, got ${count}`);
+      throw new ProtocolError(ProtocolErrorCode.BadShard, `shard count must be 16 or 256, got ${count}`, {
+        field: 'shard count',
+        expected: '16 or 256',
+        found: String(count),
+      });
     }
     this.depth = count === 16 ? 1 : 2;
   }
@@ -48,6 +52,7 @@ export class ShardLayout {
         throw new ProtocolError(
           ProtocolErrorCode.BadShard,
           `shard selection "${spec}": "${part}" is not a shard or range within 0-${this.count - 1}`,
+          { field: 'shard selection', expected: `a shard or range within 0-${this.count - 1}`, found: part },
         );
       }
       for (let s = lo; s <= hi; s++) out.add(s);

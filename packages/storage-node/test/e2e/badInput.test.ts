@@ -21,16 +21,17 @@ import {
   type StorageServiceClient,
   type storagePb,
 } from '@monsoon/protocol';
-import { makeGenesis, RefChain } from '../helpers/chain.js';
-import { errorCodeOf, expectStatus, storageClient, unary } from '../helpers/grpcClient.js';
 import {
   killAll,
+  makeTmpDir,
+  type RoleProcess,
+  removeDir,
   requireBuiltCli,
-  type StorageProcess,
-  startStorage,
+  startRole,
   writeGenesis,
-} from '../helpers/storageProcess.js';
-import { makeTmpDir, removeDir } from '../helpers/tmpDir.js';
+} from '@monsoon/test-utils';
+import { makeGenesis, RefChain } from '../helpers/chain.js';
+import { errorCodeOf, expectStatus, storageClient, unary } from '../helpers/grpcClient.js';
 
 const genesis = makeGenesis(9, 200);
 const chain = new RefChain(genesis, 16);
@@ -40,14 +41,14 @@ const theirs = genesis.alloc.find((a) => !OWNED.has(chain.shardOf(a.address)))!.
 const first = chain.block({ hash: chain.genesisHash, state: chain.genesisState, number: 0n }, 77, 50);
 
 let dir: string;
-let proc: StorageProcess;
+let proc: RoleProcess;
 let metricsAddress: string;
 let client: StorageServiceClient;
 
 beforeAll(async () => {
-  requireBuiltCli();
+  requireBuiltCli('storage-node');
   dir = await makeTmpDir();
-  const started = await startStorage([
+  const started = await startRole('storage-node', [
     '--genesis',
     await writeGenesis(dir, genesis),
     '--shards',

@@ -21,16 +21,17 @@ import {
   HEAD,
   type StorageServiceClient,
 } from '@monsoon/protocol';
-import { type Block, makeGenesis, RefChain } from '../helpers/chain.js';
-import { storageClient, unary } from '../helpers/grpcClient.js';
 import {
   killAll,
   type Listening,
+  makeTmpDir,
+  removeDir,
   requireBuiltCli,
-  startStorage,
+  startRole,
   writeGenesis,
-} from '../helpers/storageProcess.js';
-import { makeTmpDir, removeDir } from '../helpers/tmpDir.js';
+} from '@monsoon/test-utils';
+import { type Block, makeGenesis, RefChain } from '../helpers/chain.js';
+import { storageClient, unary } from '../helpers/grpcClient.js';
 
 const hex = toHex;
 const genesis = makeGenesis(5, 300);
@@ -40,7 +41,7 @@ let dir: string;
 let genesisFile: string;
 
 beforeAll(async () => {
-  requireBuiltCli();
+  requireBuiltCli('storage-node');
   dir = await makeTmpDir();
   genesisFile = await writeGenesis(dir, genesis);
 });
@@ -51,7 +52,7 @@ afterAll(async () => {
 });
 
 function start(dataDir: string, checkpointEvery: number): Promise<Listening> {
-  return startStorage([
+  return startRole('storage-node', [
     '--genesis',
     genesisFile,
     '--listen',

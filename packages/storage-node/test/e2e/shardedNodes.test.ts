@@ -28,10 +28,16 @@ import {
   headFromProto,
   type StorageServiceClient,
 } from '@monsoon/protocol';
+import {
+  killAll,
+  makeTmpDir,
+  removeDir,
+  requireBuiltCli,
+  startRole,
+  writeGenesis,
+} from '@monsoon/test-utils';
 import { type Block, makeGenesis, RefChain } from '../helpers/chain.js';
 import { errorCodeOf, expectStatus, storageClient, unary } from '../helpers/grpcClient.js';
-import { killAll, requireBuiltCli, startStorage, writeGenesis } from '../helpers/storageProcess.js';
-import { makeTmpDir, removeDir } from '../helpers/tmpDir.js';
 
 const hex = toHex;
 const genesis = makeGenesis(71, 400);
@@ -47,7 +53,7 @@ let dir: string;
 let procs: Proc[];
 
 beforeAll(async () => {
-  requireBuiltCli();
+  requireBuiltCli('storage-node');
   dir = await makeTmpDir();
   const genesisFile = await writeGenesis(dir, genesis);
   const specs = [
@@ -56,7 +62,7 @@ beforeAll(async () => {
   ] as const;
   procs = await Promise.all(
     specs.map(async ([spec, shards]) => {
-      const { address } = await startStorage([
+      const { address } = await startRole('storage-node', [
         '--genesis',
         genesisFile,
         '--shards',

@@ -10,25 +10,26 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { toHex } from '@monsoon/dsm-tree';
 import { getShardRootsRequestToProto, getShardRootsResponseFromProto, HEAD } from '@monsoon/protocol';
-import { makeGenesis, RefChain } from '../helpers/chain.js';
-import { storageClient, unary } from '../helpers/grpcClient.js';
 import {
   genesisJson,
   killAll,
+  makeTmpDir,
+  removeDir,
   requireBuiltCli,
-  runStorageToExit,
-  spawnStorage,
-  startStorage,
+  runRoleToExit,
+  spawnRole,
+  startRole,
   writeGenesis,
-} from '../helpers/storageProcess.js';
-import { makeTmpDir, removeDir } from '../helpers/tmpDir.js';
+} from '@monsoon/test-utils';
+import { makeGenesis, RefChain } from '../helpers/chain.js';
+import { storageClient, unary } from '../helpers/grpcClient.js';
 
 const genesis = makeGenesis(3, 60);
 let dir: string;
 let genesisFile: string;
 
 beforeAll(async () => {
-  requireBuiltCli();
+  requireBuiltCli('storage-node');
   dir = await makeTmpDir();
   genesisFile = await writeGenesis(dir, genesis);
 });
@@ -86,7 +87,7 @@ describe('monsoon storage, refusing to start', () => {
       ],
       [['--config', badConfig, ...d], /^BAD_ARGUMENT: config .*badConfig\.json: unknown option "shardz"/],
     ];
-    const results = await Promise.all(cases.map(([args]) => runStorageToExit(args)));
+    const results = await Promise.all(cases.map(([args]) => runRoleToExit('storage-node', args)));
     results.forEach((r, i) => {
       const lines = r.stderr.trimEnd().split('\n');
       expect({ args: cases[i]![0], code: r.code, lines: lines.length }).toEqual({
@@ -100,13 +101,13 @@ describe('monsoon storage, refusing to start', () => {
   });
 
   it('--help prints the flags and exits 0', async () => {
-    const proc = spawnStorage(['--help']);
+    const proc = spawnRole('storage-node', ['--help']);
     expect((await proc.exited).code).toBe(0);
   });
 
   it('refuses a data directory written for other shards (exit 2), and a port in use (exit 1)', async () => {
     const dataDir = join(dir, 'pinned');
-    const a = await startStorage([
+    const a = await startRole('storage-node', [
       '--genesis',
       genesisFile,
       '--shards',
@@ -116,7 +117,7 @@ describe('monsoon storage, refusing to start', () => {
       '--data-dir',
       dataDir,
     ]);
-    const other = await runStorageToExit([
+    const other = await runRoleToExit('storage-node', [
       '--genesis',
       genesisFile,
       '--shards',
@@ -130,7 +131,7 @@ describe('monsoon storage, refusing to start', () => {
     expect(other.stderr).toMatch(
       /^monsoon storage: BAD_ARGUMENT: data directory .* was written for .* shards 0,1,2,3 of 16; .* shards 0,1,2,3,4 of 16\n$/,
     );
-    const taken = await runStorageToExit([
+    const taken = await runRoleToExit('storage-node', [
       '--genesis',
       genesisFile,
       '--listen',
@@ -162,7 +163,7 @@ describe('monsoon storage, running', () => {
         listen: '127.0.0.1:1',
       }),
     );
-    const { proc, address, line } = await startStorage([
+    const { proc, address, line } = await startRole('storage-node', [
       '--config',
       join(confDir, 'storage.json'),
       '--listen',
@@ -192,7 +193,7 @@ describe('monsoon storage, running', () => {
   });
 
   it('on SIGTERM ends open SubscribeHeads streams and exits 0 without waiting out the shutdown timeout', async () => {
-    const { proc, address } = await startStorage([
+    const { proc, address } = await startRole('storage-node', [
       '--genesis',
       genesisFile,
       '--listen',

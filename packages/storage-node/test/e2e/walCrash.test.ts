@@ -9,8 +9,8 @@ import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
 import { afterEach, beforeAll, beforeEach, describe, expect, it } from '@jest/globals';
 import { type WalRecord, WriteAheadLog } from '@monsoon/storage-node';
+import { makeTmpDir, removeDir } from '@monsoon/test-utils';
 import { payloadFor } from '../helpers/payloads.js';
-import { makeTmpDir, removeDir } from '../helpers/tmpDir.js';
 
 const FIXTURE = fileURLToPath(new URL('../fixtures/walWriter.mjs', import.meta.url));
 const BUILT = fileURLToPath(new URL('../../dist/index.js', import.meta.url));

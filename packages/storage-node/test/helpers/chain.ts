@@ -18,7 +18,7 @@ import {
   sealPow,
 } from '@monsoon/protocol';
 import { ShardLayout } from '@monsoon/storage-node';
-import { Prng } from './prng.js';
+import { Prng } from '@monsoon/test-utils';
 
 export function makeGenesis(seed: number, accounts: number): Genesis {
   const r = new Prng(seed);

@@ -4,10 +4,9 @@ import { open, readdir, stat, truncate, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from '@jest/globals';
 import { CheckpointStore, StorageErrorCode } from '@monsoon/storage-node';
+import { makeTmpDir, Prng, removeDir } from '@monsoon/test-utils';
 import { expectStorageError } from '../helpers/errors.js';
-import { Prng } from '../helpers/prng.js';
 import { RecordingLogger } from '../helpers/recordingLogger.js';
-import { makeTmpDir, removeDir } from '../helpers/tmpDir.js';
 
 /** Bytes before the body (see checkpointStore.ts). */
 const HEADER = 32;

@@ -1,7 +1,7 @@
 /** CRC-32C against published vectors (RFC 3720 B.4, the "check" value) and a bitwise reference. */
 import { describe, expect, it } from '@jest/globals';
 import { crc32c } from '@monsoon/storage-node';
-import { Prng } from '../helpers/prng.js';
+import { Prng } from '@monsoon/test-utils';
 
 /** The textbook one-bit-at-a-time CRC-32C, independent of the table code under test. */
 function reference(data: Uint8Array): number {

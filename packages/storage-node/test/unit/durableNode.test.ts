@@ -5,9 +5,9 @@ import { afterEach, beforeEach, describe, expect, it } from '@jest/globals';
 import { toHex } from '@monsoon/dsm-tree';
 import { atNumber } from '@monsoon/protocol';
 import { StorageErrorCode, StorageNode } from '@monsoon/storage-node';
+import { makeTmpDir, removeDir } from '@monsoon/test-utils';
 import { makeGenesis, RefChain } from '../helpers/chain.js';
 import { expectStorageError } from '../helpers/errors.js';
-import { makeTmpDir, removeDir } from '../helpers/tmpDir.js';
 
 describe('durable storage node', () => {
   let dir: string;

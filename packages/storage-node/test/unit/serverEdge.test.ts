@@ -41,7 +41,11 @@ describe('grpcStatusOf', () => {
   });
 
   it('ProtocolError is INVALID_ARGUMENT with its message', () => {
-    const e = new ProtocolError(ProtocolErrorCode.BadLength, 'address: expected 20 bytes, found 19');
+    const e = new ProtocolError(ProtocolErrorCode.BadLength, 'address: expected 20 bytes, found 19', {
+      field: 'address',
+      expected: '20 bytes',
+      found: '19',
+    });
     expect(grpcStatusOf(e)).toEqual({
       code: status.INVALID_ARGUMENT,
       details: 'BAD_LENGTH: address: expected 20 bytes, found 19',

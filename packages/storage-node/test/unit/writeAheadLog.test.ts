@@ -19,10 +19,10 @@ import {
   WriteAheadLog,
   type WriteAheadLogOptions,
 } from '@monsoon/storage-node';
+import { makeTmpDir, removeDir } from '@monsoon/test-utils';
 import { expectStorageError } from '../helpers/errors.js';
 import { fixedPayload, payloadFor } from '../helpers/payloads.js';
 import { RecordingLogger } from '../helpers/recordingLogger.js';
-import { makeTmpDir, removeDir } from '../helpers/tmpDir.js';
 
 // The on-disk layout (see walFrame.ts, walSegment.ts), which these tests damage on purpose.
 const SEGMENT_HEADER = 16;

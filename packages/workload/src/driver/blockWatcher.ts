@@ -11,7 +11,7 @@ import {
   MinerServiceClient,
   type minerPb,
 } from '@monsoon/protocol';
-import { bytesToHex } from '../hex.js';
+import { bytesToHex } from '@monsoon/util';
 import { DriverError, DriverErrorCode } from './driverError.js';
 
 /** A canonical block as the driver needs it. */

@@ -1,4 +1,4 @@
-import { CodedError } from '@monsoon/dsm-tree';
+import { CodedError, codedErrorGuard } from '@monsoon/util';
 
 /** Why the load driver could not run, or could not talk to the cluster. */
 export enum DriverErrorCode {
@@ -16,6 +16,4 @@ export enum DriverErrorCode {
 export class DriverError extends CodedError<DriverErrorCode> {}
 
 /** True when `e` is a DriverError, optionally of the given code. */
-export function isDriverError(e: unknown, code?: DriverErrorCode): e is DriverError {
-  return e instanceof DriverError && (code === undefined || e.code === code);
-}
+export const isDriverError = codedErrorGuard(DriverError);

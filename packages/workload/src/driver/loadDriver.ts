@@ -35,7 +35,7 @@
 import type { Common } from '@ethereumjs/common';
 import { formatHostPort, parseHostPort } from '@monsoon/edge';
 import { makeCommon } from '@monsoon/execution';
-import { bytesToHex } from '../hex.js';
+import { bytesToHex } from '@monsoon/util';
 import type { GeneratedTx, KeySource, TrafficGenerator } from '../traffic.js';
 import { WorkloadError, WorkloadErrorCode } from '../workloadError.js';
 import { BlockWatcher, type WatchedBlock } from './blockWatcher.js';

@@ -3,6 +3,8 @@
 import { open, readFile, stat, truncate } from 'node:fs/promises';
 import { privateToAddress } from '@ethereumjs/util';
 import { describe, expect, it } from '@jest/globals';
+import { makeTmpDir, removeDir } from '@monsoon/test-utils';
+import { toHex as hex } from '@monsoon/util';
 import {
   ACCOUNT_CACHE_HEADER_BYTES,
   ACCOUNT_RECORD_BYTES,
@@ -17,14 +19,9 @@ import {
   writeAccountCache,
 } from '@monsoon/workload';
 import { keccak_256 } from '@noble/hashes/sha3.js';
-import { makeTmpDir, removeDir } from '../helpers/tmpDir.js';
 
 const SEED = new TextEncoder().encode('accounts test');
 const OTHER_SEED = new TextEncoder().encode('accounts test 2');
-
-function hex(b: Uint8Array): string {
-  return Buffer.from(b).toString('hex');
-}
 
 function addresses(set: AccountSet): string[] {
   return Array.from({ length: set.count }, (_, i) => hex(set.address(i)));

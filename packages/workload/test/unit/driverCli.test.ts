@@ -5,12 +5,13 @@
 import { readFile, stat } from 'node:fs/promises';
 import { afterAll, beforeAll, describe, expect, it, jest } from '@jest/globals';
 import { parseGenesis } from '@monsoon/protocol';
-import { AccountSet, bytesToHex, type LoadResult } from '@monsoon/workload';
+import { makeTmpDir, removeDir } from '@monsoon/test-utils';
+import { bytesToHex } from '@monsoon/util';
+import { AccountSet, type LoadResult } from '@monsoon/workload';
 import { UsageError } from '../../src/cli/args.js';
 import { genesisCommand } from '../../src/cli/genesisCommand.js';
 import { runCommand } from '../../src/cli/runCommand.js';
 import { startFakeCluster } from '../helpers/driverFakes.js';
-import { makeTmpDir, removeDir } from '../helpers/tmpDir.js';
 
 let dir: string;
 let stdout: string[];

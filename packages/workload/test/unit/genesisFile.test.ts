@@ -12,10 +12,11 @@ import { runTx } from '@ethereumjs/vm';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { defaultChainRules } from '@monsoon/execution';
 import { parseGenesis } from '@monsoon/protocol';
+import { makeTmpDir, removeDir } from '@monsoon/test-utils';
+import { bytesToHex, toHex as hex } from '@monsoon/util';
 import {
   AccountSet,
   buildGenesis,
-  bytesToHex,
   DEFAULT_TOKEN_ADDRESS,
   defaultGenesisOptions,
   encodeBalanceOf,
@@ -33,7 +34,6 @@ import {
   writeGenesisFile,
 } from '@monsoon/workload';
 import { nativeCommon, nextBlock, vmFromGenesis } from '../helpers/evm.js';
-import { makeTmpDir, removeDir } from '../helpers/tmpDir.js';
 
 const SEED = new TextEncoder().encode('genesis test');
 const COUNT = 50;
@@ -50,10 +50,6 @@ beforeAll(async () => {
 afterAll(async () => {
   await removeDir(dir);
 });
-
-function hex(b: Uint8Array): string {
-  return Buffer.from(b).toString('hex');
-}
 
 async function call(vm: VM, data: Uint8Array, caller?: Uint8Array): Promise<bigint> {
   const res = await vm.evm.runCall({

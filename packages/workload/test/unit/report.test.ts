@@ -5,6 +5,7 @@
  */
 import { readFile } from 'node:fs/promises';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import { makeTmpDir, removeDir } from '@monsoon/test-utils';
 import {
   chartSvg,
   formatLoadProgress,
@@ -15,7 +16,6 @@ import {
   ttyLoadProgress,
   writeReport,
 } from '@monsoon/workload';
-import { makeTmpDir, removeDir } from '../helpers/tmpDir.js';
 
 const series: SecondSample[] = [
   { t: 0, submitted: 900, committed: 700, p50Ms: 40, p99Ms: 120 },

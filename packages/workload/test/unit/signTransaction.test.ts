@@ -1,14 +1,12 @@
-/** The direct transaction encoding against @ethereumjs/tx and @ethereumjs/rlp, byte for byte. */
+/** The direct transaction encoding against @ethereumjs/tx, byte for byte (RLP itself is tested in @monsoon/util). */
 
-import { RLP } from '@ethereumjs/rlp';
 import { Capability, createTxFromRLP } from '@ethereumjs/tx';
 import { describe, expect, it } from '@jest/globals';
 import { makeCommon } from '@monsoon/execution';
+import { toHex as hex } from '@monsoon/util';
 import {
   deriveAccount,
-  encodeRlp,
   Prng,
-  type RlpItem,
   signingHash,
   signTransaction,
   signTransactionWithEthereumjs,
@@ -18,10 +16,6 @@ import {
 import { nativeCommon } from '../helpers/evm.js';
 
 const SEED = new TextEncoder().encode('sign test');
-
-function hex(b: Uint8Array): string {
-  return Buffer.from(b).toString('hex');
-}
 
 /** Random fields covering zero values, 1-byte values below 0x80, and data across the 55-byte RLP boundary. */
 function randomFields(r: Prng, chainId: bigint): TxFields {
@@ -50,28 +44,6 @@ function randomFields(r: Prng, chainId: bigint): TxFields {
   }
   return { ...base, type: 'legacy', gasPrice: pick([0n, 1n, 2_000_000_000n, r.nextBigInt(0n, 2n ** 60n)]) };
 }
-
-describe('encodeRlp', () => {
-  it('matches @ethereumjs/rlp on strings and nested lists of every length class', () => {
-    const r = new Prng(new TextEncoder().encode('rlp'));
-    const bytes = (n: number) => Uint8Array.from({ length: n }, () => r.nextInt(256));
-    const items: RlpItem[] = [
-      new Uint8Array(0),
-      Uint8Array.of(0),
-      Uint8Array.of(0x7f),
-      Uint8Array.of(0x80),
-      bytes(55),
-      bytes(56),
-      bytes(255),
-      bytes(256),
-      bytes(70_000),
-      [],
-      [bytes(3), [bytes(1), []], bytes(60)],
-      Array.from({ length: 30 }, () => bytes(3)),
-    ];
-    for (const item of items) expect(hex(encodeRlp(item))).toBe(hex(RLP.encode(item as never)));
-  });
-});
 
 describe('signTransaction', () => {
   it('gives the bytes, hash and signing hash of @ethereumjs/tx for random fields', () => {

@@ -8,7 +8,8 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from '@jest/globals';
-import { hexToBytes, tokenArtifact } from '@monsoon/workload';
+import { hexToBytes } from '@monsoon/util';
+import { tokenArtifact } from '@monsoon/workload';
 
 const PKG = fileURLToPath(new URL('../..', import.meta.url));
 

@@ -6,6 +6,7 @@
 import { Capability, createTxFromRLP, type TypedTransaction } from '@ethereumjs/tx';
 import { beforeAll, describe, expect, it } from '@jest/globals';
 import { makeCommon } from '@monsoon/execution';
+import { toHex as hex } from '@monsoon/util';
 import {
   AccountSet,
   DEFAULT_TOKEN_ADDRESS,
@@ -25,10 +26,6 @@ let accounts: AccountSet;
 let gen: TrafficGenerator;
 let txs: GeneratedTx[];
 let parsed: TypedTransaction[];
-
-function hex(b: Uint8Array): string {
-  return Buffer.from(b).toString('hex');
-}
 
 beforeAll(async () => {
   accounts = await AccountSet.create({ seed: SEED, count: COUNT, eager: true });

@@ -22,6 +22,7 @@ import { keccak } from '@monsoon/keccak';
 import { type BlockHeader, headerHash } from '@monsoon/protocol';
 import { AbiCoder, concat, getCreateAddress, Interface, id, Transaction, Wallet } from 'ethers';
 import {
+  type AccessListView,
   type AccountProofView,
   type BlockTag,
   type BlockView,
@@ -222,6 +223,20 @@ export class FakeBackend implements RpcBackend {
       return 53_000n;
     }
     return 21_000n;
+  }
+
+  /** The token's storage is slot 1 (and the caller's balance slot 2); a reverting transfer says so. */
+  async createAccessList(req: CallRequest, tag: BlockTag): Promise<AccessListView> {
+    this.see('createAccessList', req, tag);
+    if (req.to === undefined || hex(req.to) !== TOKEN) return { accessList: [], gasUsed: 21_000n };
+    const accessList = [{ address: addr(TOKEN), storageKeys: [bytes32(1n), bytes32(2n)] }];
+    try {
+      this.runToken(req);
+      return { accessList, gasUsed: 30_100n };
+    } catch (e) {
+      if (e instanceof RevertError) return { accessList, gasUsed: 24_200n, error: 'execution reverted' };
+      throw e;
+    }
   }
 
   async gasPrice(): Promise<bigint> {

@@ -157,9 +157,19 @@ describe('handleRpc: state queries', () => {
     expect(backend.last('balance')).toEqual([fromHex(ALICE), { kind: 'latest' }]);
     expect(await result('eth_getBalance', [alice.address, '0x0'])).toBe(toQuantity(10n * ETHER));
     expect(backend.last('balance')[1]).toEqual({ kind: 'number', number: 0n });
-    for (const t of ['earliest', 'pending', 'safe', 'finalized'] as const) {
+    for (const t of ['earliest', 'pending'] as const) {
       await result('eth_getBalance', [ALICE, t]);
       expect(backend.last('balance')[1]).toEqual({ kind: t });
+    }
+    // safe and finalized reach the backend as the number confirmationDepth (12) below the head
+    // (#1): the genesis on this short chain; with depth 0, the head itself.
+    for (const t of ['safe', 'finalized'] as const) {
+      await result('eth_getBalance', [ALICE, t]);
+      expect(backend.last('balance')[1]).toEqual({ kind: 'number', number: 0n });
+      await handleRpc({ jsonrpc: '2.0', id: 1, method: 'eth_getBalance', params: [ALICE, t] }, backend, {
+        confirmationDepth: 0,
+      });
+      expect(backend.last('balance')[1]).toEqual({ kind: 'number', number: 1n });
     }
     // EIP-1898 objects, and a bare hash.
     expect(await result('eth_getBalance', [ALICE, { blockNumber: '0x0' }])).toBe(toQuantity(10n * ETHER));
@@ -179,7 +189,7 @@ describe('handleRpc: state queries', () => {
     await result('eth_getBalance', [ALICE, h]);
     expect(backend.last('balance')[1]).toEqual({ kind: 'hash', hash: f.genesis.hash });
     await result('eth_getBalance', [ALICE, { blockNumber: 'safe' }]);
-    expect(backend.last('balance')[1]).toEqual({ kind: 'safe' });
+    expect(backend.last('balance')[1]).toEqual({ kind: 'number', number: 0n });
   });
 
   it('reads nonces, code and storage', async () => {
@@ -464,6 +474,47 @@ describe('handleRpc: transactions and receipts', () => {
     expect((r2.logs as Record<string, Json>[]).map((l) => l.logIndex)).toEqual(['0x2']);
     const r0 = (await result('eth_getTransactionReceipt', [f.hashes[0]])) as Record<string, Json>;
     expect(r0).toMatchObject({ logs: [], logsBloom: hex(new Uint8Array(256)), to: BOB });
+  });
+
+  it('answers a block’s receipts in order (eth_getBlockReceipts), null for no block', async () => {
+    const all = (await result('eth_getBlockReceipts', ['0x1'])) as Json[];
+    const one = await Promise.all(f.hashes.map((h) => result('eth_getTransactionReceipt', [h])));
+    expect(all).toEqual(one);
+    expect(await result('eth_getBlockReceipts', [hex(f.block1.hash)])).toEqual(one);
+    expect(await result('eth_getBlockReceipts', ['latest'])).toEqual(one);
+    expect(await result('eth_getBlockReceipts', ['0x0'])).toEqual([]);
+    expect(await result('eth_getBlockReceipts', ['0x9'])).toBeNull();
+  });
+
+  it('answers raw transactions by hash, mined and pending (eth_getRawTransactionByHash)', async () => {
+    expect(await result('eth_getRawTransactionByHash', [f.hashes[1]])).toBe(f.raws[1]);
+    expect(await result('eth_getRawTransactionByHash', [f.pendingHash])).toBe(f.pendingRaw);
+    expect(await result('eth_getRawTransactionByHash', [word(0xdeadn)])).toBeNull();
+  });
+
+  it('answers eth_createAccessList as geth writes it, checking the call as eth_call does', async () => {
+    const data = tokenAbi.encodeFunctionData('transfer', [BOB, 5n]);
+    expect(await result('eth_createAccessList', [{ from: ALICE, to: TOKEN, input: data }])).toEqual({
+      accessList: [{ address: TOKEN, storageKeys: [word(1n), word(2n)] }],
+      gasUsed: toQuantity(30_100n),
+    });
+    expect(backend.last('createAccessList')).toEqual([
+      { from: fromHex(ALICE), to: fromHex(TOKEN), data: getBytes(data) },
+      { kind: 'latest' },
+    ]);
+    const reverting = tokenAbi.encodeFunctionData('transfer', [BOB, 5000n]);
+    expect(await result('eth_createAccessList', [{ to: TOKEN, data: reverting }, '0x1'])).toEqual({
+      accessList: [{ address: TOKEN, storageKeys: [word(1n), word(2n)] }],
+      error: 'execution reverted',
+      gasUsed: toQuantity(24_200n),
+    });
+    expect(backend.last('createAccessList')[1]).toEqual({ kind: 'number', number: 1n });
+    expect(
+      await failure('eth_createAccessList', [{ to: TOKEN, gasPrice: '0x1', maxFeePerGas: '0x2' }]),
+    ).toEqual({
+      code: -32000,
+      message: 'both gasPrice and (maxFeePerGas or maxPriorityFeePerGas) specified',
+    });
   });
 
   it('sends raw transactions, answering refusals with the geth message only', async () => {

@@ -1,15 +1,8 @@
 import { expect } from '@jest/globals';
 import { DsmError, type DsmErrorCode } from '@monsoon/dsm-tree';
+import { thrown } from '@monsoon/test-utils';
 
-/** What `fn` threw, or undefined when it returned. */
-export function thrown(fn: () => unknown): unknown {
-  try {
-    fn();
-  } catch (e) {
-    return e;
-  }
-  return undefined;
-}
+export { thrown };
 
 /** Asserts that `fn` throws a DsmError with `code`, and returns it (for its meta). */
 export function expectDsmError(fn: () => unknown, code: DsmErrorCode): DsmError {

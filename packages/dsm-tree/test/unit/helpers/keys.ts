@@ -1,5 +1,5 @@
 /** Key and value generators shared by the randomized tests. */
-import type { Prng } from './prng.js';
+import type { Prng } from '@monsoon/test-utils';
 
 /** Bytes of the short-key alphabet: keys over it are often prefixes of each other. */
 const ALPHABET = [0x00, 0x01, 0x10, 0x11];

@@ -1,6 +1,6 @@
 /** A random write applied to a tree and its model alike. */
 import type { DsmTree } from '@monsoon/dsm-tree';
-import type { Prng } from './prng.js';
+import type { Prng } from '@monsoon/test-utils';
 import { hex, type Model, unhex } from './reference.js';
 
 export interface WriteGen {

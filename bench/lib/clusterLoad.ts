@@ -1,0 +1,45 @@
+import type { Cluster } from '@monsoon/cli';
+import { AccountSet, LoadDriver, type LoadProgress, TrafficGenerator } from '@monsoon/workload';
+
+/** What {@link clusterLoad} drives. */
+export interface ClusterLoadOptions {
+  /** The genesis accounts' seed and count (the topology's). */
+  readonly seed: string;
+  readonly accounts: number;
+  /** Where the account keys are cached between runs. */
+  readonly cacheDir: string;
+  /** Transactions kept in flight (closed loop). */
+  readonly concurrency: number;
+  readonly seconds: number;
+  /** How long the drain may take (default: the driver's). */
+  readonly drainTimeoutMs?: number;
+  /** Read witness bytes from the clients' metrics. */
+  readonly witnessMetrics: boolean;
+  readonly onProgress?: (p: LoadProgress) => void;
+}
+
+/**
+ * A load driver over a started cluster: the workload's mix for its genesis accounts, closed loop
+ * through every client's gRPC bulk path, inclusion seen in the first miner's block stream.
+ */
+export async function clusterLoad(cluster: Cluster, o: ClusterLoadOptions): Promise<LoadDriver> {
+  const accounts = await AccountSet.create({
+    seed: new TextEncoder().encode(o.seed),
+    count: o.accounts,
+    cacheDir: o.cacheDir,
+  });
+  const traffic = new TrafficGenerator({ chainId: BigInt(cluster.genesis.chainId ?? 1337) }, { accounts });
+  return LoadDriver.create(
+    {
+      clients: cluster.clients.map((c) => c.grpc),
+      miner: cluster.miners[0]!.address,
+      ...(o.witnessMetrics
+        ? { metrics: cluster.clients.map((c) => c.metrics).filter((m): m is string => m !== undefined) }
+        : {}),
+      load: { concurrency: o.concurrency },
+      until: { durationMs: o.seconds * 1000 },
+      ...(o.drainTimeoutMs === undefined ? {} : { drainTimeoutMs: o.drainTimeoutMs }),
+    },
+    { traffic, accounts, ...(o.onProgress === undefined ? {} : { onProgress: o.onProgress }) },
+  );
+}

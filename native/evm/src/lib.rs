@@ -1,0 +1,624 @@
+//! revm behind a napi-rs addon: executes Monsoon transactions over state that the JS side
+//! supplies (the DSM-Tree's top layer and the transaction's bag), one transaction per call.
+//!
+//! Witness protocol (a re-run loop, see `native/evm/README.md`): the engine keeps what JS has
+//! handed it (accounts, slots, code: the committed state of the block so far). A transaction
+//! that reads something the engine lacks runs on with a default (no account, zero, no code)
+//! and its result is thrown away; the call answers with every key it lacked, JS resolves them
+//! from its tree and calls again. A key JS could not resolve (a node missing from the bag) is
+//! fed back as unresolvable: a run that reaches it with nothing else lacking before it stops
+//! there and names it, so the transaction aborts on the same key the reference engine would.
+//!
+//! Binary formats are little-endian for integers and big-endian for 256-bit words.
+
+#![deny(clippy::all)]
+
+use napi::bindgen_prelude::{Buffer, Uint8Array};
+use napi::{Error, Result, Status};
+use napi_derive::napi;
+use revm::bytecode::Bytecode;
+use revm::context::result::{EVMError, ExecutionResult, Output};
+use revm::context::{BlockEnv, CfgEnv, Context, ContextTr, Evm, Journal, TxEnv};
+use revm::context_interface::transaction::{AccessList, AccessListItem};
+use revm::database_interface::{DBErrorMarker, Database};
+use revm::handler::instructions::EthInstructions;
+use revm::handler::{EthFrame, EthPrecompiles, PrecompileProvider};
+use revm::interpreter::interpreter::EthInterpreter;
+use revm::interpreter::{CallInputs, InterpreterResult};
+use revm::primitives::hardfork::SpecId;
+use revm::primitives::{
+    Address, AddressSet, Bytes, HashMap, HashSet, StorageKey, StorageValue, TxKind, B256,
+    KECCAK_EMPTY, U256,
+};
+use revm::state::{AccountInfo, EvmState};
+use revm::{ExecuteEvm, MainBuilder, MainContext};
+use std::fmt;
+
+/// A key of the state a transaction may read.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+enum Key {
+    Account(Address),
+    Slot(Address, U256),
+    /// Code by hash, with the address it was asked for (JS resolves code by account).
+    Code(B256, Address),
+}
+
+/// Execution reached a key that JS could not resolve, with nothing unresolved before it.
+#[derive(Debug)]
+struct Unresolvable(Key);
+
+impl fmt::Display for Unresolvable {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "unresolvable {:?}", self.0)
+    }
+}
+impl std::error::Error for Unresolvable {}
+impl DBErrorMarker for Unresolvable {}
+
+/// The committed state JS has supplied, and what the current run lacked.
+#[derive(Default)]
+struct WitnessDb {
+    /// None: known not to exist.
+    accounts: HashMap<Address, Option<AccountInfo>>,
+    storage: HashMap<Address, HashMap<U256, U256>>,
+    /// Accounts whose storage is known to be empty apart from `storage` (deleted or created).
+    cleared: HashSet<Address>,
+    code: HashMap<B256, Bytecode>,
+    /// Who has code of a hash, for asking JS for the code by account.
+    code_owner: HashMap<B256, Address>,
+    unresolvable: HashSet<Key>,
+    /// What the current run lacked, in the order it asked.
+    lacking: Vec<Key>,
+    lacking_set: HashSet<Key>,
+}
+
+impl WitnessDb {
+    fn lack(&mut self, key: Key) -> std::result::Result<(), Unresolvable> {
+        if self.unresolvable.contains(&key) {
+            // Only a real stop when nothing earlier in the run was a guess.
+            if self.lacking.is_empty() {
+                return Err(Unresolvable(key));
+            }
+            return Ok(());
+        }
+        if self.lacking_set.insert(key) {
+            self.lacking.push(key);
+        }
+        Ok(())
+    }
+
+    fn forget(&mut self, address: &Address) {
+        if let Some(Some(info)) = self.accounts.remove(address) {
+            if self.code_owner.get(&info.code_hash) == Some(address) {
+                self.code_owner.remove(&info.code_hash);
+            }
+        }
+        self.storage.remove(address);
+        self.cleared.remove(address);
+    }
+
+    /// Everything goes, code too: JS reads it all again (and records the reads).
+    fn reset(&mut self) {
+        self.accounts.clear();
+        self.storage.clear();
+        self.cleared.clear();
+        self.code.clear();
+        self.code_owner.clear();
+    }
+}
+
+impl Database for WitnessDb {
+    type Error = Unresolvable;
+
+    fn basic(&mut self, address: Address) -> std::result::Result<Option<AccountInfo>, Unresolvable> {
+        if let Some(a) = self.accounts.get(&address) {
+            return Ok(a.clone());
+        }
+        self.lack(Key::Account(address))?;
+        Ok(None)
+    }
+
+    fn code_by_hash(&mut self, code_hash: B256) -> std::result::Result<Bytecode, Unresolvable> {
+        if code_hash == KECCAK_EMPTY || code_hash == B256::ZERO {
+            return Ok(Bytecode::default());
+        }
+        if let Some(c) = self.code.get(&code_hash) {
+            return Ok(c.clone());
+        }
+        let owner = self.code_owner.get(&code_hash).copied().unwrap_or_default();
+        self.lack(Key::Code(code_hash, owner))?;
+        Ok(Bytecode::default())
+    }
+
+    fn storage(&mut self, address: Address, index: StorageKey) -> std::result::Result<StorageValue, Unresolvable> {
+        if let Some(v) = self.storage.get(&address).and_then(|m| m.get(&index)) {
+            return Ok(*v);
+        }
+        if self.cleared.contains(&address) || matches!(self.accounts.get(&address), Some(None)) {
+            return Ok(U256::ZERO);
+        }
+        self.lack(Key::Slot(address, index))?;
+        Ok(U256::ZERO)
+    }
+
+    fn block_hash(&mut self, _number: u64) -> std::result::Result<B256, Unresolvable> {
+        // As @ethereumjs/evm without a blockchain: Monsoon keeps no block hashes in the EVM.
+        Ok(B256::ZERO)
+    }
+}
+
+/// The KZG point-evaluation precompile (0x0a) has no KZG setup behind it in the reference
+/// engine: a call to it fails the transaction there, so it does here.
+#[derive(Clone)]
+struct MonsoonPrecompiles {
+    inner: EthPrecompiles,
+}
+
+const KZG: Address = Address::new([0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0x0a]);
+
+impl<CTX: ContextTr> PrecompileProvider<CTX> for MonsoonPrecompiles {
+    type Output = InterpreterResult;
+
+    fn set_spec(&mut self, spec: <CTX::Cfg as revm::context::Cfg>::Spec) -> bool {
+        <EthPrecompiles as PrecompileProvider<CTX>>::set_spec(&mut self.inner, spec)
+    }
+
+    fn run(&mut self, context: &mut CTX, inputs: &CallInputs) -> std::result::Result<Option<InterpreterResult>, String> {
+        if inputs.bytecode_address == KZG && self.inner.contains(&KZG) {
+            return Err("kzg not initialized".to_string());
+        }
+        <EthPrecompiles as PrecompileProvider<CTX>>::run(&mut self.inner, context, inputs)
+    }
+
+    fn warm_addresses(&self) -> &AddressSet {
+        self.inner.warm_addresses()
+    }
+
+    fn contains(&self, address: &Address) -> bool {
+        self.inner.contains(address)
+    }
+}
+
+type Ctx = Context<BlockEnv, TxEnv, CfgEnv, WitnessDb, Journal<WitnessDb>, ()>;
+type Vm = Evm<Ctx, (), EthInstructions<EthInterpreter, Ctx>, MonsoonPrecompiles, EthFrame<EthInterpreter>>;
+
+// ------------------------------------------------------------------ byte reading
+
+struct Reader<'a> {
+    b: &'a [u8],
+    p: usize,
+}
+
+fn bad(what: &str) -> Error {
+    Error::new(Status::InvalidArg, format!("malformed engine input: {what}"))
+}
+
+impl<'a> Reader<'a> {
+    fn new(b: &'a [u8]) -> Self {
+        Reader { b, p: 0 }
+    }
+    fn done(&self) -> bool {
+        self.p >= self.b.len()
+    }
+    fn take(&mut self, n: usize) -> Result<&'a [u8]> {
+        if self.p + n > self.b.len() {
+            return Err(bad(&format!("wanted {n} bytes at {}, found {}", self.p, self.b.len() - self.p)));
+        }
+        let s = &self.b[self.p..self.p + n];
+        self.p += n;
+        Ok(s)
+    }
+    fn u8(&mut self) -> Result<u8> {
+        Ok(self.take(1)?[0])
+    }
+    fn u32(&mut self) -> Result<u32> {
+        Ok(u32::from_le_bytes(self.take(4)?.try_into().unwrap()))
+    }
+    fn u64(&mut self) -> Result<u64> {
+        Ok(u64::from_le_bytes(self.take(8)?.try_into().unwrap()))
+    }
+    fn u128(&mut self) -> Result<u128> {
+        Ok(u128::from_le_bytes(self.take(16)?.try_into().unwrap()))
+    }
+    fn address(&mut self) -> Result<Address> {
+        Ok(Address::from_slice(self.take(20)?))
+    }
+    fn b256(&mut self) -> Result<B256> {
+        Ok(B256::from_slice(self.take(32)?))
+    }
+    fn word(&mut self) -> Result<U256> {
+        Ok(U256::from_be_slice(self.take(32)?))
+    }
+}
+
+fn put_key(out: &mut Vec<u8>, k: &Key) {
+    match k {
+        Key::Account(a) => {
+            out.push(1);
+            out.extend_from_slice(a.as_slice());
+        }
+        Key::Slot(a, s) => {
+            out.push(2);
+            out.extend_from_slice(a.as_slice());
+            out.extend_from_slice(&s.to_be_bytes::<32>());
+        }
+        Key::Code(h, a) => {
+            out.push(3);
+            out.extend_from_slice(h.as_slice());
+            out.extend_from_slice(a.as_slice());
+        }
+    }
+}
+
+fn spec_of(fork: u8) -> Result<SpecId> {
+    Ok(match fork {
+        0 => SpecId::SHANGHAI,
+        1 => SpecId::CANCUN,
+        2 => SpecId::PRAGUE,
+        3 => SpecId::OSAKA,
+        _ => return Err(bad(&format!("fork index 0–3 (shanghai–osaka), found {fork}"))),
+    })
+}
+
+/// One block's execution engine: revm over the state JS feeds it.
+#[napi]
+pub struct Engine {
+    evm: Vm,
+    /// The last executed transaction's state changes, until JS commits or discards them.
+    pending: Option<EvmState>,
+}
+
+/// Result kinds of `execute`.
+const LACKING: u8 = 0;
+const EXECUTED: u8 = 1;
+const UNRESOLVABLE: u8 = 2;
+const REFUSED: u8 = 3;
+
+#[napi]
+impl Engine {
+    /// `config`: fork u8 (0 shanghai … 3 osaka), chain id u64, block number u64, timestamp u64,
+    /// gas limit u64, base fee u64, coinbase (20).
+    #[napi(constructor)]
+    pub fn new(config: Uint8Array) -> Result<Self> {
+        let mut r = Reader::new(&config);
+        let spec = spec_of(r.u8()?)?;
+        let chain_id = r.u64()?;
+        let number = r.u64()?;
+        let timestamp = r.u64()?;
+        let gas_limit = r.u64()?;
+        let basefee = r.u64()?;
+        let coinbase = r.address()?;
+        let mut cfg = CfgEnv::new_with_spec(spec);
+        cfg.chain_id = chain_id;
+        let mut block = BlockEnv {
+            number: U256::from(number),
+            beneficiary: coinbase,
+            timestamp: U256::from(timestamp),
+            gas_limit,
+            basefee,
+            difficulty: U256::ZERO,
+            prevrandao: Some(B256::ZERO),
+            ..Default::default()
+        };
+        // No blob is ever included: the excess blob gas stays 0 and BLOBBASEFEE is 1 wei.
+        if spec.is_enabled_in(SpecId::CANCUN) {
+            let fraction = if spec.is_enabled_in(SpecId::PRAGUE) { 5_007_716 } else { 3_338_477 };
+            block.set_blob_excess_gas_and_price(0, fraction);
+        } else {
+            block.blob_excess_gas_and_price = None;
+        }
+        let ctx: Ctx = Context::mainnet().with_db(WitnessDb::default()).with_cfg(cfg).with_block(block);
+        let evm = ctx.build_mainnet().with_precompiles(MonsoonPrecompiles { inner: EthPrecompiles::new(spec) });
+        Ok(Engine { evm, pending: None })
+    }
+
+    /// Applies state records (see `feed_records`).
+    #[napi]
+    pub fn feed(&mut self, records: Uint8Array) -> Result<()> {
+        self.feed_records(&records)
+    }
+
+    /// Runs one transaction (after feeding `records`), see the file's comment for the answer.
+    /// `tx`: type u8, caller (20), has-to u8, to (20, present when has-to), value (32), gas
+    /// limit u64, max fee u128, priority fee u128, nonce u64, chain id u64, data length u32
+    /// and data, access-list length u32 and per entry address (20), key count u32, keys (32).
+    #[napi]
+    pub fn execute(&mut self, tx: Uint8Array, records: Uint8Array) -> Result<Buffer> {
+        if !records.is_empty() {
+            self.feed_records(&records)?;
+        }
+        self.pending = None;
+        let (env, is_create) = read_tx(&tx)?;
+        let caller = env.caller;
+        let nonce = env.nonce;
+        {
+            let db = self.evm.ctx.db_mut();
+            db.lacking.clear();
+            db.lacking_set.clear();
+        }
+        let outcome = self.evm.transact(env);
+        let db = self.evm.ctx.db_mut();
+        let mut out = Vec::with_capacity(256);
+        if !db.lacking.is_empty() {
+            out.push(LACKING);
+            out.extend_from_slice(&(db.lacking.len() as u32).to_le_bytes());
+            for k in &db.lacking {
+                put_key(&mut out, k);
+            }
+            return Ok(out.into());
+        }
+        let rs = match outcome {
+            Ok(rs) => rs,
+            Err(EVMError::Database(Unresolvable(k))) => {
+                out.push(UNRESOLVABLE);
+                put_key(&mut out, &k);
+                return Ok(out.into());
+            }
+            Err(e) => {
+                out.push(REFUSED);
+                let msg = match e {
+                    EVMError::Custom(s) => s,
+                    other => other.to_string(),
+                };
+                out.extend_from_slice(&(msg.len() as u32).to_le_bytes());
+                out.extend_from_slice(msg.as_bytes());
+                return Ok(out.into());
+            }
+        };
+        out.push(EXECUTED);
+        let result = &rs.result;
+        out.push(u8::from(result.is_success()));
+        let gas = result.gas();
+        out.extend_from_slice(&result.tx_gas_used().to_le_bytes());
+        out.extend_from_slice(&gas.final_refunded().to_le_bytes());
+        let created = match result {
+            ExecutionResult::Success { output: Output::Create(_, Some(a)), .. } => Some(*a),
+            _ if is_create => Some(caller.create(nonce)),
+            _ => None,
+        };
+        match created {
+            Some(a) => {
+                out.push(1);
+                out.extend_from_slice(a.as_slice());
+            }
+            None => out.push(0),
+        }
+        let logs = result.logs();
+        out.extend_from_slice(&(logs.len() as u32).to_le_bytes());
+        for log in logs {
+            out.extend_from_slice(log.address.as_slice());
+            let topics = log.data.topics();
+            out.push(topics.len() as u8);
+            for t in topics {
+                out.extend_from_slice(t.as_slice());
+            }
+            out.extend_from_slice(&(log.data.data.len() as u32).to_le_bytes());
+            out.extend_from_slice(&log.data.data);
+        }
+        write_changes(&mut out, &rs.state, db);
+        self.pending = Some(rs.state);
+        Ok(out.into())
+    }
+
+    /// Makes the last executed transaction's changes the committed state the next one reads.
+    #[napi]
+    pub fn commit(&mut self) {
+        if let Some(state) = self.pending.take() {
+            commit_state(self.evm.ctx.db_mut(), state);
+        }
+    }
+
+    /// Drops the last executed transaction's changes (JS could not apply them).
+    #[napi]
+    pub fn discard(&mut self) {
+        self.pending = None;
+    }
+}
+
+/// Account change flags.
+const DELETED: u8 = 1;
+const CREATED: u8 = 2;
+const HAS_CODE: u8 = 4;
+
+/// True when the account goes at the end of the transaction: destroyed, or touched and empty (EIP-161).
+fn goes(acc: &revm::state::Account) -> bool {
+    acc.is_selfdestructed() || acc.is_empty()
+}
+
+/// Every account the transaction changed: count u32, then per account address (20), flags u8,
+/// and unless deleted nonce u64, balance (32), code hash (32), code (length u32 and bytes, when
+/// HAS_CODE), slot count u32 and (slot, value) words.
+fn write_changes(out: &mut Vec<u8>, state: &EvmState, db: &WitnessDb) {
+    let at = out.len();
+    out.extend_from_slice(&0u32.to_le_bytes());
+    let mut n: u32 = 0;
+    for (address, acc) in state.iter() {
+        if !acc.is_touched() {
+            continue;
+        }
+        if goes(acc) {
+            out.extend_from_slice(address.as_slice());
+            out.push(DELETED);
+            n += 1;
+            continue;
+        }
+        let created = acc.is_created();
+        let before = db.accounts.get(address).cloned().flatten();
+        let slots: Vec<(&U256, U256)> = acc
+            .storage
+            .iter()
+            .filter(|(_, s)| created || s.is_changed())
+            .filter(|(_, s)| !(created && s.present_value.is_zero()))
+            .map(|(k, s)| (k, s.present_value))
+            .collect();
+        let same = !created
+            && slots.is_empty()
+            && before.as_ref().is_some_and(|b| {
+                b.nonce == acc.info.nonce && b.balance == acc.info.balance && b.code_hash == acc.info.code_hash
+            });
+        if same {
+            continue;
+        }
+        n += 1;
+        out.extend_from_slice(address.as_slice());
+        let code = if created && acc.info.code_hash != KECCAK_EMPTY { acc.info.code.as_ref() } else { None };
+        out.push((if created { CREATED } else { 0 }) | (if code.is_some() { HAS_CODE } else { 0 }));
+        out.extend_from_slice(&acc.info.nonce.to_le_bytes());
+        out.extend_from_slice(&acc.info.balance.to_be_bytes::<32>());
+        out.extend_from_slice(acc.info.code_hash.as_slice());
+        if let Some(c) = code {
+            let bytes = c.original_byte_slice();
+            out.extend_from_slice(&(bytes.len() as u32).to_le_bytes());
+            out.extend_from_slice(bytes);
+        }
+        out.extend_from_slice(&(slots.len() as u32).to_le_bytes());
+        for (k, v) in slots {
+            out.extend_from_slice(&k.to_be_bytes::<32>());
+            out.extend_from_slice(&v.to_be_bytes::<32>());
+        }
+    }
+    out[at..at + 4].copy_from_slice(&n.to_le_bytes());
+}
+
+fn commit_state(db: &mut WitnessDb, state: EvmState) {
+    for (address, acc) in state {
+        if !acc.is_touched() {
+            continue;
+        }
+        if goes(&acc) {
+            db.accounts.insert(address, None);
+            db.storage.remove(&address);
+            db.cleared.insert(address);
+            continue;
+        }
+        let mut info = acc.info.clone();
+        if let Some(code) = info.code.take() {
+            if info.code_hash != KECCAK_EMPTY {
+                db.code.entry(info.code_hash).or_insert(code);
+                db.code_owner.entry(info.code_hash).or_insert(address);
+            }
+        }
+        db.accounts.insert(address, Some(info));
+        let slots = db.storage.entry(address).or_default();
+        if acc.is_created() {
+            slots.clear();
+            db.cleared.insert(address);
+        }
+        for (k, s) in acc.storage {
+            slots.insert(k, s.present_value);
+        }
+    }
+}
+
+fn read_tx(b: &[u8]) -> Result<(TxEnv, bool)> {
+    let mut r = Reader::new(b);
+    let tx_type = r.u8()?;
+    let caller = r.address()?;
+    let has_to = r.u8()? != 0;
+    let to = if has_to { Some(r.address()?) } else { None };
+    let value = r.word()?;
+    let gas_limit = r.u64()?;
+    let max_fee = r.u128()?;
+    let priority = r.u128()?;
+    let nonce = r.u64()?;
+    let chain_id = r.u64()?;
+    let n = r.u32()? as usize;
+    let data = Bytes::copy_from_slice(r.take(n)?);
+    let entries = r.u32()? as usize;
+    let mut items = Vec::with_capacity(entries);
+    for _ in 0..entries {
+        let address = r.address()?;
+        let keys = r.u32()? as usize;
+        let mut storage_keys = Vec::with_capacity(keys);
+        for _ in 0..keys {
+            storage_keys.push(r.b256()?);
+        }
+        items.push(AccessListItem { address, storage_keys });
+    }
+    if !r.done() {
+        return Err(bad("trailing bytes after the transaction"));
+    }
+    let env = TxEnv {
+        tx_type,
+        caller,
+        gas_limit,
+        gas_price: max_fee,
+        kind: match to {
+            Some(a) => TxKind::Call(a),
+            None => TxKind::Create,
+        },
+        value,
+        data,
+        nonce,
+        chain_id: if tx_type == 0 { None } else { Some(chain_id) },
+        access_list: AccessList(items),
+        gas_priority_fee: if tx_type >= 2 { Some(priority) } else { None },
+        ..Default::default()
+    };
+    Ok((env, to.is_none()))
+}
+
+impl Engine {
+    /// Records: 1 account (address, nonce u64, balance, code hash), 2 no account (address),
+    /// 3 code (hash, length u32, bytes), 4 slot (address, slot, value), 5/6/7 unresolvable
+    /// account (address) / slot (address, slot) / code (hash, address), 8 forget an account
+    /// (address: JS wrote it), 9 forget everything (code too), 10 clear the unresolvable keys.
+    fn feed_records(&mut self, b: &[u8]) -> Result<()> {
+        let db = self.evm.ctx.db_mut();
+        let mut r = Reader::new(b);
+        while !r.done() {
+            match r.u8()? {
+                1 => {
+                    let address = r.address()?;
+                    let nonce = r.u64()?;
+                    let balance = r.word()?;
+                    let code_hash = r.b256()?;
+                    if code_hash != KECCAK_EMPTY {
+                        db.code_owner.entry(code_hash).or_insert(address);
+                    }
+                    // code None: revm asks code_by_hash when it runs it (AccountInfo's default is empty code).
+                    let info = AccountInfo { balance, nonce, code_hash, account_id: None, code: None };
+                    db.accounts.insert(address, Some(info));
+                }
+                2 => {
+                    let address = r.address()?;
+                    db.accounts.insert(address, None);
+                }
+                3 => {
+                    let hash = r.b256()?;
+                    let n = r.u32()? as usize;
+                    let code = Bytecode::new_raw(Bytes::copy_from_slice(r.take(n)?));
+                    db.code.insert(hash, code);
+                }
+                4 => {
+                    let address = r.address()?;
+                    let slot = r.word()?;
+                    let value = r.word()?;
+                    db.storage.entry(address).or_default().insert(slot, value);
+                }
+                5 => {
+                    let a = r.address()?;
+                    db.unresolvable.insert(Key::Account(a));
+                }
+                6 => {
+                    let a = r.address()?;
+                    let s = r.word()?;
+                    db.unresolvable.insert(Key::Slot(a, s));
+                }
+                7 => {
+                    let h = r.b256()?;
+                    let a = r.address()?;
+                    db.unresolvable.insert(Key::Code(h, a));
+                }
+                8 => {
+                    let a = r.address()?;
+                    db.forget(&a);
+                }
+                9 => db.reset(),
+                10 => db.unresolvable.clear(),
+                t => return Err(bad(&format!("record tag 1–10, found {t}"))),
+            }
+        }
+        Ok(())
+    }
+}

@@ -1,0 +1,44 @@
+import { createRequire } from 'node:module';
+
+/** One block's engine inside the addon (src/lib.rs `Engine`); see {@link EvmAddon}. */
+export interface EngineBinding {
+  /** Applies state records (see `encodeRecords` in protocol.ts). */
+  feed(records: Uint8Array): void;
+  /** Feeds `records`, runs one encoded transaction, answers an encoded result. */
+  execute(tx: Uint8Array, records: Uint8Array): Uint8Array;
+  /** The last executed transaction's changes become the state the next one reads. */
+  commit(): void;
+  /** Drops the last executed transaction's changes. */
+  discard(): void;
+}
+
+/** The addon's exports. */
+export interface EvmAddon {
+  Engine: new (config: Uint8Array) => EngineBinding;
+}
+
+/** Where scripts/build.mjs puts the addon; src/ and dist/ are both one level below the package root. */
+export const EVM_ADDON_PATH = '../build/evm.node';
+
+/** The loaded addon, or why it could not be loaded (not built: no cargo, or MONSOON_SKIP_EVM_BUILD). */
+export type EvmLoad = { addon: EvmAddon; error?: undefined } | { addon?: undefined; error: unknown };
+
+/** Loads the addon without throwing. */
+export function loadEvm(): EvmLoad {
+  try {
+    return { addon: createRequire(import.meta.url)(EVM_ADDON_PATH) as EvmAddon };
+  } catch (error) {
+    return { error };
+  }
+}
+
+const loaded = loadEvm();
+
+/** The addon, or undefined where it is not built. */
+export const evmAddon: EvmAddon | undefined = loaded.addon;
+
+/** Why the addon is not there (undefined when it is). */
+export const evmUnavailable: string | undefined =
+  loaded.addon === undefined
+    ? `the revm addon (native/evm/build/evm.node) is not built: ${String((loaded.error as Error)?.message ?? loaded.error).split('\n')[0]}`
+    : undefined;

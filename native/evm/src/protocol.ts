@@ -1,0 +1,386 @@
+/**
+ * The addon's binary protocol (src/lib.rs): what crosses into the engine in one call and what
+ * comes back. Integers are little-endian, 256-bit words big-endian. Keeping it to one byte
+ * array per call each way is what makes a call cost a few hundred nanoseconds, not tens of
+ * microseconds of object conversion.
+ */
+
+/** The forks the engine runs, in order (index = the byte the addon reads). */
+export const ENGINE_FORKS = ['shanghai', 'cancun', 'prague', 'osaka'] as const;
+export type EngineFork = (typeof ENGINE_FORKS)[number];
+
+/** The block a transaction runs in, with the chain's rules. */
+export interface EngineConfig {
+  readonly fork: EngineFork;
+  readonly chainId: bigint;
+  readonly number: bigint;
+  readonly timestamp: bigint;
+  readonly gasLimit: bigint;
+  readonly baseFee: bigint;
+  /** 20 bytes. */
+  readonly coinbase: Uint8Array;
+}
+
+/** One transaction, sender recovered. */
+export interface EngineTx {
+  /** EIP-2718 type: 0 legacy, 1 EIP-2930, 2 EIP-1559. */
+  readonly type: number;
+  readonly caller: Uint8Array;
+  /** Undefined: a creation. */
+  readonly to: Uint8Array | undefined;
+  readonly value: bigint;
+  readonly gasLimit: bigint;
+  /** Gas price (legacy, EIP-2930) or max fee per gas. */
+  readonly maxFee: bigint;
+  /** Max priority fee per gas (EIP-1559; ignored for older types). */
+  readonly priorityFee: bigint;
+  readonly nonce: bigint;
+  readonly chainId: bigint;
+  readonly data: Uint8Array;
+  readonly accessList: readonly (readonly [Uint8Array, readonly Uint8Array[]])[];
+}
+
+/** A key of the state the engine asks JS for. */
+export type StateKey =
+  | { readonly kind: 'account'; readonly address: Uint8Array }
+  | { readonly kind: 'slot'; readonly address: Uint8Array; readonly slot: Uint8Array }
+  /** Code by hash, for `address` (JS resolves code by account). */
+  | { readonly kind: 'code'; readonly hash: Uint8Array; readonly address: Uint8Array };
+
+/** One log a transaction emitted. */
+export interface EngineLog {
+  readonly address: Uint8Array;
+  readonly topics: readonly Uint8Array[];
+  readonly data: Uint8Array;
+}
+
+/** What a transaction did to one account. */
+export type AccountChange =
+  | { readonly address: Uint8Array; readonly deleted: true }
+  | {
+      readonly address: Uint8Array;
+      readonly deleted: false;
+      /** Made in this transaction: its storage starts empty. */
+      readonly created: boolean;
+      readonly nonce: bigint;
+      readonly balance: bigint;
+      readonly codeHash: Uint8Array;
+      /** The code a creation deployed. */
+      readonly code: Uint8Array | undefined;
+      /** Slots written, 32-byte words (a zero value deletes). */
+      readonly storage: readonly (readonly [Uint8Array, Uint8Array])[];
+    };
+
+/** The engine's answer to one execute call. */
+export type EngineResult =
+  /** The run needed keys the engine lacks: resolve them and run again. */
+  | { readonly kind: 'lacking'; readonly keys: readonly StateKey[] }
+  /** The run reached a key JS said it cannot resolve, with nothing unresolved before it. */
+  | { readonly kind: 'unresolvable'; readonly key: StateKey }
+  /** revm refused the transaction or a precompile failed fatally: nothing executed. */
+  | { readonly kind: 'refused'; readonly message: string }
+  | {
+      readonly kind: 'executed';
+      readonly status: 0 | 1;
+      /** Gas used, after the refund and the EIP-7623 floor (the receipt's). */
+      readonly gasUsed: bigint;
+      readonly refund: bigint;
+      readonly created: Uint8Array | undefined;
+      readonly logs: readonly EngineLog[];
+      readonly changes: readonly AccountChange[];
+    };
+
+const MASK64 = (1n << 64n) - 1n;
+
+/** Appends little-endian integers, words and bytes to a growing buffer. */
+class Writer {
+  buf = new Uint8Array(512);
+  view = new DataView(this.buf.buffer);
+  at = 0;
+
+  protected room(n: number): void {
+    if (this.at + n <= this.buf.length) return;
+    let size = this.buf.length * 2;
+    while (size < this.at + n) size *= 2;
+    const next = new Uint8Array(size);
+    next.set(this.buf.subarray(0, this.at));
+    this.buf = next;
+    this.view = new DataView(next.buffer);
+  }
+
+  u8(v: number): void {
+    this.room(1);
+    this.buf[this.at++] = v;
+  }
+
+  u32(v: number): void {
+    this.room(4);
+    this.view.setUint32(this.at, v, true);
+    this.at += 4;
+  }
+
+  u64(v: bigint): void {
+    this.room(8);
+    this.view.setBigUint64(this.at, v & MASK64, true);
+    this.at += 8;
+  }
+
+  u128(v: bigint): void {
+    this.u64(v);
+    this.u64(v >> 64n);
+  }
+
+  /** A 256-bit big-endian word. */
+  word(v: bigint): void {
+    this.room(32);
+    for (let i = 3; i >= 0; i--) {
+      this.view.setBigUint64(this.at + 8 * i, v & MASK64, false);
+      v >>= 64n;
+    }
+    this.at += 32;
+  }
+
+  /** Bytes as given; with `size`, exactly that many (a shorter value is left-padded with zeros). */
+  bytes(b: Uint8Array, size = b.length): void {
+    const pad = size - b.length;
+    if (pad < 0) throw new RangeError(`at most ${size} bytes, found ${b.length}`);
+    this.room(size);
+    if (pad > 0) this.buf.fill(0, this.at, this.at + pad);
+    this.buf.set(b, this.at + pad);
+    this.at += size;
+  }
+
+  /** What was written, as a copy-free view; the writer starts over (the view stays valid until the next write). */
+  take(): Uint8Array {
+    const out = this.buf.subarray(0, this.at);
+    this.at = 0;
+    return out;
+  }
+}
+
+/** The engine's constructor argument. */
+export function encodeConfig(c: EngineConfig): Uint8Array {
+  const fork = ENGINE_FORKS.indexOf(c.fork);
+  if (fork < 0) throw new RangeError(`a fork the engine runs (${ENGINE_FORKS.join(', ')}), found ${c.fork}`);
+  const w = new Writer();
+  w.u8(fork);
+  w.u64(c.chainId);
+  w.u64(c.number);
+  w.u64(c.timestamp);
+  w.u64(c.gasLimit);
+  w.u64(c.baseFee);
+  w.bytes(c.coinbase, 20);
+  return w.take().slice();
+}
+
+/** Encodes transactions; one per engine, its buffer reused. */
+export class TxWriter extends Writer {
+  encode(tx: EngineTx): Uint8Array {
+    this.at = 0;
+    this.u8(tx.type);
+    this.bytes(tx.caller, 20);
+    if (tx.to === undefined) this.u8(0);
+    else {
+      this.u8(1);
+      this.bytes(tx.to, 20);
+    }
+    this.word(tx.value);
+    this.u64(tx.gasLimit);
+    this.u128(tx.maxFee);
+    this.u128(tx.priorityFee);
+    this.u64(tx.nonce);
+    this.u64(tx.chainId);
+    this.u32(tx.data.length);
+    this.bytes(tx.data);
+    this.u32(tx.accessList.length);
+    for (const [address, keys] of tx.accessList) {
+      this.bytes(address, 20);
+      this.u32(keys.length);
+      for (const k of keys) this.bytes(k, 32);
+    }
+    return this.take();
+  }
+}
+
+/** State records for the engine (`feed`, or with `execute`). */
+export class RecordWriter extends Writer {
+  /** An account as the tree holds it. */
+  account(address: Uint8Array, nonce: bigint, balance: bigint, codeHash: Uint8Array): void {
+    this.u8(1);
+    this.bytes(address, 20);
+    this.u64(nonce);
+    this.word(balance);
+    this.bytes(codeHash, 32);
+  }
+
+  /** No account at `address`. */
+  noAccount(address: Uint8Array): void {
+    this.u8(2);
+    this.bytes(address, 20);
+  }
+
+  code(hash: Uint8Array, code: Uint8Array): void {
+    this.u8(3);
+    this.bytes(hash, 32);
+    this.u32(code.length);
+    this.bytes(code);
+  }
+
+  /** A slot's value (any length up to 32 bytes, big-endian; empty: zero). */
+  slot(address: Uint8Array, slot: Uint8Array, value: Uint8Array): void {
+    this.u8(4);
+    this.bytes(address, 20);
+    this.bytes(slot, 32);
+    this.bytes(value, 32);
+  }
+
+  /** A key JS cannot resolve: a run that needs it stops on it. */
+  unresolvable(key: StateKey): void {
+    if (key.kind === 'account') {
+      this.u8(5);
+      this.bytes(key.address, 20);
+    } else if (key.kind === 'slot') {
+      this.u8(6);
+      this.bytes(key.address, 20);
+      this.bytes(key.slot, 32);
+    } else {
+      this.u8(7);
+      this.bytes(key.hash, 32);
+      this.bytes(key.address, 20);
+    }
+  }
+
+  /** Drop what the engine holds for an account JS wrote itself. */
+  forget(address: Uint8Array): void {
+    this.u8(8);
+    this.bytes(address, 20);
+  }
+
+  /** Drop every account, slot and code the engine holds: it asks for all of it again. */
+  forgetAll(): void {
+    this.u8(9);
+  }
+
+  /** Forget which keys were unresolvable (a new transaction, a new bag). */
+  clearUnresolvable(): void {
+    this.u8(10);
+  }
+
+  get size(): number {
+    return this.at;
+  }
+}
+
+/** Reads the engine's answer. */
+export function decodeResult(b: Uint8Array): EngineResult {
+  const r = new Reader(b);
+  const kind = r.u8();
+  if (kind === 0) {
+    const n = r.u32();
+    const keys: StateKey[] = [];
+    for (let i = 0; i < n; i++) keys.push(r.key());
+    return { kind: 'lacking', keys };
+  }
+  if (kind === 2) return { kind: 'unresolvable', key: r.key() };
+  if (kind === 3) {
+    const n = r.u32();
+    return { kind: 'refused', message: Buffer.from(r.bytes(n)).toString('utf8') };
+  }
+  if (kind !== 1) throw new RangeError(`an engine result kind 0–3, found ${kind}`);
+  const status = r.u8() === 1 ? 1 : 0;
+  const gasUsed = r.u64();
+  const refund = r.u64();
+  const created = r.u8() === 1 ? r.bytes(20) : undefined;
+  const logCount = r.u32();
+  const logs: EngineLog[] = [];
+  for (let i = 0; i < logCount; i++) {
+    const address = r.bytes(20);
+    const nt = r.u8();
+    const topics: Uint8Array[] = [];
+    for (let t = 0; t < nt; t++) topics.push(r.bytes(32));
+    logs.push({ address, topics, data: r.bytes(r.u32()) });
+  }
+  const count = r.u32();
+  const changes: AccountChange[] = [];
+  for (let i = 0; i < count; i++) {
+    const address = r.bytes(20);
+    const flags = r.u8();
+    if (flags & 1) {
+      changes.push({ address, deleted: true });
+      continue;
+    }
+    const nonce = r.u64();
+    const balance = r.word();
+    const codeHash = r.bytes(32);
+    const code = flags & 4 ? r.bytes(r.u32()) : undefined;
+    const n = r.u32();
+    const storage: [Uint8Array, Uint8Array][] = [];
+    for (let s = 0; s < n; s++) storage.push([r.bytes(32), r.bytes(32)]);
+    changes.push({
+      address,
+      deleted: false,
+      created: (flags & 2) !== 0,
+      nonce,
+      balance,
+      codeHash,
+      code,
+      storage,
+    });
+  }
+  return { kind: 'executed', status, gasUsed, refund, created, logs, changes };
+}
+
+class Reader {
+  private at = 0;
+  private readonly view: DataView;
+
+  constructor(private readonly b: Uint8Array) {
+    this.view = new DataView(b.buffer, b.byteOffset, b.byteLength);
+  }
+
+  u8(): number {
+    return this.b[this.at++]!;
+  }
+
+  u32(): number {
+    const v = this.view.getUint32(this.at, true);
+    this.at += 4;
+    return v;
+  }
+
+  u64(): bigint {
+    const v = this.view.getBigUint64(this.at, true);
+    this.at += 8;
+    return v;
+  }
+
+  word(): bigint {
+    let v = 0n;
+    for (let i = 0; i < 4; i++) v = (v << 64n) | this.view.getBigUint64(this.at + 8 * i, false);
+    this.at += 32;
+    return v;
+  }
+
+  /** A copy: the engine's buffer is not kept. */
+  bytes(n: number): Uint8Array {
+    if (this.at + n > this.b.length) {
+      throw new RangeError(
+        `an engine result with ${n} more bytes at ${this.at}, found ${this.b.length - this.at}`,
+      );
+    }
+    const out = this.b.slice(this.at, this.at + n);
+    this.at += n;
+    return out;
+  }
+
+  key(): StateKey {
+    const tag = this.u8();
+    if (tag === 1) return { kind: 'account', address: this.bytes(20) };
+    if (tag === 2) return { kind: 'slot', address: this.bytes(20), slot: this.bytes(32) };
+    if (tag === 3) {
+      const hash = this.bytes(32);
+      return { kind: 'code', hash, address: this.bytes(20) };
+    }
+    throw new RangeError(`a state key tag 1–3, found ${tag}`);
+  }
+}

@@ -1,0 +1,354 @@
+/**
+ * The read side of the JSON-RPC backend: balances, nonces, code, storage, proofs, `eth_call`,
+ * `eth_estimateGas`, fees, and blocks / transactions / receipts, answered from the chain this
+ * client follows and from state proven against a block's root (RemoteState). No miner is
+ * involved. What the client's own pending transactions add ('pending' nonces, not-yet-mined
+ * transactions) is the facade's (`Client`).
+ */
+import type { Common } from '@ethereumjs/common';
+import { bytesEqual, EMPTY_CODE_HASH, EMPTY_ROOT, rlpEncode, toHex } from '@monsoon/dsm-tree';
+import {
+  type BlockEnv,
+  type ChainRules,
+  decodeSignedTx,
+  decodeTransaction,
+  recoverSenders,
+  type SignedTx,
+  txFees,
+} from '@monsoon/execution';
+import { keccak } from '@monsoon/keccak';
+import type { AccountQuery } from '@monsoon/protocol';
+import { createAccessList } from './accessList.js';
+import { callOutput, estimateGas, runCall } from './calls.js';
+import type { ChainView, ClientBlock } from './chain.js';
+import { ClientError, ClientErrorCode } from './clientError.js';
+import type { RemoteState, StateRef } from './remoteState.js';
+import type {
+  AccessListView,
+  AccountProofView,
+  BlockTag,
+  BlockView,
+  CallRequest,
+  FeeHistoryView,
+  ReceiptView,
+  TransactionView,
+} from './rpc/backend.js';
+import { RpcError, RpcErrorCode } from './rpc/rpcError.js';
+
+export interface ReadBackendOptions {
+  rules: ChainRules;
+  /** The tip suggested on top of the (constant) base fee, wei. */
+  suggestedTip: bigint;
+}
+
+export const defaultReadBackendOptions: Pick<ReadBackendOptions, 'suggestedTip'> = {
+  suggestedTip: 1_000_000_000n,
+};
+
+export interface ReadBackendModules {
+  readonly chain: ChainView;
+  readonly remote: RemoteState;
+  readonly common: Common;
+}
+
+/** The state a block names: where storage nodes are asked (its hash) and what proofs end in (its root). */
+export function stateAt(b: ClientBlock): StateRef {
+  return { blockHash: b.hash, stateRoot: b.header.stateRoot };
+}
+
+/** The environment a transaction sent now would run in: the block after `head`. */
+export function nextEnv(head: ClientBlock): BlockEnv {
+  const now = BigInt(Math.floor(Date.now() / 1000));
+  return {
+    number: head.header.number + 1n,
+    timestamp: now > head.header.timestamp ? now : head.header.timestamp + 1n,
+    coinbase: head.header.miner,
+    gasLimit: head.header.gasLimit,
+  };
+}
+
+/** A signed transaction decoded, with its recovered sender; throws the ExecutionError that says why not. */
+export function decodeWithSender(raw: Uint8Array, common: Common): { tx: SignedTx; from: Uint8Array } {
+  const tx = decodeSignedTx(raw, common);
+  const from = recoverSenders([tx])[0]!;
+  if (from instanceof Error) throw from;
+  return { tx, from };
+}
+
+export class ReadBackend {
+  constructor(
+    readonly opts: ReadBackendOptions,
+    private readonly modules: ReadBackendModules,
+  ) {}
+
+  private get chain(): ChainView {
+    return this.modules.chain;
+  }
+
+  /** The block a tag names; 'pending' and the like are the head. Geth's "header not found" otherwise. */
+  blockAt(tag: BlockTag): ClientBlock {
+    let b: ClientBlock | undefined;
+    switch (tag.kind) {
+      case 'number':
+        b = this.chain.byNumber(tag.number);
+        break;
+      case 'hash':
+        b = this.chain.block(tag.hash);
+        break;
+      case 'earliest':
+        b = this.chain.byNumber(0n);
+        break;
+      default:
+        b = this.chain.requireHead();
+    }
+    if (b === undefined) throw new RpcError(RpcErrorCode.Server, 'header not found');
+    return b;
+  }
+
+  // ------------------------------------------------------------ state reads
+
+  /** The account at a block (undefined: it does not exist), proven against the block's root. */
+  async accountAt(address: Uint8Array, at: StateRef) {
+    const { value } = await this.modules.remote.withState(at, [{ address, slots: [], code: false }], (t) =>
+      t.getAccount(address),
+    );
+    return value;
+  }
+
+  async balance(address: Uint8Array, tag: BlockTag): Promise<bigint> {
+    return (await this.accountAt(address, stateAt(this.blockAt(tag))))?.balance ?? 0n;
+  }
+
+  /** The account's nonce in the block's state (what is mined; the facade adds its own pending ones). */
+  async nonce(address: Uint8Array, tag: BlockTag): Promise<bigint> {
+    return (await this.accountAt(address, stateAt(this.blockAt(tag))))?.nonce ?? 0n;
+  }
+
+  async code(address: Uint8Array, tag: BlockTag): Promise<Uint8Array> {
+    const at = stateAt(this.blockAt(tag));
+    const { value } = await this.modules.remote.withState(at, [{ address, slots: [], code: true }], (t) => {
+      const a = t.getAccount(address);
+      if (a === undefined || bytesEqual(a.codeHash, EMPTY_CODE_HASH)) return new Uint8Array(0);
+      const code = t.getCode(a.codeHash) ?? t.resolver?.(a.codeHash);
+      if (code === undefined)
+        throw new ClientError(ClientErrorCode.BadProof, `code of ${toHex(address)} not served`, { address });
+      return code;
+    });
+    return value;
+  }
+
+  async storageAt(address: Uint8Array, slot: Uint8Array, tag: BlockTag): Promise<Uint8Array> {
+    const at = stateAt(this.blockAt(tag));
+    const { value } = await this.modules.remote.withState(
+      at,
+      [{ address, slots: [slot], code: false }],
+      (t) => {
+        t.getAccount(address);
+        return t.getStorage(address, slot);
+      },
+    );
+    const out = new Uint8Array(32);
+    if (value !== undefined) out.set(value, 32 - value.length);
+    return out;
+  }
+
+  async proof(address: Uint8Array, slots: readonly Uint8Array[], tag: BlockTag): Promise<AccountProofView> {
+    const at = stateAt(this.blockAt(tag));
+    const { value } = await this.modules.remote.withState(
+      at,
+      [{ address, slots: [...slots], code: false }],
+      (t) => {
+        const a = t.getAccount(address);
+        return {
+          address,
+          balance: a?.balance ?? 0n,
+          nonce: a?.nonce ?? 0n,
+          codeHash: a?.codeHash ?? EMPTY_CODE_HASH,
+          storageHash: a?.storageRoot ?? EMPTY_ROOT,
+          accountProof: t.proveAccount(address),
+          storageProof: slots.map((key) => {
+            const v = t.getStorage(address, key);
+            return {
+              key,
+              value: v === undefined || v.length === 0 ? 0n : BigInt(`0x${toHex(v)}`),
+              proof: a === undefined ? [] : t.proveStorage(address, key),
+            };
+          }),
+        };
+      },
+    );
+    return value;
+  }
+
+  async call(req: CallRequest, tag: BlockTag): Promise<Uint8Array> {
+    const b = this.blockAt(tag);
+    const { value } = await this.modules.remote.withState(stateAt(b), callKeys(req), (t) =>
+      runCall(t, req, envOf(b), this.opts.rules, this.modules.common),
+    );
+    return callOutput(value);
+  }
+
+  async estimateGas(req: CallRequest, tag: BlockTag): Promise<bigint> {
+    const b = this.blockAt(tag);
+    const { value } = await this.modules.remote.withState(stateAt(b), callKeys(req), (t) =>
+      estimateGas(t, req, envOf(b), this.opts.rules, this.modules.common),
+    );
+    return value;
+  }
+
+  async createAccessList(req: CallRequest, tag: BlockTag): Promise<AccessListView> {
+    const b = this.blockAt(tag);
+    const { value } = await this.modules.remote.withState(stateAt(b), callKeys(req), (t) =>
+      createAccessList(t, req, envOf(b), this.opts.rules, this.modules.common),
+    );
+    return value;
+  }
+
+  // ------------------------------------------------------------ fees
+
+  /** Base fee (constant on this chain) plus the tip miners are asked for. */
+  async gasPrice(): Promise<bigint> {
+    return this.opts.rules.baseFeePerGas + (await this.maxPriorityFeePerGas());
+  }
+
+  async maxPriorityFeePerGas(): Promise<bigint> {
+    return this.opts.suggestedTip;
+  }
+
+  async feeHistory(
+    blockCount: number,
+    newest: BlockTag,
+    rewardPercentiles: readonly number[],
+  ): Promise<FeeHistoryView> {
+    const last = this.blockAt(newest);
+    const blocks: ClientBlock[] = [];
+    for (let n = last.header.number; blocks.length < blockCount && n >= 0n; n--) {
+      const b = this.chain.byNumber(n);
+      if (b === undefined) break;
+      blocks.unshift(b);
+    }
+    const base = this.opts.rules.baseFeePerGas;
+    return {
+      oldestBlock: blocks[0]?.header.number ?? last.header.number,
+      // One more than blocks: the base fee of the block after the newest.
+      baseFeePerGas: [...blocks.map(() => base), base],
+      gasUsedRatio: blocks.map((b) =>
+        b.header.gasLimit === 0n ? 0 : Number(b.header.gasUsed) / Number(b.header.gasLimit),
+      ),
+      ...(rewardPercentiles.length > 0
+        ? { reward: blocks.map((b) => this.rewards(b, rewardPercentiles)) }
+        : {}),
+    };
+  }
+
+  /** The priority fees paid in a block at the given gas-weighted percentiles, as geth computes them. */
+  private rewards(b: ClientBlock, percentiles: readonly number[]): bigint[] {
+    if (b.transactions.length === 0) return percentiles.map(() => 0n);
+    const base = this.opts.rules.baseFeePerGas;
+    let prev = 0n;
+    const items = b.transactions
+      .map((raw, i) => {
+        const used = b.receipts[i]!.cumulativeGasUsed - prev;
+        prev = b.receipts[i]!.cumulativeGasUsed;
+        return { tip: txFees(decodeTransaction(raw, this.modules.common), base).priorityFee, used };
+      })
+      .sort((x, y) => (x.tip < y.tip ? -1 : x.tip > y.tip ? 1 : 0));
+    const total = Number(b.header.gasUsed);
+    return percentiles.map((p) => {
+      const threshold = (total * p) / 100;
+      let sum = 0;
+      for (const it of items) {
+        sum += Number(it.used);
+        if (sum >= threshold) return it.tip;
+      }
+      return items.at(-1)!.tip;
+    });
+  }
+
+  // ------------------------------------------------------------ blocks and transactions
+
+  async blockByTag(tag: BlockTag): Promise<BlockView | undefined> {
+    let b: ClientBlock | undefined;
+    try {
+      b = this.blockAt(tag);
+    } catch {
+      return undefined;
+    }
+    return {
+      hash: b.hash,
+      header: b.header,
+      transactions: b.transactions,
+      size: b.size,
+      baseFeePerGas: this.opts.rules.baseFeePerGas,
+      logsBloom: b.logsBloom,
+    };
+  }
+
+  /** A mined transaction (undefined when no canonical block holds it). */
+  async minedTransaction(hash: Uint8Array): Promise<TransactionView | undefined> {
+    const loc = this.chain.transaction(hash);
+    if (loc === undefined) return undefined;
+    const raw = loc.block.transactions[loc.index]!;
+    return {
+      raw,
+      from: decodeWithSender(raw, this.modules.common).from,
+      blockHash: loc.block.hash,
+      blockNumber: loc.block.header.number,
+      index: loc.index,
+      baseFeePerGas: this.opts.rules.baseFeePerGas,
+    };
+  }
+
+  async transactionReceipt(hash: Uint8Array): Promise<ReceiptView | undefined> {
+    const loc = this.chain.transaction(hash);
+    if (loc === undefined) return undefined;
+    const { block, index } = loc;
+    const raw = block.transactions[index]!;
+    const { tx, from } = decodeWithSender(raw, this.modules.common);
+    const r = block.receipts[index]!;
+    const before = index === 0 ? 0n : block.receipts[index - 1]!.cumulativeGasUsed;
+    let firstLogIndex = 0;
+    for (let i = 0; i < index; i++) firstLogIndex += block.receipts[i]!.logs.length;
+    return {
+      transactionHash: hash,
+      blockHash: block.hash,
+      blockNumber: block.header.number,
+      index,
+      from,
+      ...(tx.to !== undefined ? { to: tx.to } : { contractAddress: createdAddress(from, tx.nonce) }),
+      gasUsed: r.cumulativeGasUsed - before,
+      cumulativeGasUsed: r.cumulativeGasUsed,
+      effectiveGasPrice: txFees(tx, this.opts.rules.baseFeePerGas).gasPrice,
+      status: r.status,
+      type: r.type,
+      logs: r.logs,
+      firstLogIndex,
+    };
+  }
+}
+
+/** The environment of a block itself (eth_call at it). */
+function envOf(b: ClientBlock): BlockEnv {
+  return {
+    number: b.header.number,
+    timestamp: b.header.timestamp,
+    coinbase: b.header.miner,
+    gasLimit: b.header.gasLimit,
+  };
+}
+
+/** What a call reads first: the sender's account, and the callee's with its code. */
+function callKeys(req: CallRequest): AccountQuery[] {
+  const keys: AccountQuery[] = [];
+  if (req.from !== undefined) keys.push({ address: req.from, slots: [], code: false });
+  if (req.to !== undefined) keys.push({ address: req.to, slots: [], code: true });
+  return keys;
+}
+
+/** The address a CREATE from `sender` with `nonce` deploys to: keccak(rlp([sender, nonce]))[12:]. */
+function createdAddress(sender: Uint8Array, nonce: bigint): Uint8Array {
+  const hex = nonce.toString(16);
+  const n =
+    nonce === 0n ? new Uint8Array(0) : new Uint8Array(Buffer.from(hex.length % 2 ? `0${hex}` : hex, 'hex'));
+  return keccak.keccak256(rlpEncode([sender, n])).subarray(12);
+}

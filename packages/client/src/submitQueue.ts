@@ -1,0 +1,240 @@
+/**
+ * The path from a checked transaction to a miner (RainBlock §4, DESIGN §6): pre-execute it on
+ * the state head to learn its witness, batch what was pre-executed against the same root (up
+ * to `maxBatch`, or what arrives in one event-loop turn) into one `Submit` with one merged bag
+ * (account-trie nodes above the compaction level left out: the miners hold them), and read the
+ * miner's verdict. A stale verdict is answered by waiting for the state head to move and
+ * pre-executing again, a bounded number of times; a miner that is down by the next one.
+ */
+import type { Common } from '@ethereumjs/common';
+import { type ServiceError, status } from '@grpc/grpc-js';
+import { NodeBag, toHex } from '@monsoon/dsm-tree';
+import { unary } from '@monsoon/edge';
+import type { ChainRules, EvmPool, SignedTx } from '@monsoon/execution';
+import { keccak } from '@monsoon/keccak';
+import { submitRequestToProto, submitResponseFromProto, type TxResult, TxStatus } from '@monsoon/protocol';
+import type { ChainView } from './chain.js';
+import type { ChainFollower } from './chainFollower.js';
+import { ClientError, ClientErrorCode } from './clientError.js';
+import type { MinerPool } from './minerPool.js';
+import { MinerRefused } from './minerRefused.js';
+import { nextEnv, stateAt } from './readBackend.js';
+import type { RemoteState, StateRef } from './remoteState.js';
+import { RpcError, RpcErrorCode } from './rpc/rpcError.js';
+import { speculate } from './speculate.js';
+import { withoutCode } from './txRefusal.js';
+
+export interface SubmitQueueOptions {
+  rules: ChainRules;
+  /** Most transactions batched into one submission. */
+  maxBatch: number;
+  /** Resubmissions of a transaction answered stale before it is given up. */
+  maxStaleRetries: number;
+  /** After a stale answer, how long to wait for the state head to move before trying again, ms. */
+  staleWaitMs: number;
+  /** Per-call deadline towards miners, ms. */
+  deadlineMs: number;
+}
+
+export const defaultSubmitQueueOptions: Omit<SubmitQueueOptions, 'rules'> = {
+  maxBatch: 256,
+  maxStaleRetries: 4,
+  staleWaitMs: 500,
+  deadlineMs: 10_000,
+};
+
+/** What the submit path counts (a part of ClientCounters: the same object is passed in). */
+export interface SubmitCounters {
+  accepted: number;
+  /** Refused here, before any miner saw them. */
+  rejectedEarly: number;
+  /** Refused by a miner. */
+  rejectedByMiner: number;
+  staleReplies: number;
+  /** Given up after too many stale replies. */
+  abandoned: number;
+  /** Submissions sent to miners, and the bag bytes they carried. */
+  submissions: number;
+  bagBytes: number;
+  /** Witness bytes before bagging: the sum over transactions of what each alone needed, compacted. */
+  unbaggedWitnessBytes: number;
+  /** The same before compaction too: each transaction's full proofs (and code). */
+  rawWitnessBytes: number;
+}
+
+export interface SubmitQueueModules {
+  readonly remote: RemoteState;
+  readonly chain: ChainView;
+  readonly follower: ChainFollower;
+  readonly miners: MinerPool;
+  readonly common: Common;
+  /** EVMs reused by pre-executions (building one costs more than running a transaction). */
+  readonly evms: EvmPool;
+  readonly counters: SubmitCounters;
+  /** Told each pre-execution's time (ms) and fetch rounds. */
+  readonly onPreExecuted?: (ms: number, rounds: number) => void;
+}
+
+/** A transaction pre-executed and waiting for the next submission. */
+interface Batched {
+  readonly raw: Uint8Array;
+  readonly at: StateRef;
+  readonly served: NodeBag;
+  readonly resolve: (r: TxResult) => void;
+  readonly reject: (e: unknown) => void;
+}
+
+export class SubmitQueue {
+  private batch: Batched[] = [];
+  private flushScheduled = false;
+
+  constructor(
+    readonly opts: SubmitQueueOptions,
+    private readonly modules: SubmitQueueModules,
+  ) {}
+
+  /**
+   * Pre-executes `tx` (from `from`, encoded as `raw`) and submits it; resolves once a miner
+   * accepted it. Throws the ExecutionError of a pre-execution that ends invalid (no miner sees
+   * it), MinerRefused for a miner's refusal, STALE_RETRIES when it stayed stale.
+   */
+  async send(tx: SignedTx, from: Uint8Array, raw: Uint8Array): Promise<void> {
+    const { follower, counters } = this.modules;
+    for (let attempt = 0; ; attempt++) {
+      const state = follower.stateHead();
+      const at = stateAt(state);
+      const t0 = performance.now();
+      const spec = await speculate(
+        this.modules.remote,
+        at,
+        // The block it lands in follows the chain head (which may be ahead of the state head).
+        nextEnv(this.modules.chain.requireHead()),
+        this.opts.rules,
+        this.modules.common,
+        tx,
+        from,
+        this.modules.evms,
+      );
+      this.modules.onPreExecuted?.(performance.now() - t0, spec.rounds);
+      if (spec.outcome.status === 'invalid') {
+        counters.rejectedEarly++;
+        throw spec.outcome.error;
+      }
+      const result = await this.enqueue({ raw, at, served: spec.served });
+      if (result.status === TxStatus.Accepted) {
+        counters.accepted++;
+        return;
+      }
+      if (result.status === TxStatus.Invalid) {
+        counters.rejectedByMiner++;
+        throw new MinerRefused(result.reason);
+      }
+      counters.staleReplies++;
+      if (attempt >= this.opts.maxStaleRetries) {
+        counters.abandoned++;
+        throw new ClientError(
+          ClientErrorCode.StaleRetries,
+          `transaction ${toHex(tx.hash)} was still stale after ${attempt + 1} submissions: ${withoutCode(result.reason)}`,
+          { hash: tx.hash, submissions: attempt + 1 },
+        );
+      }
+      // The miner is ahead of the state read here: wait until it moves (or a moment).
+      await follower.stateChange(state, this.opts.staleWaitMs);
+    }
+  }
+
+  /** Refuses what waits for a submission (CLOSED). */
+  close(): void {
+    const err = new ClientError(ClientErrorCode.Closed, 'the client is closing');
+    for (const q of this.batch) q.reject(err);
+    this.batch = [];
+  }
+
+  private enqueue(q: Omit<Batched, 'resolve' | 'reject'>): Promise<TxResult> {
+    return new Promise((resolve, reject) => {
+      this.batch.push({ ...q, resolve, reject });
+      if (this.batch.length >= this.opts.maxBatch) this.flush();
+      else if (!this.flushScheduled) {
+        this.flushScheduled = true;
+        setImmediate(() => this.flush());
+      }
+    });
+  }
+
+  /** Sends what is batched: one submission per state root, each with one merged bag. */
+  private flush(): void {
+    this.flushScheduled = false;
+    const batched = this.batch;
+    this.batch = [];
+    const byRoot = new Map<string, Batched[]>();
+    for (const q of batched) {
+      const k = toHex(q.at.stateRoot);
+      const list = byRoot.get(k);
+      if (list === undefined) byRoot.set(k, [q]);
+      else list.push(q);
+    }
+    for (const group of byRoot.values()) {
+      for (let i = 0; i < group.length; i += this.opts.maxBatch)
+        void this.submit(group.slice(i, i + this.opts.maxBatch));
+    }
+  }
+
+  private async submit(group: Batched[]): Promise<void> {
+    const { counters, miners, remote } = this.modules;
+    const bag = new NodeBag({ hash: keccak });
+    for (const q of group) {
+      counters.rawWitnessBytes += q.served.byteSize;
+      for (const n of remote.bagOf(q.served)) {
+        counters.unbaggedWitnessBytes += n.length;
+        bag.add(n);
+      }
+    }
+    const nodes = bag.values();
+    counters.submissions++;
+    counters.bagBytes += bag.byteSize;
+    const req = submitRequestToProto({
+      transactions: group.map((q) => q.raw),
+      bag: nodes,
+      prefetchedRoot: group[0]!.at.stateRoot,
+    });
+    const errors: string[] = [];
+    for (let tried = 0; tried < miners.size; tried++) {
+      const miner = miners.current;
+      try {
+        const res = submitResponseFromProto(
+          await unary(miner, miner.submit, req, { deadline: Date.now() + this.opts.deadlineMs }),
+        );
+        group.forEach((q, i) => {
+          const r = res.results[i];
+          if (r === undefined)
+            q.reject(
+              new ClientError(
+                ClientErrorCode.MinerUnavailable,
+                `the miner answered ${res.results.length} results for ${group.length} transactions`,
+                { miner: miners.currentAddress, results: res.results.length, transactions: group.length },
+              ),
+            );
+          else q.resolve(r);
+        });
+        return;
+      } catch (e) {
+        const code = (e as ServiceError).code;
+        if (code === status.INVALID_ARGUMENT) {
+          for (const q of group)
+            q.reject(
+              new RpcError(RpcErrorCode.Server, withoutCode((e as ServiceError).details ?? String(e))),
+            );
+          return;
+        }
+        errors.push(`${miners.currentAddress}: ${(e as Error).message}`);
+        miners.next();
+      }
+    }
+    const err = new ClientError(
+      ClientErrorCode.MinerUnavailable,
+      `no miner took the submission (${errors.join('; ')})`,
+      { miners: miners.addresses },
+    );
+    for (const q of group) q.reject(err);
+  }
+}

@@ -1,0 +1,98 @@
+/**
+ * The client's gRPC edge (ClientService.SendTransactions on 127.0.0.1:0) over a stand-in client:
+ * each transaction's fate comes back in request order; a malformed request is INVALID_ARGUMENT;
+ * a client that cannot reach the network fails the whole call UNAVAILABLE; anything else is
+ * INTERNAL.
+ */
+import { credentials, type ServiceError, status } from '@grpc/grpc-js';
+import { afterEach, describe, expect, it } from '@jest/globals';
+import { type Client, ClientError, ClientErrorCode, ClientServer, MinerRefused } from '@monsoon/client';
+import { ERROR_CODE_TRAILER, unary } from '@monsoon/edge';
+import { keccak } from '@monsoon/keccak';
+import { ClientServiceClient, sendResultsFromProto } from '@monsoon/protocol';
+import { rejection } from '@monsoon/test-utils';
+
+/** A client whose submissions end as `fate(raw)` says. */
+function standIn(fate: (raw: Uint8Array) => Promise<void>): Client {
+  return { submitTransaction: fate } as unknown as Client;
+}
+
+let server: ClientServer | undefined;
+let grpc: ClientServiceClient | undefined;
+
+afterEach(async () => {
+  grpc?.close();
+  await server?.close();
+  server = grpc = undefined;
+});
+
+async function serve(fate: (raw: Uint8Array) => Promise<void>): Promise<ClientServiceClient> {
+  server = await ClientServer.start(standIn(fate), '127.0.0.1:0');
+  expect(server.address).toMatch(/^127\.0\.0\.1:[1-9]\d*$/);
+  grpc = new ClientServiceClient(server.address, credentials.createInsecure());
+  return grpc;
+}
+
+const refused = (p: Promise<unknown>) => rejection<ServiceError>(p);
+
+describe('ClientServer', () => {
+  it("reports each transaction's fate in request order", async () => {
+    const c = await serve(async (raw) => {
+      if (raw[0] === 2) throw new MinerRefused('nonce too low: next nonce 5, tx nonce 3');
+      if (raw[0] === 3) throw new ClientError(ClientErrorCode.StaleRetries, 'stale 3 times');
+    });
+    const raws = [Uint8Array.of(1), Uint8Array.of(2), Uint8Array.of(3)];
+    const res = await unary(c, c.sendTransactions, { transactions: raws });
+    expect(sendResultsFromProto(res)).toEqual([
+      { txHash: keccak.keccak256(raws[0]!), accepted: true },
+      {
+        txHash: keccak.keccak256(raws[1]!),
+        accepted: false,
+        error: 'nonce too low: next nonce 5, tx nonce 3',
+        refusedBy: 'miner',
+      },
+      {
+        txHash: keccak.keccak256(raws[2]!),
+        accepted: false,
+        error: 'STALE_RETRIES: stale 3 times',
+        refusedBy: 'stale',
+      },
+    ]);
+  });
+
+  it('refuses a malformed request with INVALID_ARGUMENT and its code', async () => {
+    const c = await serve(async () => {});
+    const e = await refused(unary(c, c.sendTransactions, { transactions: [new Uint8Array(0)] }));
+    expect({ code: e.code, trailer: e.metadata.get(ERROR_CODE_TRAILER) }).toEqual({
+      code: status.INVALID_ARGUMENT,
+      trailer: ['MISSING_FIELD'],
+    });
+    expect(e.details).toMatch(/^MISSING_FIELD: transactions\[0\]: expected non-empty bytes, found empty$/);
+  });
+
+  it('fails the whole call UNAVAILABLE when the network is out of reach, INTERNAL otherwise', async () => {
+    const c = await serve(async (raw) => {
+      if (raw[0] === 1) throw new ClientError(ClientErrorCode.MinerUnavailable, 'no miner answered');
+      throw new RangeError('a bug');
+    });
+    const down = await refused(unary(c, c.sendTransactions, { transactions: [Uint8Array.of(1)] }));
+    expect({ code: down.code, details: down.details }).toEqual({
+      code: status.UNAVAILABLE,
+      details: 'MINER_UNAVAILABLE: no miner answered',
+    });
+    const bug = await refused(unary(c, c.sendTransactions, { transactions: [Uint8Array.of(2)] }));
+    expect({ code: bug.code, details: bug.details }).toEqual({
+      code: status.INTERNAL,
+      details: 'internal error: a bug',
+    });
+  });
+
+  it('names the flag when the listen address is malformed', async () => {
+    await expect(
+      ClientServer.start(
+        standIn(async () => {}),
+        'nowhere',
+      ),
+    ).rejects.toThrow(/^BAD_ARGUMENT: --grpc "nowhere": expected host:port/);
+  });
+});

@@ -1,0 +1,250 @@
+/**
+ * The `revm` execution engine: a transaction runs in revm (Rust, native/evm) over state this
+ * side hands it from a TreeStateManager, and its changes come back to be staged in that
+ * manager's journal exactly as @ethereumjs/evm's writes are, then flushed by BlockExecutor.
+ *
+ * How state crosses (a re-run loop rather than a callback): the addon keeps what it was given,
+ * the committed state of the block so far. A run that reads a key it lacks goes on with a
+ * default and is thrown away; the answer lists every key it lacked, this side reads them
+ * through the TreeStateManager (so the reads are recorded and a missing node is named as the
+ * ethereumjs engine names it), and runs it again. A key whose node is nowhere is handed back
+ * as unresolvable: the engine stops on it only when nothing it guessed came before it, so the
+ * transaction aborts with the MISSING_NODE error of the first key real execution needs, the
+ * one @ethereumjs/evm would have thrown, and nothing of it is applied. Chosen over a callback
+ * into JS from inside revm because each call stays a plain synchronous function of bytes in,
+ * bytes out: no re-entrancy into JS during execution, no JS exceptions unwinding through Rust,
+ * and a key is fetched once per block (the engine keeps it), so an ERC-20 transfer after the
+ * first needs one or two rounds.
+ *
+ * What JS writes itself (the transfer fast path, the block reward) it tells the engine to
+ * forget. With access recording on (a client), the engine forgets everything before each
+ * transaction so every key a transaction reads is read, and recorded, through the manager.
+ */
+import { Account, Address } from '@ethereumjs/util';
+import { bytesEqual, EMPTY_CODE_HASH } from '@monsoon/dsm-tree';
+import {
+  type AccountChange,
+  decodeResult,
+  type EngineBinding,
+  type EngineFork,
+  encodeConfig,
+  evmAddon,
+  RecordWriter,
+  type StateKey,
+  TxWriter,
+} from '@monsoon/evm';
+import type { ChainRules } from './chain.js';
+import { ExecutionError, ExecutionErrorCode, isExecutionError } from './executionError.js';
+import type { Log } from './receipt.js';
+import type { ExecutableTx } from './signedTx.js';
+import { bytesKey, type TreeStateManager } from './treeStateManager.js';
+
+/** The engines a BlockExecutor can run transactions in. */
+export type EngineName = 'revm' | 'ethereumjs';
+
+/** What one revm execution gave, for BlockExecutor's receipt. */
+export interface RevmOutcome {
+  readonly status: 0 | 1;
+  readonly gasUsed: bigint;
+  readonly logs: readonly Log[];
+  readonly contractAddress: Uint8Array | undefined;
+}
+
+/** True where the revm addon is built (native/evm/build/evm.node). */
+export const revmAvailable: boolean = evmAddon !== undefined;
+
+/** The block environment the engine needs (BlockExecutor's BlockEnv). */
+interface EngineEnv {
+  readonly number: bigint;
+  readonly timestamp: bigint;
+  readonly coinbase: Uint8Array;
+  readonly gasLimit: bigint;
+}
+
+const keyOf = (k: StateKey): string =>
+  k.kind === 'account'
+    ? `a${bytesKey(k.address)}`
+    : k.kind === 'slot'
+      ? `s${bytesKey(k.address)}${bytesKey(k.slot)}`
+      : `c${bytesKey(k.hash)}`;
+
+export class RevmEngine {
+  private readonly engine: EngineBinding;
+  private readonly txs = new TxWriter();
+  /** Records for the engine's next call. */
+  private readonly records = new RecordWriter();
+  /** Keys found unresolvable in the current transaction, with the error the manager threw. */
+  private readonly unresolved = new Map<string, ExecutionError>();
+  private readonly chainId: bigint;
+  /** Code hashes (latin1) the engine holds: code is handed over once. */
+  private readonly codeFed = new Set<string>();
+  /** Calls into the addon so far (execute rounds, commits, discards): for benchmarks. */
+  crossings = 0;
+
+  constructor(
+    private readonly sm: TreeStateManager,
+    env: EngineEnv,
+    rules: ChainRules,
+    /** Forget the engine's state before each transaction, so every read is recorded. */
+    private readonly recordAccesses: boolean,
+  ) {
+    if (evmAddon === undefined) throw new Error('the revm addon is not built');
+    this.engine = new evmAddon.Engine(
+      encodeConfig({
+        fork: rules.fork as EngineFork,
+        chainId: rules.chainId,
+        number: env.number,
+        timestamp: env.timestamp,
+        gasLimit: env.gasLimit,
+        baseFee: rules.baseFeePerGas,
+        coinbase: env.coinbase,
+      }),
+    );
+    this.chainId = rules.chainId;
+  }
+
+  /** JS changed this account itself (the transfer fast path): the engine must read it again. */
+  wrote(address: Uint8Array): void {
+    this.records.forget(address);
+  }
+
+  /** The transaction's changes were applied to the tree: the next transaction reads them. */
+  commit(): void {
+    this.crossings++;
+    this.engine.commit();
+  }
+
+  /** The transaction failed after execution (its changes could not be applied). */
+  discard(): void {
+    this.crossings++;
+    this.engine.discard();
+  }
+
+  /**
+   * Runs `tx` from `caller` and stages its changes in the manager's journal (not flushed).
+   * Throws MISSING_NODE for a key the witness lacks, BAD_TRANSACTION when revm refuses it.
+   */
+  async run(tx: ExecutableTx, caller: Uint8Array): Promise<RevmOutcome> {
+    const records = this.records;
+    if (this.recordAccesses) {
+      records.forgetAll();
+      this.codeFed.clear();
+    }
+    if (this.unresolved.size > 0) {
+      records.clearUnresolvable();
+      this.unresolved.clear();
+    }
+    const encoded = this.txs.encode({
+      type: tx.type,
+      caller,
+      to: tx.to,
+      value: tx.value,
+      gasLimit: tx.gasLimit,
+      maxFee: tx.maxFeePerGas,
+      priorityFee: tx.maxPriorityFeePerGas,
+      nonce: tx.nonce,
+      chainId: this.chainId,
+      data: tx.data,
+      accessList: tx.accessList,
+    });
+    // What every run reads first, handed over with the first call: the sender (read already
+    // by the checks), the recipient and its code. Saves a round per new account or contract.
+    await this.resolve({ kind: 'account', address: caller });
+    if (tx.to !== undefined) {
+      const key: StateKey = { kind: 'account', address: tx.to };
+      await this.resolve(key);
+      const to = this.unresolved.has(keyOf(key)) ? undefined : this.sm.readAccount(tx.to, bytesKey(tx.to));
+      if (to !== undefined && !bytesEqual(to.codeHash, EMPTY_CODE_HASH)) {
+        await this.resolve({ kind: 'code', hash: to.codeHash, address: tx.to });
+      }
+    }
+    for (;;) {
+      this.crossings++;
+      const res = decodeResult(this.engine.execute(encoded, records.take()));
+      switch (res.kind) {
+        case 'lacking':
+          for (const k of res.keys) await this.resolve(k);
+          continue;
+        case 'unresolvable':
+          throw (
+            this.unresolved.get(keyOf(res.key)) ??
+            new ExecutionError(
+              ExecutionErrorCode.MissingNode,
+              `the engine stopped on a key it was not told of`,
+              {
+                key: res.key,
+              },
+            )
+          );
+        case 'refused':
+          throw new ExecutionError(
+            ExecutionErrorCode.BadTransaction,
+            `the EVM refused it: ${res.message}`,
+            {},
+          );
+        case 'executed':
+          await stageChanges(this.sm, res.changes);
+          return {
+            status: res.status,
+            gasUsed: res.gasUsed,
+            logs: res.logs,
+            contractAddress: res.created,
+          };
+      }
+    }
+  }
+
+  /** Reads one key through the manager for the engine, or marks it unresolvable. */
+  private async resolve(k: StateKey): Promise<void> {
+    const sm = this.sm;
+    const records = this.records;
+    try {
+      if (k.kind === 'account') {
+        const a = sm.readAccount(k.address, bytesKey(k.address));
+        if (a === undefined) records.noAccount(k.address);
+        else records.account(k.address, a.nonce, a.balance, a.codeHash);
+      } else if (k.kind === 'slot') {
+        records.slot(k.address, k.slot, await sm.getStorage(new Address(k.address), k.slot));
+      } else {
+        const h = bytesKey(k.hash);
+        if (this.codeFed.has(h)) return;
+        records.code(k.hash, await this.codeOf(k.hash, k.address));
+        this.codeFed.add(h);
+      }
+    } catch (e) {
+      if (!isExecutionError(e, ExecutionErrorCode.MissingNode)) throw e;
+      this.unresolved.set(keyOf(k), e);
+      records.unresolvable(k);
+    }
+  }
+
+  /** Code by hash, read as the account's code (so a missing blob is named as the other engine names it). */
+  private async codeOf(hash: Uint8Array, owner: Uint8Array): Promise<Uint8Array> {
+    const a = this.sm.readAccount(owner, bytesKey(owner));
+    if (a !== undefined && bytesKey(a.codeHash) === bytesKey(hash))
+      return this.sm.getCode(new Address(owner));
+    const held = this.sm.tree.getCode(hash);
+    if (held !== undefined) return held;
+    throw new ExecutionError(
+      ExecutionErrorCode.MissingNode,
+      `code ${Buffer.from(hash).toString('hex')} is neither held nor in the bag`,
+      { address: owner, hash },
+    );
+  }
+}
+
+/** Stages revm's account changes in `sm`'s journal: deletions, wiped storage, code, accounts, slots. */
+async function stageChanges(sm: TreeStateManager, changes: readonly AccountChange[]): Promise<void> {
+  for (const c of changes) {
+    const k = bytesKey(c.address);
+    if (c.deleted) {
+      sm.stageAccount(k, undefined);
+      continue;
+    }
+    const address = new Address(c.address);
+    if (c.created) await sm.clearStorage(address);
+    if (c.code !== undefined) await sm.putCode(address, c.code);
+    sm.stageAccount(k, new Account(c.nonce, c.balance, undefined, c.codeHash));
+    for (const [slot, value] of c.storage) await sm.putStorage(address, slot, value);
+  }
+}
