@@ -13,7 +13,7 @@
 
 #![deny(clippy::all)]
 
-use napi::bindgen_prelude::{Buffer, Uint8Array};
+use napi::bindgen_prelude::Buffer;
 use napi::{Error, Result, Status};
 use napi_derive::napi;
 use revm::bytecode::Bytecode;
@@ -41,6 +41,14 @@ enum Key {
     Slot(Address, U256),
     /// Code by hash, with the address it was asked for (JS resolves code by account).
     Code(B256, Address),
+}
+
+/// A key as the unresolvable set holds it: code by its hash alone (whichever account asked).
+fn unresolvable_form(key: Key) -> Key {
+    match key {
+        Key::Code(h, _) => Key::Code(h, Address::ZERO),
+        k => k,
+    }
 }
 
 /// Execution reached a key that JS could not resolve, with nothing unresolved before it.
@@ -74,7 +82,7 @@ struct WitnessDb {
 
 impl WitnessDb {
     fn lack(&mut self, key: Key) -> std::result::Result<(), Unresolvable> {
-        if self.unresolvable.contains(&key) {
+        if self.unresolvable.contains(&unresolvable_form(key)) {
             // Only a real stop when nothing earlier in the run was a guess.
             if self.lacking.is_empty() {
                 return Err(Unresolvable(key));
@@ -279,43 +287,31 @@ impl Engine {
     /// `config`: fork u8 (0 shanghai … 3 osaka), chain id u64, block number u64, timestamp u64,
     /// gas limit u64, base fee u64, coinbase (20).
     #[napi(constructor)]
-    pub fn new(config: Uint8Array) -> Result<Self> {
-        let mut r = Reader::new(&config);
-        let spec = spec_of(r.u8()?)?;
-        let chain_id = r.u64()?;
-        let number = r.u64()?;
-        let timestamp = r.u64()?;
-        let gas_limit = r.u64()?;
-        let basefee = r.u64()?;
-        let coinbase = r.address()?;
-        let mut cfg = CfgEnv::new_with_spec(spec);
-        cfg.chain_id = chain_id;
-        let mut block = BlockEnv {
-            number: U256::from(number),
-            beneficiary: coinbase,
-            timestamp: U256::from(timestamp),
-            gas_limit,
-            basefee,
-            difficulty: U256::ZERO,
-            prevrandao: Some(B256::ZERO),
-            ..Default::default()
-        };
-        // No blob is ever included: the excess blob gas stays 0 and BLOBBASEFEE is 1 wei.
-        if spec.is_enabled_in(SpecId::CANCUN) {
-            let fraction = if spec.is_enabled_in(SpecId::PRAGUE) { 5_007_716 } else { 3_338_477 };
-            block.set_blob_excess_gas_and_price(0, fraction);
-        } else {
-            block.blob_excess_gas_and_price = None;
-        }
+    pub fn new(config: &[u8]) -> Result<Self> {
+        let (spec, cfg, block) = read_config(config)?;
         let ctx: Ctx = Context::mainnet().with_db(WitnessDb::default()).with_cfg(cfg).with_block(block);
         let evm = ctx.build_mainnet().with_precompiles(MonsoonPrecompiles { inner: EthPrecompiles::new(spec) });
         Ok(Engine { evm, pending: None })
     }
 
+    /// Makes this engine a new one for another block (`config` as for the constructor), all its
+    /// state dropped: building one costs tens of microseconds, mostly its preallocated frames.
+    #[napi]
+    pub fn reset(&mut self, config: &[u8]) -> Result<()> {
+        let (spec, cfg, block) = read_config(config)?;
+        self.evm.ctx.modify_cfg(|c| *c = cfg);
+        self.evm.ctx.block = block;
+        self.evm.instruction = EthInstructions::new_mainnet_with_spec(spec);
+        self.evm.precompiles = MonsoonPrecompiles { inner: EthPrecompiles::new(spec) };
+        *self.evm.ctx.db_mut() = WitnessDb::default();
+        self.pending = None;
+        Ok(())
+    }
+
     /// Applies state records (see `feed_records`).
     #[napi]
-    pub fn feed(&mut self, records: Uint8Array) -> Result<()> {
-        self.feed_records(&records)
+    pub fn feed(&mut self, records: &[u8]) -> Result<()> {
+        self.feed_records(records)
     }
 
     /// Runs one transaction (after feeding `records`), see the file's comment for the answer.
@@ -323,12 +319,12 @@ impl Engine {
     /// limit u64, max fee u128, priority fee u128, nonce u64, chain id u64, data length u32
     /// and data, access-list length u32 and per entry address (20), key count u32, keys (32).
     #[napi]
-    pub fn execute(&mut self, tx: Uint8Array, records: Uint8Array) -> Result<Buffer> {
+    pub fn execute(&mut self, tx: &[u8], records: &[u8]) -> Result<Buffer> {
         if !records.is_empty() {
-            self.feed_records(&records)?;
+            self.feed_records(records)?;
         }
         self.pending = None;
-        let (env, is_create) = read_tx(&tx)?;
+        let (env, is_create) = read_tx(tx)?;
         let caller = env.caller;
         let nonce = env.nonce;
         {
@@ -510,6 +506,38 @@ fn commit_state(db: &mut WitnessDb, state: EvmState) {
     }
 }
 
+/// The fork, configuration and block of an engine's `config` bytes.
+fn read_config(config: &[u8]) -> Result<(SpecId, CfgEnv, BlockEnv)> {
+    let mut r = Reader::new(config);
+    let spec = spec_of(r.u8()?)?;
+    let chain_id = r.u64()?;
+    let number = r.u64()?;
+    let timestamp = r.u64()?;
+    let gas_limit = r.u64()?;
+    let basefee = r.u64()?;
+    let coinbase = r.address()?;
+    let mut cfg = CfgEnv::new_with_spec(spec);
+    cfg.chain_id = chain_id;
+    let mut block = BlockEnv {
+        number: U256::from(number),
+        beneficiary: coinbase,
+        timestamp: U256::from(timestamp),
+        gas_limit,
+        basefee,
+        difficulty: U256::ZERO,
+        prevrandao: Some(B256::ZERO),
+        ..Default::default()
+    };
+    // No blob is ever included: the excess blob gas stays 0 and BLOBBASEFEE is 1 wei.
+    if spec.is_enabled_in(SpecId::CANCUN) {
+        let fraction = if spec.is_enabled_in(SpecId::PRAGUE) { 5_007_716 } else { 3_338_477 };
+        block.set_blob_excess_gas_and_price(0, fraction);
+    } else {
+        block.blob_excess_gas_and_price = None;
+    }
+    Ok((spec, cfg, block))
+}
+
 fn read_tx(b: &[u8]) -> Result<(TxEnv, bool)> {
     let mut r = Reader::new(b);
     let tx_type = r.u8()?;
@@ -562,7 +590,8 @@ impl Engine {
     /// Records: 1 account (address, nonce u64, balance, code hash), 2 no account (address),
     /// 3 code (hash, length u32, bytes), 4 slot (address, slot, value), 5/6/7 unresolvable
     /// account (address) / slot (address, slot) / code (hash, address), 8 forget an account
-    /// (address: JS wrote it), 9 forget everything (code too), 10 clear the unresolvable keys.
+    /// (address: JS wrote it), 9 forget everything (code too), 10 clear the unresolvable keys,
+    /// 11 commit the last executed transaction (as `commit`, without a call of its own).
     fn feed_records(&mut self, b: &[u8]) -> Result<()> {
         let db = self.evm.ctx.db_mut();
         let mut r = Reader::new(b);
@@ -608,7 +637,7 @@ impl Engine {
                 7 => {
                     let h = r.b256()?;
                     let a = r.address()?;
-                    db.unresolvable.insert(Key::Code(h, a));
+                    db.unresolvable.insert(unresolvable_form(Key::Code(h, a)));
                 }
                 8 => {
                     let a = r.address()?;
@@ -616,7 +645,12 @@ impl Engine {
                 }
                 9 => db.reset(),
                 10 => db.unresolvable.clear(),
-                t => return Err(bad(&format!("record tag 1–10, found {t}"))),
+                11 => {
+                    if let Some(state) = self.pending.take() {
+                        commit_state(db, state);
+                    }
+                }
+                t => return Err(bad(&format!("record tag 1–11, found {t}"))),
             }
         }
         Ok(())

@@ -10,6 +10,8 @@ export interface EngineBinding {
   commit(): void;
   /** Drops the last executed transaction's changes. */
   discard(): void;
+  /** Makes this engine a new one for another block (constructor's `config`), its state dropped. */
+  reset(config: Uint8Array): void;
 }
 
 /** The addon's exports. */
@@ -32,13 +34,22 @@ export function loadEvm(): EvmLoad {
   }
 }
 
-const loaded = loadEvm();
+let loaded: EvmLoad | undefined;
 
-/** The addon, or undefined where it is not built. */
-export const evmAddon: EvmAddon | undefined = loaded.addon;
+/**
+ * The addon, loaded on first use, or undefined where it is not built. Lazy on purpose: a
+ * process that never runs revm (storage nodes, the cluster, roles on the default engine) never
+ * maps the library.
+ */
+export function evmAddon(): EvmAddon | undefined {
+  loaded ??= loadEvm();
+  return loaded.addon;
+}
 
-/** Why the addon is not there (undefined when it is). */
-export const evmUnavailable: string | undefined =
-  loaded.addon === undefined
+/** Why the addon is not there (undefined when it is); loads it like {@link evmAddon}. */
+export function evmUnavailable(): string | undefined {
+  loaded ??= loadEvm();
+  return loaded.addon === undefined
     ? `the revm addon (native/evm/build/evm.node) is not built: ${String((loaded.error as Error)?.message ?? loaded.error).split('\n')[0]}`
     : undefined;
+}

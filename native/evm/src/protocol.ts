@@ -266,6 +266,11 @@ export class RecordWriter extends Writer {
     this.u8(10);
   }
 
+  /** Commit the last executed transaction's changes (saves a call of its own). */
+  commitPending(): void {
+    this.u8(11);
+  }
+
   get size(): number {
     return this.at;
   }

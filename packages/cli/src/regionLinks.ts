@@ -170,6 +170,7 @@ export class RegionLinks {
       if (exited !== undefined) throw this.process.exitError(exited, 'before its API answered');
       try {
         const res = await fetch(`${this.api}/proxies/${sentinel}`, { signal: AbortSignal.timeout(1_000) });
+        await res.arrayBuffer();
         if (res.ok) return;
       } catch {
         // Not listening yet (or someone else's server, which never lists the sentinel).

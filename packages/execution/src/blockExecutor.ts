@@ -165,10 +165,19 @@ function clearTransientStorage(evm: EVMInterface): void {
 /** Whether the fallback from revm to @ethereumjs/evm was reported (once per process). */
 let fallbackReported = false;
 
-/** The engine `requested` resolves to here: revm only where the addon is built. */
+/**
+ * The engine used when none is asked for: `@ethereumjs/evm`, unless the environment sets
+ * `MONSOON_EVM=revm`. Not revm by default yet: a role process with the addon loaded was seen
+ * killed by SIGSEGV (under a CPU profiler, and at shutdown) and the cause is not found.
+ */
+export function defaultEngine(): EngineName {
+  return process.env.MONSOON_EVM === 'revm' ? 'revm' : 'ethereumjs';
+}
+
+/** The engine `requested` (else the default) resolves to here: revm only where the addon is built. */
 export function engineFor(requested: EngineName | undefined, warn: (message: string) => void): EngineName {
-  if (requested === 'ethereumjs') return 'ethereumjs';
-  if (revmAvailable) return 'revm';
+  if ((requested ?? defaultEngine()) === 'ethereumjs') return 'ethereumjs';
+  if (revmAvailable()) return 'revm';
   if (!fallbackReported) {
     fallbackReported = true;
     warn(

@@ -3,6 +3,7 @@ export {
   BlockExecutor,
   type BlockExecutorOptions,
   blockOf,
+  defaultEngine,
   EvmPool,
   type ExecutedBlock,
   type ExecutedReceipt,

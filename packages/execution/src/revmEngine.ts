@@ -16,8 +16,9 @@
  * and a key is fetched once per block (the engine keeps it), so an ERC-20 transfer after the
  * first needs one or two rounds.
  *
- * What JS writes itself (the transfer fast path, the block reward) it tells the engine to
- * forget. With access recording on (a client), the engine forgets everything before each
+ * A transaction's changes become the engine's committed state with a record carried by the
+ * next call, once the flush succeeded. What JS writes itself (the transfer fast path) it tells
+ * the engine to forget. With access recording on (a client), the engine forgets everything before each
  * transaction so every key a transaction reads is read, and recorded, through the manager.
  */
 import { Account, Address } from '@ethereumjs/util';
@@ -50,8 +51,10 @@ export interface RevmOutcome {
   readonly contractAddress: Uint8Array | undefined;
 }
 
-/** True where the revm addon is built (native/evm/build/evm.node). */
-export const revmAvailable: boolean = evmAddon !== undefined;
+/** True where the revm addon is built (native/evm/build/evm.node); loads it on first call. */
+export function revmAvailable(): boolean {
+  return evmAddon() !== undefined;
+}
 
 /** The block environment the engine needs (BlockExecutor's BlockEnv). */
 interface EngineEnv {
@@ -68,6 +71,17 @@ const keyOf = (k: StateKey): string =>
       ? `s${bytesKey(k.address)}${bytesKey(k.slot)}`
       : `c${bytesKey(k.hash)}`;
 
+/**
+ * Addon engines whose RevmEngine was collected, kept to be reset for another block: building
+ * one costs ~80 µs (its preallocated call frames), as much as a client's whole pre-execution
+ * step for a transfer, and a client makes an executor per transaction.
+ */
+const spare: EngineBinding[] = [];
+const SPARE_KEPT = 16;
+const reclaim = new FinalizationRegistry<EngineBinding>((engine) => {
+  if (spare.length < SPARE_KEPT) spare.push(engine);
+});
+
 export class RevmEngine {
   private readonly engine: EngineBinding;
   private readonly txs = new TxWriter();
@@ -78,7 +92,7 @@ export class RevmEngine {
   private readonly chainId: bigint;
   /** Code hashes (latin1) the engine holds: code is handed over once. */
   private readonly codeFed = new Set<string>();
-  /** Calls into the addon so far (execute rounds, commits, discards): for benchmarks. */
+  /** Calls into the addon so far (one per execute round): for benchmarks. */
   crossings = 0;
 
   constructor(
@@ -88,18 +102,22 @@ export class RevmEngine {
     /** Forget the engine's state before each transaction, so every read is recorded. */
     private readonly recordAccesses: boolean,
   ) {
-    if (evmAddon === undefined) throw new Error('the revm addon is not built');
-    this.engine = new evmAddon.Engine(
-      encodeConfig({
-        fork: rules.fork as EngineFork,
-        chainId: rules.chainId,
-        number: env.number,
-        timestamp: env.timestamp,
-        gasLimit: env.gasLimit,
-        baseFee: rules.baseFeePerGas,
-        coinbase: env.coinbase,
-      }),
-    );
+    const addon = evmAddon();
+    if (addon === undefined) throw new Error('the revm addon is not built');
+    const config = encodeConfig({
+      fork: rules.fork as EngineFork,
+      chainId: rules.chainId,
+      number: env.number,
+      timestamp: env.timestamp,
+      gasLimit: env.gasLimit,
+      baseFee: rules.baseFeePerGas,
+      coinbase: env.coinbase,
+    });
+    const reused = spare.pop();
+    reused?.reset(config);
+    this.engine = reused ?? new addon.Engine(config);
+    // Only the collector gives the engine back: nothing can use it after that.
+    reclaim.register(this, this.engine);
     this.chainId = rules.chainId;
   }
 
@@ -110,15 +128,12 @@ export class RevmEngine {
 
   /** The transaction's changes were applied to the tree: the next transaction reads them. */
   commit(): void {
-    this.crossings++;
-    this.engine.commit();
+    // Carried by the next call; until then nothing reads the engine's state.
+    this.records.commitPending();
   }
 
-  /** The transaction failed after execution (its changes could not be applied). */
-  discard(): void {
-    this.crossings++;
-    this.engine.discard();
-  }
+  /** The transaction failed after execution (its changes could not be applied): no commit goes. */
+  discard(): void {}
 
   /**
    * Runs `tx` from `caller` and stages its changes in the manager's journal (not flushed).
@@ -154,7 +169,11 @@ export class RevmEngine {
       const key: StateKey = { kind: 'account', address: tx.to };
       await this.resolve(key);
       const to = this.unresolved.has(keyOf(key)) ? undefined : this.sm.readAccount(tx.to, bytesKey(tx.to));
-      if (to !== undefined && !bytesEqual(to.codeHash, EMPTY_CODE_HASH)) {
+      if (
+        to !== undefined &&
+        !bytesEqual(to.codeHash, EMPTY_CODE_HASH) &&
+        !this.codeFed.has(bytesKey(to.codeHash))
+      ) {
         await this.resolve({ kind: 'code', hash: to.codeHash, address: tx.to });
       }
     }
@@ -206,10 +225,8 @@ export class RevmEngine {
       } else if (k.kind === 'slot') {
         records.slot(k.address, k.slot, await sm.getStorage(new Address(k.address), k.slot));
       } else {
-        const h = bytesKey(k.hash);
-        if (this.codeFed.has(h)) return;
         records.code(k.hash, await this.codeOf(k.hash, k.address));
-        this.codeFed.add(h);
+        this.codeFed.add(bytesKey(k.hash));
       }
     } catch (e) {
       if (!isExecutionError(e, ExecutionErrorCode.MissingNode)) throw e;

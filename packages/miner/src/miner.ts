@@ -572,6 +572,7 @@ export class Miner {
       const senders = await this.opts.recovery.recoverSenders(txs);
       const saved = this.source;
       this.source = bag;
+      let done: Awaited<ReturnType<BlockExecutor['finish']>>;
       try {
         for (let i = 0; i < txs.length; i++) {
           const s = senders[i]!;
@@ -579,10 +580,11 @@ export class Miner {
           const o = await executor.execute(txs[i]!, s as Uint8Array);
           if (o.status !== 'included') bad(`transaction ${i} not executable: ${o.error.message}`);
         }
+        // The block reward is written in finish(): the peer's coinbase path is in the bag too.
+        done = await executor.finish();
       } finally {
         this.source = saved;
       }
-      const done = await executor.finish();
       if (!bytesEqual(done.stateRoot, header.stateRoot))
         bad(`state root ${toHex(header.stateRoot)}, re-execution gives ${toHex(done.stateRoot)}`);
       if (done.gasUsed !== header.gasUsed)

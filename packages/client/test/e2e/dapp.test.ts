@@ -8,8 +8,12 @@
  * WebSocket (eth_subscribe, same port) and ethers' `contract.on('Transfer', …)` hear them, and
  * getLogs / getContractEvents read them back; eth_createAccessList gives the list with which the
  * transfer, sent as an EIP-2930 transaction, uses exactly the gas it said.
+ * The chain runs Prague (the genesis schedules Cancun and Prague at time 0, as geth's would): a
+ * contract compiled with solc's default EVM version, using transient storage and MCOPY, deploys
+ * and runs.
  */
-import { mkdtemp, rm } from 'node:fs/promises';
+import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
@@ -17,7 +21,7 @@ import { decodeAccount, fromHex, rlpDecode, toHex, verifyProof } from '@monsoon/
 import { keccak } from '@monsoon/keccak';
 import { killAll, type RoleProcess, until } from '@monsoon/test-utils';
 import { AccountSet, DEFAULT_TOKEN_ADDRESS, tokenBalanceSlot, writeGenesisFile } from '@monsoon/workload';
-import { Contract, JsonRpcProvider, Wallet } from 'ethers';
+import { Contract, ContractFactory, JsonRpcProvider, Wallet } from 'ethers';
 import { createPublicClient, createWalletClient, defineChain, http, parseAbi, webSocket } from 'viem';
 import { privateKeyToAccount } from 'viem/accounts';
 import { rpcUrlOf, type StorageAndMiner, spawnClient, startStorageAndMiner } from '../helpers/cluster.js';
@@ -50,6 +54,20 @@ beforeAll(async () => {
   accounts = await AccountSet.create({ seed: new TextEncoder().encode('dapp test'), count: 40, eager: true });
   const genesis = join(dir, 'genesis.json');
   await writeGenesisFile(genesis, accounts, { chainId: BigInt(CHAIN_ID) });
+  // Cancun and Prague from the start, with the blob schedule geth requires of them.
+  const doc = JSON.parse(await readFile(genesis, 'utf8'));
+  const blobs = (target: number, max: number, baseFeeUpdateFraction: number) => ({
+    target,
+    max,
+    baseFeeUpdateFraction,
+  });
+  doc.config = {
+    ...doc.config,
+    cancunTime: 0,
+    pragueTime: 0,
+    blobSchedule: { cancun: blobs(3, 6, 3338477), prague: blobs(6, 9, 5007716) },
+  };
+  await writeFile(genesis, JSON.stringify(doc));
   cluster = await startStorageAndMiner(dir, genesis);
   clientProc = spawnClient(cluster);
   rpc = await rpcUrlOf(clientProc);
@@ -304,5 +322,68 @@ describe('events', () => {
     const receipt = await tx.wait();
     expect(receipt?.status).toBe(1);
     expect(receipt?.gasUsed).toBe(BigInt(r.gasUsed));
+  });
+});
+
+/** Compiles one contract with the npm `solc` at its default EVM version (what a dapp developer gets). */
+function compileDefault(source: string, name: string) {
+  const solc = createRequire(import.meta.url)('solc');
+  const input = {
+    language: 'Solidity',
+    sources: { 'Probe.sol': { content: source } },
+    settings: {
+      outputSelection: { '*': { '*': ['abi', 'evm.bytecode.object', 'evm.deployedBytecode.opcodes'] } },
+    },
+  };
+  const out = JSON.parse(solc.compile(JSON.stringify(input)));
+  const errors = (out.errors ?? []).filter((e: { severity: string }) => e.severity === 'error');
+  if (errors.length > 0) throw new Error(errors.map((e: { message: string }) => e.message).join('\n'));
+  const c = out.contracts['Probe.sol'][name];
+  return {
+    abi: c.abi,
+    bytecode: `0x${c.evm.bytecode.object}`,
+    opcodes: String(c.evm.deployedBytecode.opcodes),
+  };
+}
+
+describe("today's solc", () => {
+  it("a contract compiled for solc's default EVM version (TSTORE, TLOAD, MCOPY) deploys and runs", async () => {
+    const {
+      abi: probeAbi,
+      bytecode,
+      opcodes,
+    } = compileDefault(
+      `// SPDX-License-Identifier: MIT
+      pragma solidity ^0.8.28;
+      contract Probe {
+        uint256 private transient calls;
+        bytes public last;
+        function store(bytes calldata data) public returns (uint256) {
+          bytes memory copy = data;
+          last = bytes.concat(copy, copy);
+          calls += 1;
+          return calls;
+        }
+        function storeTwice(bytes calldata data) external returns (uint256) {
+          this.store(data);
+          return this.store(data);
+        }
+      }`,
+      'Probe',
+    );
+    // What makes it need Cancun: a Shanghai chain answers these with "invalid opcode".
+    expect(opcodes).toMatch(/\bTSTORE\b/);
+    expect(opcodes).toMatch(/\bTLOAD\b/);
+    expect(opcodes).toMatch(/\bMCOPY\b/);
+    const factory = new ContractFactory(probeAbi, bytecode, wallet(30));
+    const probe = await factory.deploy();
+    await probe.waitForDeployment();
+    const payload = '0x0102030405';
+    // Two calls in one transaction: the transient counter reaches 2, then starts over at 0.
+    expect(await probe.getFunction('storeTwice').staticCall(payload)).toBe(2n);
+    const r = await (await probe.getFunction('storeTwice')(payload)).wait();
+    expect(r.status).toBe(1);
+    expect(await probe.getFunction('last')()).toBe('0x01020304050102030405');
+    expect(await probe.getFunction('store').staticCall(payload)).toBe(1n);
   });
 });

@@ -7,7 +7,7 @@ import { evmUnavailable } from '@monsoon/evm';
 import { type EngineName, revmAvailable } from '@monsoon/execution';
 
 /** The engines to run: ethereumjs always, revm where it is built. */
-export const ENGINES: readonly EngineName[] = revmAvailable ? ['ethereumjs', 'revm'] : ['ethereumjs'];
+export const ENGINES: readonly EngineName[] = revmAvailable() ? ['ethereumjs', 'revm'] : ['ethereumjs'];
 
 let told = false;
 
@@ -16,10 +16,10 @@ let told = false;
  * without cargo shows what it did not test.
  */
 export function skipRevmWhereUnbuilt(what: string): void {
-  if (revmAvailable) return;
+  if (revmAvailable()) return;
   if (!told) {
     told = true;
-    console.warn(`revm cases skipped: ${evmUnavailable}`);
+    console.warn(`revm cases skipped: ${evmUnavailable()}`);
   }
-  it.skip(`[revm] ${what} — skipped: ${evmUnavailable}`, () => {});
+  it.skip(`[revm] ${what} — skipped: ${evmUnavailable()}`, () => {});
 }

@@ -97,6 +97,21 @@ describe('Miner', () => {
     expect(full.st.getAccount(addrs[1]!)!.balance).toBe(10n ** 21n + 1000n);
   });
 
+  it("adopts a peer's block whose reward goes to a coinbase below the top layer (its path only in the block's bag)", async () => {
+    // A coinbase whose key shares its first byte with an account's: its path leaves the top layer
+    // (r = 2), so the receiver has only stubs there and needs the sealer's nodes for the reward.
+    const firstBytes = new Set(addrs.map((a) => keccak.keccak256(a)[0]));
+    const other = Array.from({ length: 256 }, (_, j) =>
+      Uint8Array.from({ length: 20 }, (_, k) => (k === 19 ? j : 0xc7)),
+    ).find((a) => firstBytes.has(keccak.keccak256(a)[0]))!;
+    const sealer = await Miner.create(genesis, { rules, coinbase: other, retention: 2, difficulty: 0n });
+    const receiver = await make();
+    const empty = await sealer.seal();
+    const adopted = await receiver.receiveBlock(empty.peer);
+    expect(adopted?.block.header.number).toBe(1n);
+    expect(toHex(receiver.head.header.stateRoot)).toBe(toHex(empty.block.header.stateRoot));
+  });
+
   it('refuses a transaction whose bag has a forged node, and a bad signature, each with a reason', async () => {
     nonces.clear();
     const m = await make();

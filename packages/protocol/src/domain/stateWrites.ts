@@ -27,8 +27,10 @@ export function applyAccountUpdate(state: StateTree, a: AccountUpdate): void {
     state.deleteAccount(a.address);
     return;
   }
-  const existing = state.getAccount(a.address);
-  const codeHash = a.code !== undefined ? state.putCode(a.code) : (existing?.codeHash ?? EMPTY_CODE_HASH);
+  // A cleared account was destroyed earlier in the block: its old code went with it (a
+  // re-creation carries its new code in `code`).
+  const kept = a.clearStorage ? undefined : state.getAccount(a.address)?.codeHash;
+  const codeHash = a.code !== undefined ? state.putCode(a.code) : (kept ?? EMPTY_CODE_HASH);
   state.putAccount(a.address, makeAccount({ nonce: a.nonce, balance: a.balance, codeHash }));
   if (a.clearStorage) state.clearStorage(a.address);
   for (const w of a.storage) state.putStorage(a.address, w.slot, w.value);

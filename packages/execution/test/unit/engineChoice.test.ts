@@ -1,0 +1,27 @@
+/** Which EVM a BlockExecutor runs when none is asked for, and the fallback where revm is not built. */
+import { afterEach, describe, expect, it } from '@jest/globals';
+import { defaultEngine, engineFor, revmAvailable } from '@monsoon/execution';
+
+const saved = process.env.MONSOON_EVM;
+afterEach(() => {
+  if (saved === undefined) delete process.env.MONSOON_EVM;
+  else process.env.MONSOON_EVM = saved;
+});
+
+describe('engine choice', () => {
+  it('is @ethereumjs/evm by default, revm with MONSOON_EVM=revm', () => {
+    delete process.env.MONSOON_EVM;
+    expect(defaultEngine()).toBe('ethereumjs');
+    expect(engineFor(undefined, () => {})).toBe('ethereumjs');
+    process.env.MONSOON_EVM = 'revm';
+    expect(defaultEngine()).toBe('revm');
+    expect(engineFor(undefined, () => {})).toBe(revmAvailable() ? 'revm' : 'ethereumjs');
+  });
+
+  it('takes an explicit choice over the environment', () => {
+    process.env.MONSOON_EVM = 'revm';
+    expect(engineFor('ethereumjs', () => {})).toBe('ethereumjs');
+    delete process.env.MONSOON_EVM;
+    expect(engineFor('revm', () => {})).toBe(revmAvailable() ? 'revm' : 'ethereumjs');
+  });
+});
