@@ -8,7 +8,7 @@
  */
 import { readFile } from 'node:fs/promises';
 import { hostname } from 'node:os';
-import { CodedError } from '@monsoon/dsm-tree';
+import { CodedError } from '@monsoon/util';
 import { Command, CommanderError } from 'commander';
 import type { Logger as Pino } from 'pino';
 import { EdgeError, EdgeErrorCode } from './edgeError.js';
