@@ -40,6 +40,15 @@ export interface VerifiedNodeSource {
 /** Anything nodes can be faulted in from. */
 export type NodeSource = NodeBag | NodeResolver;
 
+/**
+ * Told of every node a commit hashes: keccak256 (32 chars) and RLP encoding, both binary
+ * strings (latin1, one char per byte). These are the nodes a tree created or changed since its
+ * last root (each ≥ 32 bytes, plus the root whatever its size), children before their parent,
+ * so a store that writes them in this order never holds a parent without its children. The same
+ * node may be told more than once (content-addressed stores take it idempotently).
+ */
+export type NodeListener = (hash: string, enc: string) => void;
+
 export interface DsmTreeOptions {
   /** Keccak implementation; default: the native addon when built, else @noble/hashes. */
   hash?: Keccak;
@@ -50,6 +59,8 @@ export interface DsmTreeOptions {
   resolver?: NodeResolver;
   /** Tried before `resolver` when a stub is reached; its nodes are used unhashed (see VerifiedNodeSource). */
   source?: VerifiedNodeSource;
+  /** Told of every node a commit hashes (see NodeListener); passed on to snapshots. */
+  onHashed?: NodeListener;
 }
 
 /** Defaults of DsmTreeOptions. */
@@ -142,12 +153,14 @@ export class DsmTree {
   private readonly hasher: TreeHasher;
   resolver: NodeResolver | undefined;
   source: VerifiedNodeSource | undefined;
+  onHashed: NodeListener | undefined;
 
   constructor(opts: DsmTreeOptions = {}) {
     this.keccak = opts.hash ?? defaultDsmTreeOptions.hash;
     this.hasher = hasherFor(this.keccak);
     this.resolver = opts.resolver;
     this.source = opts.source;
+    this.onHashed = opts.onHashed;
     this.gen = nextGen();
     this.rootNode = undefined;
   }
@@ -212,7 +225,7 @@ export class DsmTree {
     const r = this.rootNode;
     if (r === undefined) this.rootHash = EMPTY_ROOT_BIN;
     else if (r.kind === STUB) this.rootHash = r.ref;
-    else this.rootHash = this.hasher.commit(r);
+    else this.rootHash = this.hasher.commit(r, 0, this.onHashed);
     return this.rootHash;
   }
 
@@ -243,15 +256,21 @@ export class DsmTree {
 
   /** O(1): a tree with the same contents; later writes to either never show in the other. */
   snapshot(): DsmTree {
-    const t = new DsmTree({
-      hash: this.keccak,
-      ...(this.resolver ? { resolver: this.resolver } : {}),
-      ...(this.source ? { source: this.source } : {}),
-    });
+    const t = new DsmTree(this.options());
     t.rootNode = this.rootNode;
     t.rootHash = this.rootHash;
     this.gen = nextGen(); // every node reachable now is frozen for both trees
     return t;
+  }
+
+  /** The options this tree was made with (what a snapshot or a sibling tree gets). */
+  options(): DsmTreeOptions {
+    return {
+      hash: this.keccak,
+      ...(this.resolver ? { resolver: this.resolver } : {}),
+      ...(this.source ? { source: this.source } : {}),
+      ...(this.onHashed ? { onHashed: this.onHashed } : {}),
+    };
   }
 
   /**
@@ -737,6 +756,40 @@ export class DsmTree {
   }
 
   // ---------------------------------------------------------------- proofs
+
+  /**
+   * Tells `visit` of every hashed node held in memory (≥ 32 bytes, and the root whatever its
+   * size), children before their parent, each once per call; stubs are skipped (their nodes live
+   * elsewhere). This is the whole resident tree, where `onHashed` is only what commits create: a
+   * node store fills itself from it once (genesis, a restored checkpoint) and follows `onHashed`
+   * after. One keccak per node. `seen` (nodes already told) can be shared by the calls of a
+   * sweep over many versions, which share most nodes.
+   */
+  forEachNode(visit: NodeListener, seen: Set<object> = new Set()): void {
+    const r = this.rootNode;
+    if (r === undefined || r.kind === STUB) return;
+    this.rootBin();
+    const walk = (n: InnerNode, depth: number, isRoot: boolean): void => {
+      if (seen.has(n)) return;
+      seen.add(n);
+      if (n.kind === BRANCH) {
+        for (let i = 0; i < 16; i++) {
+          const c = n.child(i);
+          if (c !== undefined && c.kind !== STUB) walk(c, depth + 1, false);
+        }
+      } else if (n.kind === EXTENSION) {
+        if (n.child.kind !== STUB) walk(n.child, depth + n.path.length, false);
+      }
+      let enc: Bin;
+      if (n.kind === LEAF) {
+        proofWriter.pos = 0;
+        const len = writeLeaf(proofWriter, n, depth);
+        enc = proofWriter.buf.toString('latin1', 0, len);
+      } else enc = n.enc!;
+      if (enc.length >= 32 || isRoot) visit(toBin(this.keccak.keccak256(Buffer.from(enc, 'latin1'))), enc);
+    };
+    walk(r, 0, true);
+  }
 
   /**
    * The Ethereum proof for `key` (as eth_getProof): the RLP of each hashed node from the root

@@ -19,6 +19,7 @@ export {
   type DsmTreeOptions,
   defaultDsmTreeOptions,
   EMPTY_ROOT,
+  type NodeListener,
   type NodeResolver,
   type NodeSource,
   type VerifiedNodeSource,

@@ -13,7 +13,13 @@ import { bytesEqual, bytesToHex, type RlpValue, rlpDecode, rlpEncode, toHex } fr
 import { type Account, decodeAccount, EMPTY_CODE_HASH, encodeAccount } from './account.js';
 import { type Bin, fromBin, toBin } from './bytes.js';
 import { asTreeError, DsmError, DsmErrorCode } from './dsmError.js';
-import { DsmTree, type DsmTreeOptions, type NodeResolver, type VerifiedNodeSource } from './dsmTree.js';
+import {
+  DsmTree,
+  type DsmTreeOptions,
+  type NodeListener,
+  type NodeResolver,
+  type VerifiedNodeSource,
+} from './dsmTree.js';
 import { hashOne } from './hashOne.js';
 
 export interface StateTreeOptions {
@@ -22,6 +28,8 @@ export interface StateTreeOptions {
   resolver?: NodeResolver;
   /** Tried before `resolver`: nodes (and code) already checked against their hashes, used as they are. */
   source?: VerifiedNodeSource;
+  /** Told of every node the account trie and the storage tries hash (see NodeListener). */
+  onHashed?: NodeListener;
 }
 
 function checkLength(what: string, b: Uint8Array, n: number): void {
@@ -42,7 +50,7 @@ export class StateTree {
   private dirty = new Set<Bin>();
   private code: Map<Bin, Uint8Array>;
   private codeShared = false;
-  private readonly treeOpts: DsmTreeOptions;
+  private treeOpts: DsmTreeOptions;
   readonly keccak: Keccak;
 
   constructor(opts: StateTreeOptions = {}, accounts?: DsmTree) {
@@ -51,6 +59,7 @@ export class StateTree {
       hash: this.keccak,
       ...(opts.resolver ? { resolver: opts.resolver } : {}),
       ...(opts.source ? { source: opts.source } : {}),
+      ...(opts.onHashed ? { onHashed: opts.onHashed } : {}),
     };
     this.accounts = accounts ?? new DsmTree(this.treeOpts);
     this.storage = new Map();
@@ -362,6 +371,34 @@ export class StateTree {
     };
   }
 
+  /**
+   * From now on, `onHashed` is told of every node this state and the snapshots taken from it
+   * hash (see NodeListener): how a node store attached to a state built elsewhere (genesis, a
+   * checkpoint) follows it. Storage tries already loaded are shared with older versions, which
+   * are clean: they commit nothing more, so telling the same listener there changes nothing.
+   */
+  listen(onHashed: NodeListener | undefined): void {
+    const { onHashed: _, ...rest } = this.treeOpts;
+    this.treeOpts = onHashed === undefined ? rest : { ...rest, onHashed };
+    this.accounts.onHashed = onHashed;
+    for (const t of this.storage.values()) t.onHashed = onHashed;
+  }
+
+  /**
+   * Every hashed node this state holds in memory: the account trie's and each loaded storage
+   * trie's (see DsmTree.forEachNode), each node once per `seen` (share one Set across the
+   * versions of a sweep: they share most nodes and storage tries).
+   */
+  forEachNode(visit: NodeListener, seen: Set<object> = new Set()): void {
+    this.rootBin();
+    this.accounts.forEachNode(visit, seen);
+    for (const t of this.storage.values()) {
+      if (seen.has(t)) continue;
+      seen.add(t);
+      t.forEachNode(visit, seen);
+    }
+  }
+
   /** A state from an account trie and the parts exportParts() gave. */
   static restore(
     accounts: DsmTree,
@@ -390,12 +427,7 @@ export class StateTree {
   /** A copy that shares all structure; O(storage tries) map copies, no trie is copied. */
   snapshot(): StateTree {
     this.rootBin();
-    const opts = {
-      hash: this.keccak,
-      ...(this.treeOpts.resolver ? { resolver: this.treeOpts.resolver } : {}),
-      ...(this.treeOpts.source ? { source: this.treeOpts.source } : {}),
-    };
-    const s = new StateTree(opts, this.accounts.snapshot());
+    const s = new StateTree(this.treeOpts, this.accounts.snapshot());
     s.storage = new Map(this.storage);
     s.code = this.code;
     s.codeShared = true;

@@ -10,6 +10,7 @@ import type { Keccak } from '@monsoon/keccak';
 import { writeHeader } from '@monsoon/util';
 import { ALL_SLOTS, type BranchNode, VALUE_BIT } from './branchNode.js';
 import type { Bin } from './bytes.js';
+import type { NodeListener } from './dsmTree.js';
 import {
   ByteWriter,
   binStringSize,
@@ -44,6 +45,8 @@ export class TreeHasher {
   /** Hashes of flushed jobs whose parent was not encoded yet (and of the root). */
   private readonly flushed = new Map<number, Bin>();
   private readonly spans = new Int32Array(18);
+  /** The listener of the commit in progress. */
+  private onHashed: NodeListener | undefined = undefined;
 
   constructor(private readonly keccak: Keccak) {}
 
@@ -58,8 +61,9 @@ export class TreeHasher {
    * Re-encodes and hashes what changed under `root` (which sits at nibble `depth`) and returns
    * the root's keccak256. A root is always hashed, even one under 32 bytes.
    */
-  commit(root: InnerNode, depth = 0): Bin {
+  commit(root: InnerNode, depth = 0, onHashed?: NodeListener): Bin {
     if (root.kind !== LEAF && !TreeHasher.dirty(root)) return this.digest(root.enc!);
+    this.onHashed = onHashed;
     this.w.pos = 0;
     this.jobs.length = 0;
     this.base = 0;
@@ -68,6 +72,7 @@ export class TreeHasher {
     this.flush();
     const h = this.flushed.get(j)!;
     this.flushed.clear();
+    this.onHashed = undefined;
     return h;
   }
 
@@ -235,10 +240,16 @@ export class TreeHasher {
     const w = this.w;
     this.keccak.keccak256Tree(w.buf, this.offsets, this.patch, n, out);
     const jobs = this.jobs;
+    const tell = this.onHashed;
     for (let k = 0; k < n; k++) {
       const node = jobs[k]!;
-      if (node.kind !== LEAF) settle(node, w.buf.toString('latin1', this.offsets[k]!, this.offsets[k + 1]!));
+      const enc =
+        node.kind !== LEAF || tell !== undefined
+          ? w.buf.toString('latin1', this.offsets[k]!, this.offsets[k + 1]!)
+          : undefined;
+      if (node.kind !== LEAF) settle(node, enc!);
       if (this.patch[k] === -1) this.flushed.set(this.base + k, out.toString('latin1', k * 32, k * 32 + 32));
+      if (tell !== undefined) tell(out.toString('latin1', k * 32, k * 32 + 32), enc!);
     }
     this.base += n;
     jobs.length = 0;

@@ -35,6 +35,7 @@ import {
   storagePb,
 } from '@monsoon/protocol';
 import { CheckpointStore } from './checkpointStore.js';
+import type { FreshNode, VersionObserver } from './nodeStore/versionObserver.js';
 import { ShardState } from './shardState.js';
 import { decodeCheckpoint, encodeCheckpoint } from './stateCheckpoint.js';
 import { StorageError, StorageErrorCode } from './storageError.js';
@@ -103,6 +104,11 @@ export interface StorageNodeModules {
    * acknowledged only when this resolves (the write-ahead log goes here).
    */
   beforeInstall?: (req: ApplyBlockRequest) => Promise<void>;
+  /**
+   * Node stores that follow the versions (a tiered backend, a one-sided export): told of the
+   * starting state, of each block's new nodes before it is acknowledged, and of pruned versions.
+   */
+  observers?: readonly VersionObserver[];
 }
 
 export class StorageNode {
@@ -120,6 +126,10 @@ export class StorageNode {
   private checkpointing: Promise<void> = Promise.resolve();
   /** Set while the log is replayed: its blocks are already in it. */
   private replaying = false;
+  private readonly observers: readonly VersionObserver[];
+  /** The nodes the block being applied created (collected only when there are observers). */
+  private fresh: FreshNode[] = [];
+  private started = false;
 
   private constructor(
     readonly opts: StorageNodeOptions,
@@ -131,6 +141,22 @@ export class StorageNode {
     this.log = modules.logger ?? silentLogger;
     this.beforeInstall = modules.beforeInstall;
     this.versions = new VersionStore(genesis, { window: opts.window, forkWindow: opts.forkWindow });
+    this.observers = modules.observers ?? [];
+    if (this.observers.length > 0) {
+      // Every later version is a snapshot of this one and inherits the listener.
+      genesis.state.state.listen((hash, enc) => this.fresh.push({ hash, enc }));
+    }
+  }
+
+  /**
+   * Tells the observers the state the node starts from; once, and before the first block at
+   * the latest (a durable node does it while opening; call it to have a new node's observers
+   * ready before any block arrives).
+   */
+  async startObservers(): Promise<void> {
+    if (this.started) return;
+    this.started = true;
+    for (const o of this.observers) await o.start(this.versions.head);
   }
 
   /** A node at the genesis state of its shards. */
@@ -236,6 +262,7 @@ export class StorageNode {
     node.wal = wal;
     node.checkpoints = checkpoints;
     node.checkpointEvery = opts.checkpointEvery ?? 1024;
+    await node.startObservers();
     node.replaying = true;
     let replayed = 0;
     let skipped = 0;
@@ -269,6 +296,7 @@ export class StorageNode {
     await this.queue;
     await this.checkpointing;
     await this.wal?.close();
+    for (const o of this.observers) await o.close();
   }
 
   get head(): Version {
@@ -332,7 +360,11 @@ export class StorageNode {
       );
     }
     const expected = this.expectedRoots(req.expectedRoots);
+    await this.startObservers();
+    this.fresh = [];
     const state = parent.state.apply(req.shards, expected, header.stateRoot);
+    const fresh = this.fresh;
+    this.fresh = [];
     if (this.wal !== undefined && !this.replaying)
       seq = await this.wal.append(encodeRecord(req, this.layout.count));
     if (this.beforeInstall !== undefined) await this.beforeInstall(req);
@@ -345,8 +377,13 @@ export class StorageNode {
       totalDifficulty: parent.totalDifficulty + header.difficulty,
       state,
     };
+    for (const o of this.observers) await o.adding(v, fresh);
     this.versions.add(v);
-    const freed = this.versions.prune();
+    const gone = this.versions.prune();
+    if (gone.length > 0 && this.observers.length > 0) {
+      const held = this.versions.all();
+      for (const o of this.observers) o.dropped(gone, held);
+    }
     if (this.checkpointEvery > 0 && !this.replaying && header.number % BigInt(this.checkpointEvery) === 0n) {
       this.scheduleCheckpoint(v);
     }
@@ -355,7 +392,7 @@ export class StorageNode {
       hash: v.id,
       head: this.versions.head === v,
       accounts: req.shards.reduce((n, s) => n + s.accounts.length, 0),
-      freed,
+      freed: gone.length,
       ms: Math.round((performance.now() - started) * 100) / 100,
     });
     return this.response(v);

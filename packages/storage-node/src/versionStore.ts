@@ -80,8 +80,8 @@ export class VersionStore {
     }
   }
 
-  /** Frees the versions that fell out of the windows; returns how many. */
-  prune(): number {
+  /** Frees the versions that fell out of the windows; returns them. */
+  prune(): Version[] {
     const head = this.headVersion;
     const canonical = new Set<string>();
     const lowest = head.header.number - BigInt(Math.max(this.opts.window, this.opts.forkWindow));
@@ -89,7 +89,7 @@ export class VersionStore {
       canonical.add(v.id);
       v = this.byId.get(idOf(v.header.parentHash));
     }
-    let freed = 0;
+    const freed: Version[] = [];
     for (const [id, v] of this.byId) {
       const below = head.header.number - v.header.number;
       const keep = canonical.has(id)
@@ -97,7 +97,7 @@ export class VersionStore {
         : below <= BigInt(this.opts.forkWindow);
       if (!keep) {
         this.byId.delete(id);
-        freed++;
+        freed.push(v);
       }
     }
     return freed;
