@@ -13,6 +13,17 @@
 # Deployments: deploy/README.md (Kubernetes, VMs). Checked by `npm test -- test/deploy` (hadolint).
 
 ARG NODE_VERSION=20.20.2
+ARG RUST_VERSION=1.95
+
+# The revm addon (native/evm, issue 16) is Rust: built in a stage of its own with the toolchain
+# the repository is built with here, on the same Debian as the Node stages (same glibc), crates
+# pinned by Cargo.lock. Only the library leaves this stage.
+FROM rust:${RUST_VERSION}-bookworm AS evm
+WORKDIR /evm
+COPY native/evm/Cargo.toml native/evm/Cargo.lock native/evm/build.rs ./
+COPY native/evm/src ./src
+RUN cargo build --release --locked \
+  && cp target/release/libmonsoon_evm.so /evm/evm.node
 
 FROM node:${NODE_VERSION}-bookworm AS build
 # node-gyp needs Node's headers. The official image installs Node under /usr/local, not /usr as
@@ -23,12 +34,14 @@ ARG NODE_HEADERS_DIR=/usr/local
 ENV npm_config_nodedir=${NODE_HEADERS_DIR}
 WORKDIR /app
 COPY . .
+COPY --from=evm /evm/evm.node native/evm/build/evm.node
 # `npm install`, not `npm ci`: the lockfile lists only the optional binaries (swc, Biome) of the
 # platform it was written on (see the root README).
 RUN npm install --no-audit --no-fund \
   && npx --no-install node-gyp rebuild --directory=native/keccak --nodedir="${NODE_HEADERS_DIR}" --loglevel=warn \
   && npm run build:ts \
   && MONSOON_KECCAK=native node --input-type=module -e "await import('@monsoon/keccak')" \
+  && node --input-type=module -e "import { evmUnavailable } from '@monsoon/evm'; const e = evmUnavailable(); if (e) throw new Error(e)" \
   && npm prune --omit=dev --no-audit --no-fund \
   && rm -rf native/keccak/build/Release/obj.target
 

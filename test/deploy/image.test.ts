@@ -63,6 +63,16 @@ describe('Dockerfile', () => {
     expect(args(build!, 'ARG')).toContain('NODE_HEADERS_DIR=/usr/local');
   });
 
+  it('builds the revm addon with cargo in its own stage and checks the build stage loads it', () => {
+    const evm = stages.find((s) => s.name === 'evm');
+    expect(evm).toBeDefined();
+    expect(evm!.from).toMatch(/^rust:/);
+    expect(args(evm!, 'RUN').join(' ')).toContain('cargo build --release --locked');
+    expect(args(build!, 'COPY')).toContain('--from=evm /evm/evm.node native/evm/build/evm.node');
+    // The build stage proves the library loads under the image's Node before pruning.
+    expect(args(build!, 'RUN').join(' ')).toContain('evmUnavailable');
+  });
+
   it('runs every role from one runtime stage, as a non-root numeric user, through `monsoon node`', () => {
     expect(runtime).not.toBe(build);
     expect(args(runtime, 'COPY').every((a) => a.startsWith('--from=build '))).toBe(true);
@@ -88,7 +98,7 @@ describe('.dockerignore', () => {
 
   it('sends every file the build needs', () => {
     const needed = files.filter((f) =>
-      /^(package(-lock)?\.json|tsconfig[^/]*\.json|protos\/.*|(packages|native)\/[^/]+\/(src\/.*|package\.json|tsconfig\.json|binding\.gyp)|bench\/(?!results\/).*|deploy\/topologies\/.*)$/.test(
+      /^(package(-lock)?\.json|tsconfig[^/]*\.json|protos\/.*|(packages|native)\/[^/]+\/(src\/.*|package\.json|tsconfig\.json|binding\.gyp|Cargo\.(toml|lock)|build\.rs)|bench\/(?!results\/).*|deploy\/topologies\/.*)$/.test(
         f,
       ),
     );
