@@ -28,6 +28,8 @@ describe('grpcStatusOf', () => {
     [StorageErrorCode.CheckpointCorrupt]: status.INTERNAL,
     [StorageErrorCode.CheckpointSeqRegress]: status.INTERNAL,
     [StorageErrorCode.BadGenesis]: status.INTERNAL,
+    [StorageErrorCode.Unavailable]: status.UNAVAILABLE,
+    [StorageErrorCode.CorruptNode]: status.DATA_LOSS,
   };
 
   it.each(Object.values(StorageErrorCode))('StorageError %s', (code) => {
