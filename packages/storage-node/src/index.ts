@@ -6,6 +6,7 @@ export {
   type CheckpointStoreOptions,
   defaultCheckpointStoreOptions,
 } from './checkpointStore.js';
+export { LEVELDB_OPTIONS, type LeveldbRoleConfig, leveldbRole, runLeveldb } from './cli/leveldbCommand.js';
 export { runStorage, type StorageRoleConfig, storageRole } from './cli/storageCommand.js';
 export { STORAGE_OPTIONS, type StorageCliConfig } from './cli/storageConfig.js';
 export { crc32c } from './crc32c.js';
