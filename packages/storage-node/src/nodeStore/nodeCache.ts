@@ -40,6 +40,11 @@ export class NodeCache {
     return e.enc;
   }
 
+  /** The encoding, leaving its CLOCK bit alone (a sweep's look is not a use). */
+  peek(hash: string): Uint8Array | undefined {
+    return this.entries.get(hash)?.enc;
+  }
+
   /** Holds `enc` (already checked to hash to `hash`); `hot`: as if just used. */
   set(hash: string, enc: Uint8Array, hot: boolean): void {
     if (this.entries.has(hash)) return;

@@ -33,7 +33,13 @@ import type { FreshNode, VersionObserver } from './versionObserver.js';
  * leaves (its encoding as a string, the node object, its children's slots); measured by
  * bench/tiered.ts as heap growth over resident nodes.
  */
-export const RESIDENT_NODE_BYTES = 600;
+export const RESIDENT_NODE_BYTES = 300;
+
+/**
+ * The part of the budget left free for nodes faulted into the trees between two prunes: the
+ * cache is held to the rest, so reads can fault in this much before the trees are pruned again.
+ */
+export const TREE_SLACK = 0.25;
 
 export interface TieredStoreOptions {
   /**
@@ -115,6 +121,8 @@ export class TieredStore implements VersionObserver, VerifiedNodeSource, NodeFau
   private flushScheduled = false;
   /** Estimated bytes of tree nodes: exact (by count) after a prune, grown by faults and blocks since. */
   private residentBytes = 0;
+  /** residentBytes right after the last prune (the top levels of the held versions). */
+  private residentFloor = 0;
   private writtenSinceSweep = 0;
   /** During a sweep: every node written since it began (they are kept whatever the mark says). */
   private sweepWritten: Set<string> | undefined;
@@ -155,6 +163,12 @@ export class TieredStore implements VersionObserver, VerifiedNodeSource, NodeFau
       cacheNodes: this.cache.size,
       residentBytes: this.residentBytes,
     };
+  }
+
+  /** Changes the memory budget (a benchmark's sweep, an operator's resize) and evicts to it now. */
+  setMemoryBudget(bytes: number): void {
+    this.opts.memoryBudget = bytes;
+    this.evict(true);
   }
 
   // ------------------------------------------------------------ the trees' source
@@ -263,7 +277,8 @@ export class TieredStore implements VersionObserver, VerifiedNodeSource, NodeFau
   private evict(force: boolean): void {
     const budget = this.opts.memoryBudget;
     if (!force && this.residentBytes + this.cache.bytes <= budget) return;
-    if (force || this.residentBytes > budget / 2 || this.residentBytes + this.cache.bytes > budget) {
+    const slack = budget * TREE_SLACK;
+    if (force || this.residentBytes > this.residentFloor + slack) {
       const seen = new Set<object>();
       let nodes = 0;
       for (const v of this.retained()) {
@@ -272,9 +287,10 @@ export class TieredStore implements VersionObserver, VerifiedNodeSource, NodeFau
         nodes += st.residentNodes(seen);
       }
       this.residentBytes = nodes * RESIDENT_NODE_BYTES;
+      this.residentFloor = this.residentBytes;
       this.stats.prunes++;
     }
-    this.cache.evictTo(Math.max(0, budget - this.residentBytes));
+    this.cache.evictTo(Math.max(0, budget - Math.max(this.residentBytes, this.residentFloor + slack)));
   }
 
   // ------------------------------------------------------------ faulting in
@@ -282,8 +298,20 @@ export class TieredStore implements VersionObserver, VerifiedNodeSource, NodeFau
   async run<T>(read: () => T, probes?: () => readonly (() => unknown)[]): Promise<T> {
     const pinned = new Set<string>();
     const absent = new Set<string>();
+    /** Parts of the read that still reach nodes not resident (all of them, until the read misses once). */
+    let pending: (() => unknown)[] | undefined;
     try {
       for (;;) {
+        if (pending !== undefined && pending.length > 0) {
+          // Only the parts that missed last time, until none does: then the read itself.
+          const want = new Set<string>();
+          pending = pending.filter((p) => this.probe(p, absent, want));
+          if (want.size > 0) {
+            const found = await this.fetch([...want], pinned);
+            for (const h of want) if (!found.has(h)) absent.add(h);
+            continue;
+          }
+        }
         this.misses = new Set();
         let result: T | undefined;
         let error: unknown;
@@ -300,16 +328,8 @@ export class TieredStore implements VersionObserver, VerifiedNodeSource, NodeFau
           if (threw) throw error;
           return result as T;
         }
-        if (probes !== undefined) {
-          for (const p of probes()) {
-            this.misses = new Set();
-            try {
-              p();
-            } catch {
-              // a probe only finds misses; the read itself says what fails
-            }
-            for (const h of this.misses) if (!absent.has(h)) want.add(h);
-          }
+        if (probes !== undefined && pending === undefined) {
+          pending = probes().filter((p) => this.probe(p, absent, want));
         }
         this.misses = undefined;
         const found = await this.fetch([...want], pinned);
@@ -322,6 +342,29 @@ export class TieredStore implements VersionObserver, VerifiedNodeSource, NodeFau
       for (const h of pinned) this.cache.unpin(h);
       this.evict(false);
     }
+  }
+
+  /** Runs one part of a read; adds what it missed to `want`; true when it missed something. */
+  private probe(p: () => unknown, absent: ReadonlySet<string>, want: Set<string>): boolean {
+    this.misses = new Set();
+    // A probe's MissingNode is thrown away: no stack trace to capture (most of its cost).
+    const limit = Error.stackTraceLimit;
+    Error.stackTraceLimit = 0;
+    try {
+      p();
+    } catch {
+      // a probe only finds misses; the read itself says what fails
+    } finally {
+      Error.stackTraceLimit = limit;
+    }
+    let missed = false;
+    for (const h of this.misses) {
+      if (absent.has(h)) continue;
+      want.add(h);
+      missed = true;
+    }
+    this.misses = undefined;
+    return missed;
   }
 
   /**
@@ -465,7 +508,7 @@ export class TieredStore implements VersionObserver, VerifiedNodeSource, NodeFau
         return true;
       });
       frontier = [];
-      const encs: (Uint8Array | undefined)[] = todo.map(([h]) => this.cache.get(h));
+      const encs: (Uint8Array | undefined)[] = todo.map(([h]) => this.cache.peek(h));
       const cold = todo.map((_, i) => i).filter((i) => encs[i] === undefined);
       for (let s = 0; s < cold.length; s += 10_000) {
         const part = cold.slice(s, s + 10_000);
