@@ -37,7 +37,7 @@ import {
   HEAD,
   sealPow,
 } from '@monsoon/protocol';
-import { openLocalNodeDb, StorageNode, TieredStore } from '@monsoon/storage-node';
+import { CACHE_ENTRY_OVERHEAD, openLocalNodeDb, StorageNode, TieredStore } from '@monsoon/storage-node';
 import { ClassicLevel } from 'classic-level';
 import { median } from './lib/measure.js';
 import { type MemorySample, sampleMemory } from './lib/memory.js';
@@ -365,7 +365,7 @@ for (const N of SIZES) {
     // Bytes a cache entry costs: heap growth of what the cache holds, per entry, minus its encoding.
     before = sampleMemory();
     const entries = store.cache.size;
-    const encBytes = store.cache.bytes - entries * 200;
+    const encBytes = store.cache.bytes - entries * CACHE_ENTRY_OVERHEAD;
     store.cache.clear();
     after = sampleMemory();
     const perEntry =

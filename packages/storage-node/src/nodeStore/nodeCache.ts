@@ -7,11 +7,16 @@
  * small the budget.
  */
 
-/** Bytes a cache entry costs besides its encoding: the Map entry, the hash string, the Uint8Array and entry objects (measured: bench/tiered.ts). */
-export const CACHE_ENTRY_OVERHEAD = 200;
+/**
+ * Bytes a cache entry costs besides its encoding: the Map entry, the hash string, the entry
+ * object and the encoding's string header (measured: bench/tiered.ts prints it). Encodings are
+ * held as latin1 strings, not Uint8Arrays: a small Uint8Array costs about 200 bytes more.
+ */
+export const CACHE_ENTRY_OVERHEAD = 160;
 
 interface Entry {
-  readonly enc: Uint8Array;
+  /** The encoding, one char per byte. */
+  readonly enc: string;
   ref: boolean;
 }
 
@@ -37,16 +42,17 @@ export class NodeCache {
     if (e === undefined) return undefined;
     e.ref = true;
     this.hits++;
-    return e.enc;
+    return Buffer.from(e.enc, 'latin1');
   }
 
   /** The encoding, leaving its CLOCK bit alone (a sweep's look is not a use). */
   peek(hash: string): Uint8Array | undefined {
-    return this.entries.get(hash)?.enc;
+    const e = this.entries.get(hash);
+    return e === undefined ? undefined : Buffer.from(e.enc, 'latin1');
   }
 
   /** Holds `enc` (already checked to hash to `hash`); `hot`: as if just used. */
-  set(hash: string, enc: Uint8Array, hot: boolean): void {
+  set(hash: string, enc: string, hot: boolean): void {
     if (this.entries.has(hash)) return;
     this.entries.set(hash, { enc, ref: hot });
     this.bytes += enc.length + CACHE_ENTRY_OVERHEAD;

@@ -228,7 +228,7 @@ export class TieredStore implements VersionObserver, VerifiedNodeSource, NodeFau
     this.writtenSinceSweep += fresh.length;
     this.residentBytes += fresh.length * RESIDENT_NODE_BYTES;
     // The nodes a block wrote are the likeliest to be read next: they enter the cache.
-    for (let i = 0; i < fresh.length; i++) this.cache.set(fresh[i]!.hash, puts[i]![1], false);
+    for (const n of fresh) this.cache.set(n.hash, n.enc, false);
     this.versions.set(v.id, v);
     this.pinCheckpoint(v, false);
     this.evict(false);
@@ -446,7 +446,7 @@ export class TieredStore implements VersionObserver, VerifiedNodeSource, NodeFau
         return;
       }
       this.stats.nodesFetched++;
-      this.cache.set(h, new Uint8Array(enc.buffer, enc.byteOffset, enc.length), true);
+      this.cache.set(h, enc.toString('latin1'), true);
       w.resolve(true);
     });
   }
