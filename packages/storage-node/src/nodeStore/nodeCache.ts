@@ -71,10 +71,14 @@ export class NodeCache {
   /** Drops entries (CLOCK order, pinned ones kept) until at most `budget` bytes are held. */
   evictTo(budget: number): void {
     let steps = 2 * this.entries.size; // every entry gets at most its second chance
+    // One iterator for the whole walk: a Map keeps deleted slots until it rehashes, so a fresh
+    // iterator per step would skip over every entry dropped so far (quadratic). Entries moved to
+    // the back are met again by the same iterator: their second chance.
+    const it = this.entries.entries();
     while (this.bytes > budget && steps-- > 0) {
-      const first = this.entries.entries().next();
-      if (first.done) return;
-      const [hash, e] = first.value;
+      const next = it.next();
+      if (next.done) return;
+      const [hash, e] = next.value;
       this.entries.delete(hash);
       if (e.ref || this.pins.has(hash)) {
         e.ref = false;
