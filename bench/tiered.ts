@@ -17,8 +17,24 @@
  * bounds) and the heap growth they stand for; the process RSS includes the memory-mode node
  * (the reference), so it is reported but is not the tiered node's.
  *
- * Measured: see bench/results/tiered.json and the storage-node README's table (filled by the
- * run that made them).
+ * Measured 2026-11-24 (`npm run bench -- tiered --accounts 100000,1000000 --seconds 2`, 2 cores
+ * shared with three other jobs: load average 8.5-9.7, so every figure is noisy, ±50%), at 1M
+ * accounts (233 MiB of state in memory mode, 1.36M nodes, 180 bytes each):
+ *   memory mode: 58,716 batched proofs/s (90/10), 47,212 (uniform); single read p50 0.010 ms.
+ *   tiered, 10% budget: 1,123 (90/10), 2,629 (uniform); single read p50 0.35 ms, p99 8 ms;
+ *   RSS is not the tiered node's (the reference shares the process).
+ *   tiered, 100% budget: 2,340 / 4,965.
+ *   @ethereumjs/mpt over classic-level: 10,070 / 8,952 proofs/s at a 10% node cache (the
+ *   LevelDB files sit in the OS page cache), single read + proof p50 0.10 ms.
+ *   ApplyBlock: tiered 1,000-2,400 account updates/s against memory mode's 7,500-20,000.
+ * Conclusion: the goals (≥ 50% of the all-memory proof rate at 10% with the 90/10 skew, cold
+ * p99 ≤ 2 ms) are missed by far: the tiered read path costs more than the conventional one.
+ * Why (profiles): a read re-runs per cold trie level (a batch re-runs each query's probe),
+ * every overflow of the faulted-in allowance prunes every held version back to its top levels
+ * (hot and cold alike: the 90/10 skew does not help, it is sometimes slower than uniform), and
+ * the node cache holds encodings that must be decoded again on every fault. The next step is
+ * eviction of cold subtrees from the trees themselves (a CLOCK bit per node), not a cache of
+ * encodings under whole-tree prunes.
  */
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { cpus, loadavg, tmpdir } from 'node:os';
