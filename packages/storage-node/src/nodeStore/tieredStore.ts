@@ -47,7 +47,10 @@ export interface TieredStoreOptions {
    * faulted into the trees since they were last pruned, and the node cache.
    */
   memoryBudget: number;
-  /** Levels of each version's account trie kept as objects (storage tries are all faulted in). */
+  /**
+   * Levels of each version's account trie kept as objects (storage tries are all faulted in);
+   * at least the shard layout's depth (1 for 16 shards, 2 for 256).
+   */
   residentLevels: number;
   /** A mark-and-sweep of LevelDB once this many nodes were written since the last; 0 = never. */
   gcEveryNodes: number;
@@ -193,6 +196,9 @@ export class TieredStore implements VersionObserver, VerifiedNodeSource, NodeFau
   async start(v: Version): Promise<void> {
     const st = v.state.state;
     st.useSource(this);
+    // Shard roots are read from the branches above the shards outside any fault-in (a block's
+    // answer): those levels stay resident whatever was asked for.
+    this.opts.residentLevels = Math.max(this.opts.residentLevels, v.state.layout.depth);
     let batch: (readonly [Buffer, Buffer])[] = [];
     const flushes: Promise<void>[] = [];
     st.forEachNode((hash, enc) => {

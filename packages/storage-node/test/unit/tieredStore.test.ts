@@ -346,3 +346,39 @@ describe('tiered garbage collection under a steady workload', () => {
     }
   });
 });
+
+describe('tiered with 256 shards', () => {
+  it('keeps the levels above the shards resident: blocks are answered and reads match memory mode', async () => {
+    const genesis = makeGenesis(256, 3000);
+    const chain = new RefChain(genesis, 256);
+    const mine = Array.from({ length: 128 }, (_, i) => i);
+    const mineSet = new Set(mine);
+    const opts = { shardCount: 256 as const, shards: mine, window: 4, forkWindow: 1 };
+    const dir = await mkdtemp(join(tmpdir(), 'monsoon-tiered-256-'));
+    const store = new TieredStore({ memoryBudget: 1, residentLevels: 1 }, { db: await openLocalNodeDb(dir) });
+    const tiered = StorageNode.fromGenesis(genesis, opts, { observers: [store], faults: store });
+    const memory = StorageNode.fromGenesis(genesis, opts);
+    try {
+      await tiered.startObservers();
+      expect(store.opts.residentLevels).toBe(2);
+      let parent = { hash: chain.genesisHash, state: chain.genesisState, number: 0n };
+      for (let i = 1; i <= 3; i++) {
+        const b = chain.block(parent, 70 + i, 80);
+        const req = RefChain.forShards(b.req, mineSet);
+        expect(await outcome(() => tiered.applyBlock(req))).toEqual(
+          await outcome(() => memory.applyBlock(req)),
+        );
+        parent = { hash: b.hash, state: b.state, number: BigInt(i) };
+        expect(await reads.roots(tiered, HEAD)).toEqual(await reads.roots(memory, HEAD));
+      }
+      for (const a of genesis.alloc.filter((_, k) => k % 50 === 0)) {
+        expect(await reads.account(tiered, HEAD, a.address)).toEqual(
+          await reads.account(memory, HEAD, a.address),
+        );
+      }
+    } finally {
+      await tiered.close();
+      await rm(dir, { recursive: true, force: true });
+    }
+  });
+});
