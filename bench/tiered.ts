@@ -136,7 +136,7 @@ async function nodeReads(node: StorageNode, pick: () => Uint8Array): Promise<Rea
     };
     await node.read(
       () => node.batchGet(r),
-      () => r.queries.map((q) => () => node.batchGet({ ...r, queries: [q] })),
+      () => node.batchProbes(r),
     );
     return BATCH;
   };

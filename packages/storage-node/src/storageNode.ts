@@ -629,6 +629,21 @@ export class StorageNode {
     return { blockHash: v.hash, number: v.header.number, results, bag };
   }
 
+  /**
+   * A BatchGet split into its keys' paths, for `read`'s probes: one per account (by its hashed
+   * key, hashed once) and one per slot; each only walks the path its proof will take.
+   */
+  batchProbes(req: BatchGetRequest): (() => unknown)[] {
+    const st = this.version(req.at).state.state;
+    const probes: (() => unknown)[] = [];
+    for (const q of req.queries) {
+      const key = this.keccak.keccak256(q.address);
+      probes.push(() => st.accounts.get(key));
+      for (const slot of q.slots) probes.push(() => st.getStorage(q.address, slot));
+    }
+    return probes;
+  }
+
   /** Every shard's root at a version (empty bytes for an empty shard). */
   shardRoots(at: BlockRef): { version: Version; roots: ShardRoot[] } {
     const v = this.version(at);

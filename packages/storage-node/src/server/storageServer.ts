@@ -197,7 +197,7 @@ export class StorageServer {
         run: (r) =>
           node.read(
             () => node.batchGet(r),
-            () => r.queries.map((q) => () => node.batchGet({ ...r, queries: [q] })),
+            () => node.batchProbes(r),
           ),
         encode: (res, req) => batchGetResponseToProto(res, req),
       }),
