@@ -791,6 +791,26 @@ export class DsmTree {
     walk(r, 0, true);
   }
 
+  /** How many nodes this tree holds in memory (stubs not counted), each once per `seen`. */
+  residentNodes(seen: Set<object> = new Set()): number {
+    let count = 0;
+    const stack: TrieNode[] = [];
+    if (this.rootNode !== undefined) stack.push(this.rootNode);
+    while (stack.length > 0) {
+      const n = stack.pop()!;
+      if (n.kind === STUB || seen.has(n)) continue;
+      seen.add(n);
+      count++;
+      if (n.kind === BRANCH) {
+        for (let i = 0; i < 16; i++) {
+          const c = n.child(i);
+          if (c !== undefined) stack.push(c);
+        }
+      } else if (n.kind === EXTENSION) stack.push(n.child);
+    }
+    return count;
+  }
+
   /**
    * The Ethereum proof for `key` (as eth_getProof): the RLP of each hashed node from the root
    * down the key's path — a proof of absence when the key is not there. Embedded nodes are

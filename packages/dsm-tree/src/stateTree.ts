@@ -385,6 +385,33 @@ export class StateTree {
   }
 
   /**
+   * From now on, stubs in this state and the snapshots taken from it fault in from `source`
+   * (see VerifiedNodeSource): how a tiered node store becomes the backing of a state built
+   * elsewhere (genesis, a checkpoint). Storage tries already loaded get it too.
+   */
+  useSource(source: VerifiedNodeSource | undefined): void {
+    const { source: _, ...rest } = this.treeOpts;
+    this.treeOpts = source === undefined ? rest : { ...rest, source };
+    this.accounts.source = source;
+    for (const t of this.storage.values()) t.source = source;
+  }
+
+  /**
+   * How many trie nodes this state holds in memory (stubs not counted): the account trie's and
+   * each loaded storage trie's, each node once per `seen` (shared across versions, as above).
+   * A walk of the resident nodes, no hashing: what a memory budget is accounted by.
+   */
+  residentNodes(seen: Set<object> = new Set()): number {
+    let n = this.accounts.residentNodes(seen);
+    for (const t of this.storage.values()) {
+      if (seen.has(t)) continue;
+      seen.add(t);
+      n += t.residentNodes(seen);
+    }
+    return n;
+  }
+
+  /**
    * Every hashed node this state holds in memory: the account trie's and each loaded storage
    * trie's (see DsmTree.forEachNode), each node once per `seen` (share one Set across the
    * versions of a sweep: they share most nodes and storage tries).

@@ -6,9 +6,27 @@ export {
   type CheckpointStoreOptions,
   defaultCheckpointStoreOptions,
 } from './checkpointStore.js';
+export { LEVELDB_OPTIONS, type LeveldbRoleConfig, leveldbRole, runLeveldb } from './cli/leveldbCommand.js';
 export { runStorage, type StorageRoleConfig, storageRole } from './cli/storageCommand.js';
 export { STORAGE_OPTIONS, type StorageCliConfig } from './cli/storageConfig.js';
 export { crc32c } from './crc32c.js';
+export {
+  connectRemoteNodeDb,
+  defaultRemoteNodeDbOptions,
+  type NodeDb,
+  openLocalNodeDb,
+  type RemoteNodeDbOptions,
+} from './nodeStore/levelNodeStore.js';
+export { CACHE_ENTRY_OVERHEAD, NodeCache } from './nodeStore/nodeCache.js';
+export type { NodeFaults } from './nodeStore/nodeFaults.js';
+export {
+  defaultTieredStoreOptions,
+  RESIDENT_NODE_BYTES,
+  type TieredStats,
+  TieredStore,
+  type TieredStoreModules,
+  type TieredStoreOptions,
+} from './nodeStore/tieredStore.js';
 export type { FreshNode, VersionObserver } from './nodeStore/versionObserver.js';
 export { grpcStatusOf } from './server/grpcStatus.js';
 export { StorageMetrics } from './server/storageMetrics.js';

@@ -32,6 +32,10 @@ export enum StorageErrorCode {
   BadGenesis = 'BAD_GENESIS',
   /** An option or argument is out of range (a negative sequence number, keep = 0, ...). */
   BadArgument = 'BAD_ARGUMENT',
+  /** A tiered node's LevelDB cannot be reached (down, restarting, not answering). */
+  Unavailable = 'UNAVAILABLE',
+  /** A node read from a tiered node's LevelDB does not hash to the key it was stored under. */
+  CorruptNode = 'CORRUPT_NODE',
 }
 
 /** The one error type of the storage node: a code plus structured metadata. */

@@ -35,6 +35,7 @@ import {
   storagePb,
 } from '@monsoon/protocol';
 import { CheckpointStore } from './checkpointStore.js';
+import type { NodeFaults } from './nodeStore/nodeFaults.js';
 import type { FreshNode, VersionObserver } from './nodeStore/versionObserver.js';
 import { ShardState } from './shardState.js';
 import { decodeCheckpoint, encodeCheckpoint } from './stateCheckpoint.js';
@@ -109,6 +110,11 @@ export interface StorageNodeModules {
    * starting state, of each block's new nodes before it is acknowledged, and of pruned versions.
    */
   observers?: readonly VersionObserver[];
+  /**
+   * Where the trees' cold nodes fault in from (the tiered backend, which is also one of the
+   * observers): reads and blocks run through it. Absent: every node is in memory.
+   */
+  faults?: NodeFaults;
 }
 
 export class StorageNode {
@@ -130,6 +136,7 @@ export class StorageNode {
   /** The nodes the block being applied created (collected only when there are observers). */
   private fresh: FreshNode[] = [];
   private started = false;
+  private readonly faults: NodeFaults | undefined;
 
   private constructor(
     readonly opts: StorageNodeOptions,
@@ -142,6 +149,7 @@ export class StorageNode {
     this.beforeInstall = modules.beforeInstall;
     this.versions = new VersionStore(genesis, { window: opts.window, forkWindow: opts.forkWindow });
     this.observers = modules.observers ?? [];
+    this.faults = modules.faults;
     if (this.observers.length > 0) {
       // Every later version is a snapshot of this one and inherits the listener.
       genesis.state.state.listen((hash, enc) => this.fresh.push({ hash, enc }));
@@ -361,8 +369,12 @@ export class StorageNode {
     }
     const expected = this.expectedRoots(req.expectedRoots);
     await this.startObservers();
-    this.fresh = [];
-    const state = parent.state.apply(req.shards, expected, header.stateRoot);
+    const apply = () => {
+      this.fresh = [];
+      return parent.state.apply(req.shards, expected, header.stateRoot);
+    };
+    const state =
+      this.faults === undefined ? apply() : await this.faults.run(apply, () => applyProbes(parent, req));
     const fresh = this.fresh;
     this.fresh = [];
     if (this.wal !== undefined && !this.replaying)
@@ -457,6 +469,15 @@ export class StorageNode {
       number: v.header.number,
       roots: v.state.owned.map((s) => ({ shard: s, root: roots[s] ?? new Uint8Array(0) })),
     };
+  }
+
+  /**
+   * Runs a read (any of the methods below): at once when every node is in memory; with a tiered
+   * backend, once the nodes it reaches are faulted in (see NodeFaults). `probes`: the read split
+   * into independent parts, so that one round trip fetches every part's next missing node.
+   */
+  read<T>(run: () => T, probes?: () => readonly (() => unknown)[]): T | Promise<T> {
+    return this.faults === undefined ? run() : this.faults.run(run, probes);
   }
 
   /** The version a read names, or UnknownVersion. */
@@ -608,12 +629,40 @@ export class StorageNode {
     return { blockHash: v.hash, number: v.header.number, results, bag };
   }
 
+  /**
+   * A BatchGet split into its keys' paths, for `read`'s probes: one per account (by its hashed
+   * key, hashed once) and one per slot; each only walks the path its proof will take.
+   */
+  batchProbes(req: BatchGetRequest): (() => unknown)[] {
+    const st = this.version(req.at).state.state;
+    const probes: (() => unknown)[] = [];
+    for (const q of req.queries) {
+      const key = this.keccak.keccak256(q.address);
+      probes.push(() => st.accounts.get(key));
+      for (const slot of q.slots) probes.push(() => st.getStorage(q.address, slot));
+    }
+    return probes;
+  }
+
   /** Every shard's root at a version (empty bytes for an empty shard). */
   shardRoots(at: BlockRef): { version: Version; roots: ShardRoot[] } {
     const v = this.version(at);
     const roots = v.state.shardRoots();
     return { version: v, roots: roots.map((r, shard) => ({ shard, root: r ?? new Uint8Array(0) })) };
   }
+}
+
+/** A block's reads of its parent, one per account and slot it updates (see StorageNode.read). */
+function applyProbes(parent: Version, req: ApplyBlockRequest): (() => unknown)[] {
+  const st = parent.state.state;
+  const probes: (() => unknown)[] = [];
+  for (const u of req.shards) {
+    for (const a of u.accounts) {
+      probes.push(() => st.getAccount(a.address));
+      if (!a.deleted) for (const s of a.storage) probes.push(() => st.getStorage(a.address, s.slot));
+    }
+  }
+  return probes;
 }
 
 /** A 32-byte key whose first nibbles are `nibbles` (at most 64), zero-filled after. */

@@ -9,11 +9,12 @@ import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
 
 /** A role whose CLI the tests start. */
-export type Role = 'storage-node' | 'miner' | 'client' | 'workload' | 'cli';
+export type Role = 'storage-node' | 'leveldb' | 'miner' | 'client' | 'workload' | 'cli';
 
-/** The built CLI of `role` (`packages/<role>/dist/cli/main.js`). */
+/** The built CLI of `role` (`packages/<role>/dist/cli/main.js`; the LevelDB role is storage-node's). */
 export function roleCli(role: Role): string {
-  return fileURLToPath(new URL(`../../${role}/dist/cli/main.js`, import.meta.url));
+  const main = role === 'leveldb' ? 'storage-node/dist/cli/leveldbMain.js' : `${role}/dist/cli/main.js`;
+  return fileURLToPath(new URL(`../../${main}`, import.meta.url));
 }
 
 /** Throws unless `role`'s CLI is built (the e2e tests run the built JavaScript). */

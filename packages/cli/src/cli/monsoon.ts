@@ -2,7 +2,7 @@
 /**
  * `monsoon` — one command for every role and the local cluster:
  *
- *   monsoon node <storage|miner|client> [flags]   one role process (`npm run node -- <role> …`)
+ *   monsoon node <storage|leveldb|miner|client> [flags]   one role process (`npm run node -- <role> …`)
  *   monsoon cluster --topology FILE [flags]       a whole network on this machine (`npm run cluster`)
  *
  * Each role's flags, `MONSOON_*` environment variables and `--config` file are the shared role
@@ -15,6 +15,7 @@ import { EXIT_USAGE } from '@monsoon/edge';
 /** The role commands, each from the package that owns the role. */
 const ROLES: Readonly<Record<string, () => Promise<(argv: readonly string[]) => Promise<void>>>> = {
   storage: async () => (await import('@monsoon/storage-node')).runStorage,
+  leveldb: async () => (await import('@monsoon/storage-node')).runLeveldb,
   miner: async () => (await import('@monsoon/miner')).runMiner,
   client: async () => (await import('@monsoon/client')).runClient,
 };

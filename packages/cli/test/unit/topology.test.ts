@@ -254,6 +254,12 @@ describe('readTopology', () => {
     expect(main.miners.blockIntervalMs).toBe(1_000);
   });
 
+  it('reads the committed tiered topology: its storage processes run the tiered backend', async () => {
+    const t = await readTopology(join(topologies, 'tiered.json'));
+    expect(t.storage.args).toEqual(['--backend', 'tiered', '--memory-budget', '64MiB']);
+    expect(t.storage.processes).toBe(2);
+  });
+
   it("reads the committed geo topologies: 1 to 4 of RainBlock's regions, every role in each", async () => {
     const names = ['us-east', 'us-west', 'eu-west', 'ap-northeast'];
     for (const n of [1, 2, 3, 4]) {

@@ -5,7 +5,7 @@
  * it is ready. Flags, `MONSOON_*` environment, `--config`, exit codes and signals are the shared
  * role scaffold's (`runRole` in `@monsoon/edge`).
  */
-import { resolve } from 'node:path';
+import { join, resolve } from 'node:path';
 import {
   EdgeErrorCode,
   isEdgeError,
@@ -18,6 +18,8 @@ import {
   runRole,
 } from '@monsoon/edge';
 import { type Genesis, parseGenesis } from '@monsoon/protocol';
+import { connectRemoteNodeDb, openLocalNodeDb } from '../nodeStore/levelNodeStore.js';
+import { TieredStore } from '../nodeStore/tieredStore.js';
 import { StorageMetrics } from '../server/storageMetrics.js';
 import { StorageServer } from '../server/storageServer.js';
 import { isStorageError, StorageError, StorageErrorCode } from '../storageError.js';
@@ -34,6 +36,17 @@ async function startStorage(
   { cfg, genesis }: StorageRoleConfig,
   { logger: log }: RoleContext,
 ): Promise<RunningRole> {
+  let tiered: TieredStore | undefined;
+  if (cfg.backend === 'tiered') {
+    const db =
+      cfg.leveldb !== undefined
+        ? await connectRemoteNodeDb(cfg.leveldb)
+        : await openLocalNodeDb(join(cfg.dataDir, 'leveldb'));
+    tiered = new TieredStore(
+      { memoryBudget: cfg.memoryBudget, checkpointEvery: cfg.checkpointEvery },
+      { db, logger: log },
+    );
+  }
   const node = await StorageNode.open(
     genesis,
     {
@@ -45,7 +58,7 @@ async function startStorage(
       window: cfg.window,
       forkWindow: cfg.forkWindow,
     },
-    { logger: log },
+    { logger: log, ...(tiered !== undefined ? { observers: [tiered], faults: tiered } : {}) },
   );
   const metrics = new StorageMetrics();
   metrics.watchNode(node, cfg.dataDir);
@@ -74,6 +87,8 @@ async function startStorage(
       shardCount: cfg.shardCount,
       dataDir: resolve(cfg.dataDir),
       fsync: cfg.fsync,
+      backend: cfg.backend,
+      ...(tiered !== undefined ? { memoryBudget: cfg.memoryBudget, leveldb: tiered.db.where } : {}),
       head: Number(node.head.header.number),
       hash: node.head.id,
     },

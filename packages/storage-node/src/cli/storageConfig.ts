@@ -43,6 +43,12 @@ export interface StorageCliConfig {
   logLevel: LogLevel;
   maxMessageBytes: number;
   maxBatch: number;
+  /** `memory` (every node in memory) or `tiered` (cold nodes in LevelDB). */
+  backend: 'memory' | 'tiered';
+  /** Tiered: bytes of memory for trie nodes. */
+  memoryBudget: number;
+  /** Tiered: `host:port` of a LevelDB role; undefined = a LevelDB in this process, in `<dataDir>/leveldb`. */
+  leveldb: string | undefined;
 }
 
 /** The role's own options (`config`, `logLevel` and `advertise` are every role's: `@monsoon/edge`). */
@@ -88,7 +94,45 @@ export const STORAGE_OPTIONS: readonly RoleOption[] = [
     arg: '<n>',
     description: 'most BatchGet queries or slots, or GetNodes hashes (default: 10000)',
   },
+  {
+    name: 'backend',
+    arg: '<kind>',
+    description: 'memory (every trie node in memory) | tiered (cold nodes in LevelDB) (default: memory)',
+  },
+  {
+    name: 'memoryBudget',
+    arg: '<bytes>',
+    description: 'tiered: memory for trie nodes, e.g. 2GiB, 512MiB, 1e9 (default: 2GiB)',
+  },
+  {
+    name: 'leveldb',
+    arg: '<host:port>',
+    description:
+      'tiered: the LevelDB role (monsoon node leveldb) to use (default: one in <data-dir>/leveldb)',
+  },
 ];
+
+const UNITS: Readonly<Record<string, number>> = {
+  '': 1,
+  b: 1,
+  kib: 1024,
+  mib: 1024 ** 2,
+  gib: 1024 ** 3,
+  tib: 1024 ** 4,
+  kb: 1e3,
+  mb: 1e6,
+  gb: 1e9,
+  tb: 1e12,
+};
+
+/** A byte count: a number with an optional unit (`2GiB`, `512MiB`, `1e9`, `64kb`). */
+export function parseBytes(v: unknown, option: string): number {
+  const m = /^\s*([0-9]+(?:\.[0-9]+)?(?:e[0-9]+)?)\s*([a-zA-Z]*)\s*$/.exec(String(v));
+  const unit = m === null ? undefined : UNITS[m[2]!.toLowerCase()];
+  const n = m === null || unit === undefined ? Number.NaN : Math.floor(Number(m[1]) * unit);
+  if (!Number.isSafeInteger(n) || n < 1) bad(option, 'a positive byte count such as 2GiB, 512MiB or 1e9', v);
+  return n;
+}
 
 export const defaultStorageCliOptions = {
   shards: 'all',
@@ -101,6 +145,8 @@ export const defaultStorageCliOptions = {
   logLevel: 'info' as LogLevel,
   maxMessageBytes: defaultStorageServerOptions.maxReceiveMessageBytes,
   maxBatch: defaultStorageServerOptions.maxBatchQueries,
+  backend: 'memory' as const,
+  memoryBudget: '2GiB',
 };
 
 function bad(option: string, expected: string, found: unknown): never {
@@ -175,5 +221,11 @@ export function resolveStorageConfig(flags: RawOptions, config: RawOptions = {})
       1,
     ),
     maxBatch: read.int(pick('maxBatch') ?? defaultStorageCliOptions.maxBatch, 'maxBatch', 1),
+    backend: read.oneOf(pick('backend') ?? defaultStorageCliOptions.backend, 'backend', [
+      'memory',
+      'tiered',
+    ] as const),
+    memoryBudget: parseBytes(pick('memoryBudget') ?? defaultStorageCliOptions.memoryBudget, 'memoryBudget'),
+    leveldb: read.optionalHostPort(pick('leveldb'), 'leveldb'),
   };
 }

@@ -29,6 +29,10 @@ export const grpcStatusOf = grpcStatusMapping([
       [StorageErrorCode.RecordTooLarge]: status.INVALID_ARGUMENT,
       // The node is shutting down.
       [StorageErrorCode.Closed]: status.UNAVAILABLE,
+      // A tiered node's LevelDB is down: asking again once it is back will help.
+      [StorageErrorCode.Unavailable]: status.UNAVAILABLE,
+      // A tiered node's LevelDB returned a node that is not the one asked for.
+      [StorageErrorCode.CorruptNode]: status.DATA_LOSS,
     },
   },
   {

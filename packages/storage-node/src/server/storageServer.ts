@@ -163,12 +163,12 @@ export class StorageServer {
     return {
       getAccount: unaryRpc({
         decode: getAccountRequestFromProto,
-        run: (r) => node.getAccount(r),
+        run: (r) => node.read(() => node.getAccount(r)),
         encode: getAccountResponseToProto,
       }),
       getStorage: unaryRpc({
         decode: getStorageRequestFromProto,
-        run: (r) => node.getStorage(r),
+        run: (r) => node.read(() => node.getStorage(r)),
         encode: getStorageResponseToProto,
       }),
       getCode: unaryRpc({
@@ -194,7 +194,11 @@ export class StorageServer {
           if (slots > max) tooMany('slots over all queries', slots, max);
           return batchGetRequestFromProto(r);
         },
-        run: (r) => node.batchGet(r),
+        run: (r) =>
+          node.read(
+            () => node.batchGet(r),
+            () => node.batchProbes(r),
+          ),
         encode: (res, req) => batchGetResponseToProto(res, req),
       }),
       getNodes: unaryRpc({
@@ -202,13 +206,13 @@ export class StorageServer {
           if (r.hashes.length > max) tooMany('hashes', r.hashes.length, max);
           return getNodesRequestFromProto(r);
         },
-        run: (r) => node.getNodes(r),
+        run: (r) => node.read(() => node.getNodes(r)),
         encode: getNodesResponseToProto,
       }),
       getShardRoots: unaryRpc({
         decode: getShardRootsRequestFromProto,
-        run: (r) => {
-          const { version, roots } = node.shardRoots(r.at);
+        run: async (r) => {
+          const { version, roots } = await node.read(() => node.shardRoots(r.at));
           const owned = new Set(version.state.owned);
           return {
             blockHash: version.hash,

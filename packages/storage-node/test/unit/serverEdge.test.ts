@@ -28,6 +28,8 @@ describe('grpcStatusOf', () => {
     [StorageErrorCode.CheckpointCorrupt]: status.INTERNAL,
     [StorageErrorCode.CheckpointSeqRegress]: status.INTERNAL,
     [StorageErrorCode.BadGenesis]: status.INTERNAL,
+    [StorageErrorCode.Unavailable]: status.UNAVAILABLE,
+    [StorageErrorCode.CorruptNode]: status.DATA_LOSS,
   };
 
   it.each(Object.values(StorageErrorCode))('StorageError %s', (code) => {
@@ -88,7 +90,29 @@ describe('storage CLI options', () => {
       logLevel: 'info',
       maxMessageBytes: 64 * 1024 * 1024,
       maxBatch: 10_000,
+      backend: 'memory',
+      memoryBudget: 2 * 1024 ** 3,
+      leveldb: undefined,
     });
+  });
+
+  it('the tiered backend: a byte count with a unit, a LevelDB address; bad ones refused naming the flag', () => {
+    const cfg = resolveStorageConfig({
+      genesis: 'g.json',
+      backend: 'tiered',
+      memoryBudget: '512MiB',
+      leveldb: '10.0.0.5:7000',
+    });
+    expect([cfg.backend, cfg.memoryBudget, cfg.leveldb]).toEqual([
+      'tiered',
+      512 * 1024 ** 2,
+      '10.0.0.5:7000',
+    ]);
+    expect(resolveStorageConfig({ genesis: 'g.json', memoryBudget: '1e9' }).memoryBudget).toBe(1e9);
+    expect(() => resolveStorageConfig({ genesis: 'g.json', memoryBudget: '2 GB!' })).toThrow(
+      '--memory-budget: expected a positive byte count such as 2GiB, 512MiB or 1e9, found "2 GB!"',
+    );
+    expect(() => resolveStorageConfig({ genesis: 'g.json', backend: 'disk' })).toThrow(/--backend/);
   });
 
   it('flags over the config file; config paths relative to the file; kebab-case keys', () => {

@@ -1,0 +1,561 @@
+/**
+ * The tiered backend (`--backend tiered`): a storage node whose shards can be larger than its
+ * memory. Every trie node lives in a LevelDB (content-addressed: hash → RLP encoding, so the
+ * copy-on-write versions share their nodes there as they do in memory). In memory each held
+ * version keeps its account trie's top `residentLevels` levels as objects; below them are hash
+ * stubs that fault in through a verified node cache (CLOCK, accounted in bytes) and, on a miss,
+ * from LevelDB.
+ *
+ * Reads stay synchronous over the trees: `run` executes a read, collects the stubs it reached
+ * that the cache does not hold (the trees' `source` records each miss, even where a caller
+ * catches the MissingNode), fetches them in one batched LevelDB round trip (concurrent faults
+ * of one node share one fetch), and runs the read again; one round trip per cold trie level.
+ * Answers are the memory mode's byte for byte: the same trees answer, only later.
+ *
+ * Writes: a block's new nodes (children before parents) go to LevelDB in one batch before the
+ * block is acknowledged; a node not found in LevelDB while a read needs it is what memory mode
+ * would say of a stub (a foreign shard), and a node that does not hash to its key is refused
+ * (CORRUPT_NODE) and reported. Garbage: an epoch mark-and-sweep (see `sweep`).
+ */
+import { EMPTY_ROOT, type StateTree, type VerifiedNodeSource } from '@monsoon/dsm-tree';
+import { type Logger, silentLogger } from '@monsoon/edge';
+import { keccak as defaultKeccak, type Keccak } from '@monsoon/keccak';
+import { type RlpValue, rlpDecode, toHex } from '@monsoon/util';
+import { StorageError, StorageErrorCode } from '../storageError.js';
+import type { Version } from '../versionStore.js';
+import type { NodeDb } from './levelNodeStore.js';
+import { NodeCache } from './nodeCache.js';
+import type { NodeFaults } from './nodeFaults.js';
+import type { FreshNode, VersionObserver } from './versionObserver.js';
+
+/**
+ * Bytes a trie node held as an object in a tree costs, on average over branches, extensions and
+ * leaves (its encoding as a string, the node object, its children's slots); measured by
+ * bench/tiered.ts as heap growth over resident nodes.
+ */
+export const RESIDENT_NODE_BYTES = 300;
+
+/**
+ * The part of the budget left free for nodes faulted into the trees between two prunes: the
+ * cache is held to the rest, so reads can fault in this much before the trees are pruned again.
+ */
+export const TREE_SLACK = 0.25;
+
+export interface TieredStoreOptions {
+  /**
+   * Bytes for trie nodes in memory: the resident top levels of every held version, the nodes
+   * faulted into the trees since they were last pruned, and the node cache.
+   */
+  memoryBudget: number;
+  /**
+   * Levels of each version's account trie kept as objects (storage tries are all faulted in);
+   * at least the shard layout's depth (1 for 16 shards, 2 for 256).
+   */
+  residentLevels: number;
+  /** A mark-and-sweep of LevelDB once this many nodes were written since the last; 0 = never. */
+  gcEveryNodes: number;
+  /**
+   * The node's checkpoint interval: the versions of the last three checkpoint numbers stay
+   * reachable in LevelDB (a restart may restore one of them) after they leave the window.
+   */
+  checkpointEvery: number;
+  /** Nodes per LevelDB batch while the starting state is written. */
+  startBatch: number;
+}
+
+export const defaultTieredStoreOptions: TieredStoreOptions = {
+  memoryBudget: 2 * 1024 ** 3,
+  residentLevels: 3,
+  gcEveryNodes: 1_000_000,
+  checkpointEvery: 1024,
+  startBatch: 20_000,
+};
+
+export interface TieredStoreModules {
+  db: NodeDb;
+  hash?: Keccak;
+  logger?: Logger;
+}
+
+/** What a tiered store has done, for metrics, tests and the benchmark. */
+export interface TieredStats {
+  /** LevelDB read round trips (getMany calls) and the nodes they returned. */
+  roundTrips: number;
+  nodesFetched: number;
+  /** Faults that found a fetch of the same node already on the way. */
+  coalesced: number;
+  cacheHits: number;
+  cacheBytes: number;
+  cacheNodes: number;
+  /** Estimated bytes of nodes held as objects in the trees (RESIDENT_NODE_BYTES each). */
+  residentBytes: number;
+  /** Times the held versions were pruned back to their top levels. */
+  prunes: number;
+  nodesWritten: number;
+  corrupt: number;
+  sweeps: number;
+  nodesSwept: number;
+}
+
+const binOf = (b: Uint8Array): string => Buffer.from(b.buffer, b.byteOffset, b.length).toString('latin1');
+const keyOf = (hash: string): Buffer => Buffer.from(hash, 'latin1');
+const EMPTY_ROOT_BIN = binOf(EMPTY_ROOT);
+
+/** A cold fetch under way: who waits for it. */
+interface Waiter {
+  resolve(found: boolean): void;
+  reject(e: unknown): void;
+}
+
+export class TieredStore implements VersionObserver, VerifiedNodeSource, NodeFaults {
+  readonly opts: TieredStoreOptions;
+  readonly db: NodeDb;
+  private readonly keccak: Keccak;
+  private readonly log: Logger;
+  readonly cache = new NodeCache();
+  /** Held versions (by id) and the checkpoint versions kept reachable besides them. */
+  private readonly versions = new Map<string, Version>();
+  private readonly checkpointVersions: Version[] = [];
+  /** Set while a read runs: the stubs it reached that the cache lacked. */
+  private misses: Set<string> | undefined;
+  /** Fetches on the way, by hash, and those waiting for the next batch. */
+  private readonly inflight = new Map<string, Promise<boolean>>();
+  private pending = new Map<string, Waiter>();
+  private flushScheduled = false;
+  /** Estimated bytes of tree nodes: exact (by count) after a prune, grown by faults and blocks since. */
+  private residentBytes = 0;
+  /** residentBytes right after the last prune (the top levels of the held versions). */
+  private residentFloor = 0;
+  private writtenSinceSweep = 0;
+  /** During a sweep: every node written since it began (they are kept whatever the mark says). */
+  private sweepWritten: Set<string> | undefined;
+  private sweeping: Promise<void> | undefined;
+  private readonly stats = {
+    roundTrips: 0,
+    nodesFetched: 0,
+    coalesced: 0,
+    prunes: 0,
+    nodesWritten: 0,
+    corrupt: 0,
+    sweeps: 0,
+    nodesSwept: 0,
+  };
+
+  constructor(opts: Partial<TieredStoreOptions>, modules: TieredStoreModules) {
+    this.opts = { ...defaultTieredStoreOptions, ...opts };
+    if (
+      !(this.opts.memoryBudget > 0) ||
+      !Number.isInteger(this.opts.residentLevels) ||
+      this.opts.residentLevels < 1
+    ) {
+      throw new StorageError(
+        StorageErrorCode.BadArgument,
+        `tiered store: expected a positive memory budget and residentLevels ≥ 1, found ${this.opts.memoryBudget} and ${this.opts.residentLevels}`,
+      );
+    }
+    this.db = modules.db;
+    this.keccak = modules.hash ?? defaultKeccak;
+    this.log = modules.logger ?? silentLogger;
+  }
+
+  tieredStats(): TieredStats {
+    return {
+      ...this.stats,
+      cacheHits: this.cache.hits,
+      cacheBytes: this.cache.bytes,
+      cacheNodes: this.cache.size,
+      residentBytes: this.residentBytes,
+    };
+  }
+
+  /** Changes the memory budget (a benchmark's sweep, an operator's resize) and evicts to it now. */
+  setMemoryBudget(bytes: number): void {
+    this.opts.memoryBudget = bytes;
+    this.evict(true);
+  }
+
+  // ------------------------------------------------------------ the trees' source
+
+  /** VerifiedNodeSource: a resident node, or undefined (recorded as a miss of the read in progress). */
+  getBin(hash: string): Uint8Array | undefined {
+    const enc = this.cache.get(hash);
+    if (enc !== undefined) {
+      this.residentBytes += RESIDENT_NODE_BYTES; // the tree now holds it as an object
+      return enc;
+    }
+    this.misses?.add(hash);
+    return undefined;
+  }
+
+  // ------------------------------------------------------------ VersionObserver
+
+  /**
+   * Writes every node of the starting state to LevelDB (idempotent: a restart writes them
+   * again), makes the store its trees' source and prunes it to its top levels.
+   */
+  async start(v: Version): Promise<void> {
+    const st = v.state.state;
+    st.useSource(this);
+    // Shard roots are read from the branches above the shards outside any fault-in (a block's
+    // answer): those levels stay resident whatever was asked for.
+    this.opts.residentLevels = Math.max(this.opts.residentLevels, v.state.layout.depth);
+    let batch: (readonly [Buffer, Buffer])[] = [];
+    const flushes: Promise<void>[] = [];
+    st.forEachNode((hash, enc) => {
+      batch.push([keyOf(hash), Buffer.from(enc, 'latin1')]);
+      if (batch.length >= this.opts.startBatch) {
+        flushes.push(this.db.write(batch));
+        batch = [];
+      }
+    });
+    flushes.push(this.db.write(batch));
+    await Promise.all(flushes);
+    this.versions.set(v.id, v);
+    this.pinCheckpoint(v, true);
+    this.evict(true);
+    this.log.info('tiered store started', {
+      leveldb: this.db.where,
+      number: Number(v.header.number),
+      budget: this.opts.memoryBudget,
+      residentBytes: this.residentBytes,
+    });
+  }
+
+  /** The block's new nodes go to LevelDB (one batch) before it is acknowledged; then eviction. */
+  async adding(v: Version, fresh: readonly FreshNode[]): Promise<void> {
+    const puts: (readonly [Buffer, Buffer])[] = new Array(fresh.length);
+    for (let i = 0; i < fresh.length; i++) {
+      const n = fresh[i]!;
+      puts[i] = [keyOf(n.hash), Buffer.from(n.enc, 'latin1')];
+      this.sweepWritten?.add(n.hash);
+    }
+    await this.db.write(puts);
+    this.stats.nodesWritten += fresh.length;
+    this.writtenSinceSweep += fresh.length;
+    this.residentBytes += fresh.length * RESIDENT_NODE_BYTES;
+    // The nodes a block wrote are the likeliest to be read next: they enter the cache.
+    for (const n of fresh) this.cache.set(n.hash, n.enc, false);
+    this.versions.set(v.id, v);
+    this.pinCheckpoint(v, false);
+    this.evict(false);
+  }
+
+  dropped(gone: readonly Version[]): void {
+    for (const v of gone) this.versions.delete(v.id);
+    if (
+      this.opts.gcEveryNodes > 0 &&
+      this.writtenSinceSweep >= this.opts.gcEveryNodes &&
+      this.sweeping === undefined
+    ) {
+      void this.sweep().catch((e: unknown) =>
+        this.log.warn('tiered sweep failed', { error: e instanceof Error ? e.message : String(e) }),
+      );
+    }
+  }
+
+  async close(): Promise<void> {
+    await this.sweeping?.catch(() => undefined);
+    await this.db.close();
+  }
+
+  private pinCheckpoint(v: Version, always: boolean): void {
+    const every = BigInt(this.opts.checkpointEvery);
+    if (!always && (every === 0n || v.header.number % every !== 0n)) return;
+    this.checkpointVersions.push(v);
+    if (this.checkpointVersions.length > 3) this.checkpointVersions.shift();
+  }
+
+  /** Every version whose nodes LevelDB must keep: the held ones and the last checkpoints'. */
+  private retained(): Version[] {
+    const all = new Map(this.versions);
+    for (const v of this.checkpointVersions) all.set(v.id, v);
+    return [...all.values()];
+  }
+
+  // ------------------------------------------------------------ eviction
+
+  /**
+   * Keeps memory within the budget: when the trees' estimated bytes plus the cache's exceed it
+   * (or `force`), every held version is pruned back to its top levels (what faulted in since
+   * becomes stubs again, its encodings staying in the cache), the trees' bytes are counted
+   * exactly, and the cache gives up its coldest entries until both fit.
+   */
+  private evict(force: boolean): void {
+    const budget = this.opts.memoryBudget;
+    if (!force && this.residentBytes + this.cache.bytes <= budget) return;
+    const slack = budget * TREE_SLACK;
+    if (force || this.residentBytes > this.residentFloor + slack) {
+      const seen = new Set<object>();
+      let nodes = 0;
+      for (const v of this.retained()) {
+        const st: StateTree = v.state.state;
+        st.prune(this.opts.residentLevels);
+        nodes += st.residentNodes(seen);
+      }
+      this.residentBytes = nodes * RESIDENT_NODE_BYTES;
+      this.residentFloor = this.residentBytes;
+      this.stats.prunes++;
+    }
+    this.cache.evictTo(Math.max(0, budget - Math.max(this.residentBytes, this.residentFloor + slack)));
+  }
+
+  // ------------------------------------------------------------ faulting in
+
+  async run<T>(read: () => T, probes?: () => readonly (() => unknown)[]): Promise<T> {
+    const pinned = new Set<string>();
+    const absent = new Set<string>();
+    /** Parts of the read that still reach nodes not resident (all of them, until the read misses once). */
+    let pending: (() => unknown)[] | undefined;
+    try {
+      for (;;) {
+        if (pending !== undefined && pending.length > 0) {
+          // Only the parts that missed last time, until none does: then the read itself.
+          const want = new Set<string>();
+          pending = pending.filter((p) => this.probe(p, absent, want));
+          if (want.size > 0) {
+            const found = await this.fetch([...want], pinned);
+            for (const h of want) if (!found.has(h)) absent.add(h);
+            continue;
+          }
+        }
+        this.misses = new Set();
+        let result: T | undefined;
+        let error: unknown;
+        let threw = false;
+        try {
+          result = read();
+        } catch (e) {
+          error = e;
+          threw = true;
+        }
+        const want = new Set([...this.misses].filter((h) => !absent.has(h)));
+        if (want.size === 0) {
+          this.misses = undefined;
+          if (threw) throw error;
+          return result as T;
+        }
+        if (probes !== undefined && pending === undefined) {
+          pending = probes().filter((p) => this.probe(p, absent, want));
+        }
+        this.misses = undefined;
+        const found = await this.fetch([...want], pinned);
+        want.forEach((h) => {
+          if (!found.has(h)) absent.add(h);
+        });
+      }
+    } finally {
+      this.misses = undefined;
+      for (const h of pinned) this.cache.unpin(h);
+      this.evict(false);
+    }
+  }
+
+  /** Runs one part of a read; adds what it missed to `want`; true when it missed something. */
+  private probe(p: () => unknown, absent: ReadonlySet<string>, want: Set<string>): boolean {
+    this.misses = new Set();
+    // A probe's MissingNode is thrown away: no stack trace to capture (most of its cost).
+    const limit = Error.stackTraceLimit;
+    Error.stackTraceLimit = 0;
+    try {
+      p();
+    } catch {
+      // a probe only finds misses; the read itself says what fails
+    } finally {
+      Error.stackTraceLimit = limit;
+    }
+    let missed = false;
+    for (const h of this.misses) {
+      if (absent.has(h)) continue;
+      want.add(h);
+      missed = true;
+    }
+    this.misses = undefined;
+    return missed;
+  }
+
+  /**
+   * Brings `hashes` into the cache (pinned for the caller until it ends): one getMany for all
+   * that are neither cached nor on the way; those on the way are waited for. Resolves with the
+   * hashes that are now cached (the others are not in LevelDB either).
+   */
+  private async fetch(hashes: readonly string[], pinned: Set<string>): Promise<Set<string>> {
+    const waits: Promise<boolean>[] = [];
+    for (const h of hashes) {
+      if (!pinned.has(h)) {
+        pinned.add(h);
+        this.cache.pin(h);
+      }
+      if (this.cache.has(h)) {
+        waits.push(Promise.resolve(true));
+        continue;
+      }
+      let p = this.inflight.get(h);
+      if (p !== undefined) this.stats.coalesced++;
+      else {
+        p = new Promise<boolean>((resolve, reject) => this.pending.set(h, { resolve, reject }));
+        this.inflight.set(h, p);
+      }
+      waits.push(p);
+    }
+    if (this.pending.size > 0 && !this.flushScheduled) {
+      this.flushScheduled = true;
+      queueMicrotask(() => void this.flush());
+    }
+    const got = await Promise.all(waits);
+    const found = new Set<string>();
+    hashes.forEach((h, i) => {
+      if (got[i]) found.add(h);
+    });
+    return found;
+  }
+
+  /** One LevelDB round trip for every fault queued since the last. */
+  private async flush(): Promise<void> {
+    this.flushScheduled = false;
+    const batch = this.pending;
+    this.pending = new Map();
+    const hashes = [...batch.keys()];
+    let values: (Buffer | undefined)[];
+    try {
+      this.stats.roundTrips++;
+      values = await this.db.getMany(hashes.map(keyOf));
+    } catch (e) {
+      for (const h of hashes) {
+        this.inflight.delete(h);
+        batch.get(h)!.reject(e);
+      }
+      return;
+    }
+    hashes.forEach((h, i) => {
+      const w = batch.get(h)!;
+      this.inflight.delete(h);
+      const enc = values[i];
+      if (enc === undefined) {
+        w.resolve(false);
+        return;
+      }
+      const got = binOf(this.keccak.keccak256(enc));
+      if (got !== h) {
+        this.stats.corrupt++;
+        this.log.error('corrupt node from LevelDB', {
+          leveldb: this.db.where,
+          expected: toHex(keyOf(h)),
+          found: toHex(keyOf(got)),
+        });
+        w.reject(
+          new StorageError(
+            StorageErrorCode.CorruptNode,
+            `LevelDB at ${this.db.where} returned a node for ${toHex(keyOf(h))} that hashes to ${toHex(keyOf(got))}; refused`,
+            { expected: toHex(keyOf(h)), found: toHex(keyOf(got)) },
+          ),
+        );
+        return;
+      }
+      this.stats.nodesFetched++;
+      this.cache.set(h, enc.toString('latin1'), true);
+      w.resolve(true);
+    });
+  }
+
+  // ------------------------------------------------------------ garbage
+
+  /**
+   * An epoch mark-and-sweep of LevelDB. Mark: every node reachable from the retained versions'
+   * roots (account trie, and every storage trie an account names), read level by level in
+   * batched round trips. Sweep: delete every node key not marked, except the nodes written since
+   * the mark began (a block applied meanwhile may share nodes only with versions retained at
+   * the start, which are marked, or write them anew, which records them). Runs in the
+   * background; one at a time.
+   */
+  sweep(): Promise<void> {
+    if (this.sweeping !== undefined) return this.sweeping;
+    const run = async (): Promise<void> => {
+      const started = performance.now();
+      this.writtenSinceSweep = 0;
+      this.sweepWritten = new Set();
+      try {
+        const marked = await this.mark(this.retained());
+        let deleted = 0;
+        for await (const keys of this.db.keys(10_000)) {
+          const dels = keys.filter((k) => {
+            if (k.length !== 32) return false;
+            const h = binOf(k);
+            return !marked.has(h) && !this.sweepWritten!.has(h);
+          });
+          if (dels.length > 0) await this.db.write([], dels);
+          deleted += dels.length;
+        }
+        this.stats.sweeps++;
+        this.stats.nodesSwept += deleted;
+        this.log.info('tiered sweep done', {
+          live: marked.size,
+          deleted,
+          ms: Math.round(performance.now() - started),
+        });
+      } finally {
+        this.sweepWritten = undefined;
+        this.sweeping = undefined;
+      }
+    };
+    this.sweeping = run();
+    return this.sweeping;
+  }
+
+  /** The hashes of every node reachable from `versions` (see sweep). */
+  private async mark(versions: readonly Version[]): Promise<Set<string>> {
+    const marked = new Set<string>();
+    // [hash, is an account trie node]
+    let frontier: [string, boolean][] = [];
+    for (const v of versions) frontier.push([v.state.state.accounts.rootBin(), true]);
+    while (frontier.length > 0) {
+      const todo = frontier.filter(([h]) => {
+        if (marked.has(h) || h === EMPTY_ROOT_BIN) return false;
+        marked.add(h);
+        return true;
+      });
+      frontier = [];
+      const encs: (Uint8Array | undefined)[] = todo.map(([h]) => this.cache.peek(h));
+      const cold = todo.map((_, i) => i).filter((i) => encs[i] === undefined);
+      for (let s = 0; s < cold.length; s += 10_000) {
+        const part = cold.slice(s, s + 10_000);
+        const got = await this.db.getMany(part.map((i) => keyOf(todo[i]![0])));
+        part.forEach((i, k) => {
+          encs[i] = got[k];
+        });
+      }
+      todo.forEach(([, accountTrie], i) => {
+        const enc = encs[i];
+        if (enc === undefined) return; // a foreign shard's subtree: not ours to keep
+        childRefs(rlpDecode(enc), accountTrie, frontier);
+      });
+    }
+    return marked;
+  }
+}
+
+/** The hash references of a node (children, and an account leaf's storage root) onto `out`. */
+function childRefs(node: RlpValue, accountTrie: boolean, out: [string, boolean][]): void {
+  if (!Array.isArray(node)) return;
+  if (node.length === 17) {
+    for (let i = 0; i < 16; i++) {
+      const c = node[i]!;
+      if (!Array.isArray(c) && c.length === 32) out.push([binOf(c), accountTrie]);
+    }
+    return;
+  }
+  if (node.length !== 2) return;
+  const path = node[0] as Uint8Array;
+  const leaf = path.length > 0 && path[0]! >> 4 >= 2;
+  const v = node[1]!;
+  if (!leaf) {
+    if (!Array.isArray(v) && v.length === 32) out.push([binOf(v), accountTrie]);
+    return;
+  }
+  if (accountTrie && !Array.isArray(v)) {
+    const account = rlpDecode(v);
+    if (Array.isArray(account) && account.length === 4) {
+      const root = account[2]!;
+      if (!Array.isArray(root) && root.length === 32) out.push([binOf(root), false]);
+    }
+  }
+}

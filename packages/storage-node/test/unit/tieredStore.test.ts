@@ -1,0 +1,384 @@
+/**
+ * The tiered backend against memory mode. Two nodes get the same random blocks (two forks,
+ * deletes of accounts and slots, new accounts, code); the tiered one has a budget of one byte
+ * and one resident level, so every block and every read evicts everything it can and the next
+ * one faults it back in from LevelDB. Every answer at every held version — accounts, slots,
+ * proofs, batches with their bags, nodes by hash, shard roots, errors — must be the memory
+ * node's, byte for byte. Also: faults of one node are fetched once however many reads want it,
+ * a batch's faults share round trips, a sweep keeps every retained version readable while
+ * deleting garbage, and a corrupt or unreachable LevelDB is refused, never answered from.
+ */
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import { keccak } from '@monsoon/keccak';
+import { atHash, type BatchGetRequest, type BlockRef, type GetNodesRequest, HEAD } from '@monsoon/protocol';
+import {
+  type NodeDb,
+  openLocalNodeDb,
+  StorageError,
+  StorageErrorCode,
+  StorageNode,
+  TieredStore,
+  type Version,
+} from '@monsoon/storage-node';
+import { Prng } from '@monsoon/test-utils';
+import { makeGenesis, RefChain } from '../helpers/chain.js';
+import { expectStorageError } from '../helpers/errors.js';
+
+/** A NodeDb that counts and can break what passes through it. */
+class ProbedDb implements NodeDb {
+  readonly requested: string[] = [];
+  roundTrips = 0;
+  down = false;
+  corrupt = false;
+  constructor(private readonly inner: NodeDb) {}
+  get where(): string {
+    return this.inner.where;
+  }
+  async getMany(keys: readonly Buffer[]): Promise<(Buffer | undefined)[]> {
+    if (this.down)
+      throw new StorageError(StorageErrorCode.Unavailable, `LevelDB at ${this.where} is unreachable (test)`);
+    this.roundTrips++;
+    for (const k of keys) this.requested.push(k.toString('hex'));
+    const got = await this.inner.getMany(keys);
+    if (!this.corrupt) return got;
+    return got.map((v) =>
+      v === undefined ? v : Buffer.concat([v.subarray(0, v.length - 1), Buffer.of(v[v.length - 1]! ^ 1)]),
+    );
+  }
+  write(puts: readonly (readonly [Buffer, Buffer])[], dels?: readonly Buffer[]): Promise<void> {
+    if (this.down)
+      return Promise.reject(
+        new StorageError(StorageErrorCode.Unavailable, `LevelDB at ${this.where} is unreachable (test)`),
+      );
+    return this.inner.write(puts, dels);
+  }
+  keys(page: number): AsyncIterable<Buffer[]> {
+    return this.inner.keys(page);
+  }
+  close(): Promise<void> {
+    return this.inner.close();
+  }
+  async count(): Promise<number> {
+    let n = 0;
+    for await (const page of this.inner.keys(10_000)) n += page.length;
+    return n;
+  }
+}
+
+/** What a client sees of a read: its value, or its error's code and message. */
+async function outcome<T>(run: () => T | Promise<T>): Promise<unknown> {
+  try {
+    return { ok: await run() };
+  } catch (e) {
+    const err = e as { code?: unknown; message?: unknown };
+    return { error: err.code, message: err.message };
+  }
+}
+
+/** The reads the server makes, through `node.read` exactly as StorageServer runs them. */
+const reads = {
+  account: (n: StorageNode, at: BlockRef, address: Uint8Array, omitLevels = 0) =>
+    outcome(() => n.read(() => n.getAccount({ at, address, omitLevels }))),
+  storage: (n: StorageNode, at: BlockRef, address: Uint8Array, slot: Uint8Array) =>
+    outcome(() => n.read(() => n.getStorage({ at, address, slot, omitLevels: 0 }))),
+  batch: (n: StorageNode, r: BatchGetRequest) =>
+    outcome(() =>
+      n.read(
+        () => n.batchGet(r),
+        () => n.batchProbes(r),
+      ),
+    ),
+  nodes: (n: StorageNode, r: GetNodesRequest) => outcome(() => n.read(() => n.getNodes(r))),
+  roots: (n: StorageNode, at: BlockRef) => outcome(async () => (await n.read(() => n.shardRoots(at))).roots),
+};
+
+describe('tiered backend vs memory mode', () => {
+  const genesis = makeGenesis(11, 500);
+  const chain = new RefChain(genesis, 16);
+  const mine = [0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11];
+  const mineSet = new Set(mine);
+  const opts = { shardCount: 16 as const, shards: mine, window: 5, forkWindow: 3 };
+  let dir: string;
+  let db: ProbedDb;
+  let store: TieredStore;
+  let tiered: StorageNode;
+  let memory: StorageNode;
+  /** Every address and slot any block touched, plus some that never existed. */
+  const addresses: Uint8Array[] = genesis.alloc.map((a) => a.address);
+  const slots = new Map<string, Uint8Array[]>();
+  /** The head's block, as the reference chain has it. */
+  let tip = { hash: chain.genesisHash, state: chain.genesisState, number: 0n };
+
+  beforeAll(async () => {
+    dir = await mkdtemp(join(tmpdir(), 'monsoon-tiered-'));
+    db = new ProbedDb(await openLocalNodeDb(join(dir, 'leveldb')));
+    store = new TieredStore({ memoryBudget: 1, residentLevels: 1, gcEveryNodes: 0 }, { db });
+    tiered = StorageNode.fromGenesis(genesis, opts, { observers: [store], faults: store });
+    await tiered.startObservers();
+    memory = StorageNode.fromGenesis(genesis, opts);
+    for (const a of genesis.alloc)
+      slots.set(
+        Buffer.from(a.address).toString('hex'),
+        a.storage.map(([s]) => s),
+      );
+    const r = new Prng(99);
+    for (let i = 0; i < 20; i++) addresses.push(r.bytes(20));
+  });
+
+  afterAll(async () => {
+    await tiered.close();
+    await rm(dir, { recursive: true, force: true });
+  });
+
+  /** Compares every kind of answer of the two nodes at `at`, over a sample of keys. */
+  async function compareAt(at: BlockRef, seed: number): Promise<number> {
+    const r = new Prng(seed);
+    let compared = 0;
+    const sample = Array.from({ length: 12 }, () => addresses[r.int(addresses.length)]!);
+    for (const address of sample) {
+      const omit = r.int(3);
+      expect(await reads.account(tiered, at, address, omit)).toEqual(
+        await reads.account(memory, at, address, omit),
+      );
+      const own = slots.get(Buffer.from(address).toString('hex')) ?? [];
+      for (const slot of [...own.slice(0, 2), r.bytes(32)]) {
+        expect(await reads.storage(tiered, at, address, slot)).toEqual(
+          await reads.storage(memory, at, address, slot),
+        );
+      }
+      compared++;
+    }
+    const batch: BatchGetRequest = {
+      at,
+      omitLevels: 1,
+      queries: sample.slice(0, 12).map((address) => ({
+        address,
+        slots: (slots.get(Buffer.from(address).toString('hex')) ?? []).slice(0, 3),
+        code: true,
+      })),
+    };
+    expect(await reads.batch(tiered, batch)).toEqual(await reads.batch(memory, batch));
+    // Nodes by hash, on their paths: the nodes of a few proofs (memory node's), and a root.
+    const held = sample.filter((a) => mineSet.has(chain.shardOf(a))).slice(0, 4);
+    const hashes: Uint8Array[] = [];
+    const paths: Uint8Array[] = [];
+    const v = memory.versions.get(at);
+    if (v === undefined) return compared; // pruned: the reads above compared the errors
+    for (const address of held) {
+      const key = keccak.keccak256(address);
+      const nibbles = Array.from(key).flatMap((b) => [b >> 4, b & 15]);
+      const proof = v.state.state.accounts.prove(key);
+      proof.forEach((n, depth) => {
+        hashes.push(keccak.keccak256(n));
+        paths.push(Uint8Array.from(nibbles.slice(0, depth)));
+      });
+    }
+    hashes.push(v.header.stateRoot);
+    paths.push(new Uint8Array(0));
+    expect(await reads.nodes(tiered, { hashes, paths })).toEqual(
+      await reads.nodes(memory, { hashes, paths }),
+    );
+    expect(await reads.roots(tiered, at)).toEqual(await reads.roots(memory, at));
+    return compared;
+  }
+
+  it('equal roots, answers, proofs, bags and nodes at every held version of two forks, evicting on every block', async () => {
+    const g = { hash: chain.genesisHash, state: chain.genesisState, number: 0n };
+    let compared = 0;
+    const seen: Uint8Array[] = [];
+    let branchPoint = g;
+    for (const fork of [1, 2]) {
+      // The second fork leaves the first two blocks below its head and takes over.
+      let parent = branchPoint;
+      const end = Number(parent.number) + 6;
+      for (let i = Number(parent.number) + 1; i <= end; i++) {
+        const b = chain.block(parent, 1000 * fork + i, 60, { difficulty: fork === 1 ? 1n : 3n });
+        for (const u of b.req.shards) {
+          for (const a of u.accounts) {
+            const id = Buffer.from(a.address).toString('hex');
+            if (!slots.has(id)) addresses.push(a.address);
+            if (!a.deleted) slots.set(id, [...(slots.get(id) ?? []), ...a.storage.map((s) => s.slot)]);
+          }
+        }
+        const req = RefChain.forShards(b.req, mineSet);
+        const [t, m] = [
+          await outcome(() => tiered.applyBlock(req)),
+          await outcome(() => memory.applyBlock(req)),
+        ];
+        expect(t).toEqual(m);
+        if ((t as { ok?: unknown }).ok === undefined)
+          throw new Error(`block ${i} of fork ${fork}: ${JSON.stringify(t)}`);
+        seen.push(b.hash);
+        // Every held version, the head and old ones, on either fork.
+        for (const h of seen) compared += await compareAt(atHash(h), i * 31 + fork);
+        compared += await compareAt(HEAD, i);
+        parent = { hash: b.hash, state: b.state, number: BigInt(i) };
+        if (fork === 1 && i === 4) branchPoint = parent;
+      }
+      tip = parent;
+    }
+    expect(compared).toBeGreaterThan(500);
+    const stats = store.tieredStats();
+    // It really was tiered: most of the state was faulted in from LevelDB, repeatedly.
+    expect(stats.roundTrips).toBeGreaterThan(100);
+    expect(stats.prunes).toBeGreaterThan(12);
+    expect(stats.corrupt).toBe(0);
+  });
+
+  it('faults of one node are fetched once, however many concurrent reads want it; a batch shares round trips', async () => {
+    // Evict everything: one byte of budget, then a block-less eviction through a read.
+    const cold = addresses.filter((a) => mineSet.has(chain.shardOf(a))).slice(0, 40);
+    store.cache.clear();
+    await tiered.read(() => tiered.head); // a run evicts at its end: the trees go back to one level
+    db.requested.length = 0;
+    const before = store.tieredStats();
+    const readsOf = cold
+      .slice(0, 10)
+      .flatMap((address) => [1, 2, 3].map(() => reads.account(tiered, HEAD, address)));
+    const answers = await Promise.all(readsOf);
+    for (const a of answers) expect((a as { ok?: unknown }).ok).toBeDefined();
+    expect(new Set(db.requested).size).toBe(db.requested.length); // no node asked for twice
+    expect(store.tieredStats().coalesced).toBeGreaterThan(before.coalesced);
+
+    store.cache.clear();
+    await tiered.read(() => tiered.head);
+    const trips = db.roundTrips;
+    const batch: BatchGetRequest = {
+      at: HEAD,
+      omitLevels: 0,
+      queries: cold.map((address) => ({ address, slots: [], code: false })),
+    };
+    expect(await reads.batch(tiered, batch)).toEqual(await reads.batch(memory, batch));
+    // 40 cold keys, each 3+ levels deep below the resident level: one round trip per level.
+    expect(db.roundTrips - trips).toBeLessThanOrEqual(8);
+  });
+
+  it('a sweep deletes what no retained version reaches and every retained version still answers the same', async () => {
+    const before = await db.count();
+    await store.sweep();
+    const after = await db.count();
+    expect(store.tieredStats().nodesSwept).toBe(before - after);
+    expect(after).toBeLessThan(before);
+    store.cache.clear();
+    await tiered.read(() => tiered.head);
+    for (const v of memory.versions.all() as Version[]) await compareAt(atHash(v.hash), 7);
+  });
+
+  it('a corrupt node from LevelDB is refused and counted; an unreachable LevelDB is UNAVAILABLE, then serves again', async () => {
+    const address = addresses.find((a) => mineSet.has(chain.shardOf(a)))!;
+    const req = { at: HEAD, address, omitLevels: 0 };
+    store.cache.clear();
+    await tiered.read(() => tiered.head);
+    db.corrupt = true;
+    const e = await expectStorageError(
+      Promise.resolve(tiered.read(() => tiered.getAccount(req))),
+      StorageErrorCode.CorruptNode,
+    );
+    expect(e.message).toMatch(/hashes to/);
+    expect(store.tieredStats().corrupt).toBeGreaterThan(0);
+    db.corrupt = false;
+    db.down = true;
+    await expectStorageError(
+      Promise.resolve(tiered.read(() => tiered.getAccount(req))),
+      StorageErrorCode.Unavailable,
+    );
+    // A block is not acknowledged while LevelDB is down.
+    expect(tiered.head.hash).toEqual(tip.hash);
+    const b = RefChain.forShards(chain.block(tip, 5, 40, { difficulty: 3n }).req, mineSet);
+    await expectStorageError(tiered.applyBlock(b), StorageErrorCode.Unavailable);
+    expect(tiered.head.hash).toEqual(tip.hash);
+    db.down = false;
+    expect(await outcome(() => tiered.applyBlock(b))).toEqual(await outcome(() => memory.applyBlock(b)));
+    expect(await reads.account(tiered, HEAD, address)).toEqual(await reads.account(memory, HEAD, address));
+    await compareAt(HEAD, 3);
+  });
+});
+
+describe('tiered garbage collection under a steady workload', () => {
+  it('background sweeps keep LevelDB bounded while every retained version answers as memory mode does', async () => {
+    const genesis = makeGenesis(23, 300);
+    const chain = new RefChain(genesis, 16);
+    const all = new Set(chain.layout.all());
+    const opts = { window: 3, forkWindow: 1 };
+    const dir = await mkdtemp(join(tmpdir(), 'monsoon-tiered-gc-'));
+    const db = new ProbedDb(await openLocalNodeDb(join(dir, 'leveldb')));
+    const store = new TieredStore(
+      { memoryBudget: 1, residentLevels: 1, gcEveryNodes: 1500, checkpointEvery: 0 },
+      { db },
+    );
+    const tiered = StorageNode.fromGenesis(genesis, opts, { observers: [store], faults: store });
+    const memory = StorageNode.fromGenesis(genesis, opts);
+    try {
+      await tiered.startObservers();
+      const start = await db.count();
+      let parent = { hash: chain.genesisHash, state: chain.genesisState, number: 0n };
+      for (let i = 1; i <= 30; i++) {
+        const b = chain.block(parent, 500 + i, 50);
+        const req = RefChain.forShards(b.req, all);
+        expect(await outcome(() => tiered.applyBlock(req))).toEqual(
+          await outcome(() => memory.applyBlock(req)),
+        );
+        parent = { hash: b.hash, state: b.state, number: BigInt(i) };
+      }
+      await store.sweep(); // joins the one in progress, if any, else runs one
+      const stats = store.tieredStats();
+      expect(stats.sweeps).toBeGreaterThanOrEqual(3); // most of them started by the workload itself
+      // Without GC the store would hold every node ever written; it holds about one state's worth.
+      expect(stats.nodesWritten).toBeGreaterThan(start);
+      const held = await db.count();
+      expect(stats.nodesSwept).toBeGreaterThan(stats.nodesWritten / 2);
+      expect(held).toBeLessThan(start + stats.nodesWritten / 2);
+      expect(held).toBeGreaterThanOrEqual(start / 2); // the live state is still there
+      for (const v of memory.versions.all()) {
+        for (const a of genesis.alloc.filter((_, k) => k % 7 === 0)) {
+          const r = { at: atHash(v.hash), address: a.address, omitLevels: 0 };
+          expect(await outcome(() => tiered.read(() => tiered.getAccount(r)))).toEqual(
+            await outcome(() => memory.read(() => memory.getAccount(r))),
+          );
+        }
+      }
+    } finally {
+      await tiered.close();
+      await rm(dir, { recursive: true, force: true });
+    }
+  });
+});
+
+describe('tiered with 256 shards', () => {
+  it('keeps the levels above the shards resident: blocks are answered and reads match memory mode', async () => {
+    const genesis = makeGenesis(256, 3000);
+    const chain = new RefChain(genesis, 256);
+    const mine = Array.from({ length: 128 }, (_, i) => i);
+    const mineSet = new Set(mine);
+    const opts = { shardCount: 256 as const, shards: mine, window: 4, forkWindow: 1 };
+    const dir = await mkdtemp(join(tmpdir(), 'monsoon-tiered-256-'));
+    const store = new TieredStore({ memoryBudget: 1, residentLevels: 1 }, { db: await openLocalNodeDb(dir) });
+    const tiered = StorageNode.fromGenesis(genesis, opts, { observers: [store], faults: store });
+    const memory = StorageNode.fromGenesis(genesis, opts);
+    try {
+      await tiered.startObservers();
+      expect(store.opts.residentLevels).toBe(2);
+      let parent = { hash: chain.genesisHash, state: chain.genesisState, number: 0n };
+      for (let i = 1; i <= 3; i++) {
+        const b = chain.block(parent, 70 + i, 80);
+        const req = RefChain.forShards(b.req, mineSet);
+        expect(await outcome(() => tiered.applyBlock(req))).toEqual(
+          await outcome(() => memory.applyBlock(req)),
+        );
+        parent = { hash: b.hash, state: b.state, number: BigInt(i) };
+        expect(await reads.roots(tiered, HEAD)).toEqual(await reads.roots(memory, HEAD));
+      }
+      for (const a of genesis.alloc.filter((_, k) => k % 50 === 0)) {
+        expect(await reads.account(tiered, HEAD, a.address)).toEqual(
+          await reads.account(memory, HEAD, a.address),
+        );
+      }
+    } finally {
+      await tiered.close();
+      await rm(dir, { recursive: true, force: true });
+    }
+  });
+});
