@@ -9,6 +9,12 @@ export {
 export { runStorage, type StorageRoleConfig, storageRole } from './cli/storageCommand.js';
 export { STORAGE_OPTIONS, type StorageCliConfig } from './cli/storageConfig.js';
 export { crc32c } from './crc32c.js';
+export {
+  defaultRegionExportOptions,
+  RegionExport,
+  type RegionExportOptions,
+  type RegionInfo,
+} from './nodeStore/regionExport.js';
 export type { FreshNode, VersionObserver } from './nodeStore/versionObserver.js';
 export { grpcStatusOf } from './server/grpcStatus.js';
 export { StorageMetrics } from './server/storageMetrics.js';
