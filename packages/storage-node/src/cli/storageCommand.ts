@@ -18,6 +18,7 @@ import {
   runRole,
 } from '@monsoon/edge';
 import { type Genesis, parseGenesis } from '@monsoon/protocol';
+import { RegionExport } from '../nodeStore/regionExport.js';
 import { StorageMetrics } from '../server/storageMetrics.js';
 import { StorageServer } from '../server/storageServer.js';
 import { isStorageError, StorageError, StorageErrorCode } from '../storageError.js';
@@ -34,6 +35,13 @@ async function startStorage(
   { cfg, genesis }: StorageRoleConfig,
   { logger: log }: RoleContext,
 ): Promise<RunningRole> {
+  const region =
+    cfg.exportRegion === undefined
+      ? undefined
+      : await RegionExport.create(
+          { path: cfg.exportRegion, arenaBytes: cfg.regionMb * 1024 * 1024, nodes: cfg.regionMb * 4096 },
+          { logger: log },
+        );
   const node = await StorageNode.open(
     genesis,
     {
@@ -45,7 +53,7 @@ async function startStorage(
       window: cfg.window,
       forkWindow: cfg.forkWindow,
     },
-    { logger: log },
+    { logger: log, ...(region !== undefined ? { observers: [region] } : {}) },
   );
   const metrics = new StorageMetrics();
   metrics.watchNode(node, cfg.dataDir);
@@ -54,7 +62,7 @@ async function startStorage(
   try {
     server = await StorageServer.create(
       { listen: cfg.listen, maxReceiveMessageBytes: cfg.maxMessageBytes, maxBatchQueries: cfg.maxBatch },
-      { node, logger: log, metrics },
+      { node, logger: log, metrics, ...(region?.info() !== undefined ? { region: region.info()! } : {}) },
     );
     if (cfg.metrics !== undefined) {
       metricsServer = await MetricsServer.create(
@@ -76,6 +84,7 @@ async function startStorage(
       fsync: cfg.fsync,
       head: Number(node.head.header.number),
       hash: node.head.id,
+      ...(region !== undefined ? { region: cfg.exportRegion } : {}),
     },
     status: () => ({ head: Number(node.head.header.number), hash: node.head.id }),
     async close() {

@@ -43,6 +43,10 @@ export interface StorageCliConfig {
   logLevel: LogLevel;
   maxMessageBytes: number;
   maxBatch: number;
+  /** The node region file for one-sided reads (e.g. /dev/shm/monsoon-s0.region); undefined: none. */
+  exportRegion: string | undefined;
+  /** The region's arena, MiB. */
+  regionMb: number;
 }
 
 /** The role's own options (`config`, `logLevel` and `advertise` are every role's: `@monsoon/edge`). */
@@ -88,6 +92,18 @@ export const STORAGE_OPTIONS: readonly RoleOption[] = [
     arg: '<n>',
     description: 'most BatchGet queries or slots, or GetNodes hashes (default: 10000)',
   },
+  {
+    name: 'exportRegion',
+    arg: '<file>',
+    description:
+      "export the held versions' nodes in a region file clients on this host map for one-sided reads, e.g. /dev/shm/monsoon-s0.region (default: off)",
+    path: true,
+  },
+  {
+    name: 'regionMb',
+    arg: '<n>',
+    description: "the exported region's node arena, MiB (default: 2048; RAM is taken as it fills)",
+  },
 ];
 
 export const defaultStorageCliOptions = {
@@ -101,6 +117,7 @@ export const defaultStorageCliOptions = {
   logLevel: 'info' as LogLevel,
   maxMessageBytes: defaultStorageServerOptions.maxReceiveMessageBytes,
   maxBatch: defaultStorageServerOptions.maxBatchQueries,
+  regionMb: 2048,
 };
 
 function bad(option: string, expected: string, found: unknown): never {
@@ -175,5 +192,8 @@ export function resolveStorageConfig(flags: RawOptions, config: RawOptions = {})
       1,
     ),
     maxBatch: read.int(pick('maxBatch') ?? defaultStorageCliOptions.maxBatch, 'maxBatch', 1),
+    exportRegion:
+      pick('exportRegion') === undefined ? undefined : read.str(pick('exportRegion'), 'exportRegion'),
+    regionMb: read.int(pick('regionMb') ?? defaultStorageCliOptions.regionMb, 'regionMb', 1),
   };
 }
