@@ -27,10 +27,11 @@ COPY . .
 # platform it was written on (see the root README).
 RUN npm install --no-audit --no-fund \
   && npx --no-install node-gyp rebuild --directory=native/keccak --nodedir="${NODE_HEADERS_DIR}" --loglevel=warn \
+  && npx --no-install node-gyp rebuild --directory=native/rdma --nodedir="${NODE_HEADERS_DIR}" --loglevel=warn \
   && npm run build:ts \
   && MONSOON_KECCAK=native node --input-type=module -e "await import('@monsoon/keccak')" \
   && npm prune --omit=dev --no-audit --no-fund \
-  && rm -rf native/keccak/build/Release/obj.target
+  && rm -rf native/keccak/build/Release/obj.target native/rdma/build/Release/obj.target
 
 FROM node:${NODE_VERSION}-bookworm-slim AS runtime
 ENV NODE_ENV=production \
