@@ -121,6 +121,13 @@ export class RegionWriter {
     return this.placed.has(hash);
   }
 
+  /** Where a placed node's bytes are in the region (byte offset and length), if placed. */
+  locate(hash: string): { offset: number; length: number } | undefined {
+    const p = this.placed.get(hash);
+    if (p === undefined) return undefined;
+    return { offset: this.geometry.arenaOffset + p.unit * ARENA_UNIT, length: this.words[p.entry + 3]! };
+  }
+
   /** Hashes placed (binary strings). */
   hashes(): IterableIterator<string> {
     return this.placed.keys();
