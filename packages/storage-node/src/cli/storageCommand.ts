@@ -18,7 +18,7 @@ import {
   runRole,
 } from '@monsoon/edge';
 import { type Genesis, parseGenesis } from '@monsoon/protocol';
-import { RegionExport } from '../nodeStore/regionExport.js';
+import { autoRegionPath, RegionExport } from '../nodeStore/regionExport.js';
 import { StorageMetrics } from '../server/storageMetrics.js';
 import { StorageServer } from '../server/storageServer.js';
 import { isStorageError, StorageError, StorageErrorCode } from '../storageError.js';
@@ -39,7 +39,12 @@ async function startStorage(
     cfg.exportRegion === undefined
       ? undefined
       : await RegionExport.create(
-          { path: cfg.exportRegion, arenaBytes: cfg.regionMb * 1024 * 1024, nodes: cfg.regionMb * 4096 },
+          {
+            path: cfg.exportRegion === 'auto' ? autoRegionPath(cfg.dataDir) : cfg.exportRegion,
+            removeOnClose: cfg.exportRegion === 'auto',
+            arenaBytes: cfg.regionMb * 1024 * 1024,
+            nodes: cfg.regionMb * 4096,
+          },
           { logger: log },
         );
   const node = await StorageNode.open(
@@ -84,7 +89,7 @@ async function startStorage(
       fsync: cfg.fsync,
       head: Number(node.head.header.number),
       hash: node.head.id,
-      ...(region !== undefined ? { region: cfg.exportRegion } : {}),
+      ...(region !== undefined ? { region: region.info()?.path } : {}),
     },
     status: () => ({ head: Number(node.head.header.number), hash: node.head.id }),
     async close() {

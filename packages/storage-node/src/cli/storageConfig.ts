@@ -4,6 +4,8 @@
  * EdgeError for an address that is not host:port) whose message names the option, what was
  * expected and what was found.
  */
+
+import { resolve } from 'node:path';
 import {
   flagOf,
   LOG_LEVELS,
@@ -128,6 +130,13 @@ function bad(option: string, expected: string, found: unknown): never {
   );
 }
 
+/** `auto`, or a path resolved against the working directory (a config file's are against its folder). */
+function exportRegionOf(v: unknown): string | undefined {
+  if (v === undefined) return undefined;
+  const s = read.str(v, 'exportRegion');
+  return s === 'auto' ? s : resolve(s);
+}
+
 /** A parsed config file (see `optionsFromFile`): relative paths in it are relative to its folder. */
 export function configFromFile(doc: unknown, file: string): RawOptions {
   return optionsFromFile(doc, file, [...STORAGE_OPTIONS, { name: 'logLevel', description: '' }]);
@@ -192,8 +201,7 @@ export function resolveStorageConfig(flags: RawOptions, config: RawOptions = {})
       1,
     ),
     maxBatch: read.int(pick('maxBatch') ?? defaultStorageCliOptions.maxBatch, 'maxBatch', 1),
-    exportRegion:
-      pick('exportRegion') === undefined ? undefined : read.str(pick('exportRegion'), 'exportRegion'),
+    exportRegion: exportRegionOf(pick('exportRegion')),
     regionMb: read.int(pick('regionMb') ?? defaultStorageCliOptions.regionMb, 'regionMb', 1),
   };
 }

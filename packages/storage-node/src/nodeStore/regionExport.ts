@@ -13,6 +13,9 @@
  * its hash check catches the reuse.
  */
 
+import { existsSync } from 'node:fs';
+import { rm } from 'node:fs/promises';
+import { join } from 'node:path';
 import { type Logger, silentLogger } from '@monsoon/edge';
 import { planRegion, RegionWriter, type RegionWriterOptions, SharedRegion } from '@monsoon/rdma';
 import type { Version } from '../versionStore.js';
@@ -27,6 +30,8 @@ export interface RegionExportOptions extends RegionWriterOptions {
   arenaBytes: number;
   /** Pruned versions between two sweeps (each sweep walks every held version once). */
   sweepEvery: number;
+  /** Delete the file on close (a file named per process); mappers keep what they mapped. */
+  removeOnClose: boolean;
 }
 
 export const defaultRegionExportOptions: RegionExportOptions = {
@@ -34,9 +39,18 @@ export const defaultRegionExportOptions: RegionExportOptions = {
   nodes: 4_000_000,
   arenaBytes: 2 * 1024 * 1024 * 1024,
   sweepEvery: 16,
+  removeOnClose: false,
   graceEpochs: 2,
   graceMs: 1000,
 };
+
+/**
+ * Where `--export-region auto` puts a node's region: a file named after the process under
+ * /dev/shm (RAM, shared by the host's processes), or in the data directory where there is none.
+ */
+export function autoRegionPath(dataDir: string): string {
+  return join(existsSync('/dev/shm') ? '/dev/shm' : dataDir, `monsoon-storage-${process.pid}.region`);
+}
 
 /** What a client needs to map the region (advertised over gRPC). */
 export interface RegionInfo {
@@ -142,6 +156,7 @@ export class RegionExport implements VersionObserver {
 
   async close(): Promise<void> {
     this.shared?.close();
+    if (this.opts.removeOnClose && this.opts.path !== undefined) await rm(this.opts.path, { force: true });
   }
 
   private put(hash: string, enc: string | Uint8Array): void {
