@@ -2,10 +2,13 @@ export { loadNative, NATIVE_ADDON_PATH, type RdmaBinding, type VerbsInfo } from 
 export {
   EMPTY_TRIE_ROOT,
   type NodeFetch,
+  type NodeFetchMany,
   type TrieWalk,
   type WalkAnswer,
   type WalkQuery,
   walkAccount,
+  walkAccounts,
+  walkMany,
   walkTrie,
 } from './proofWalk.js';
 export { fromAddonError, isRdmaError, RdmaError, RdmaErrorCode } from './rdmaError.js';

@@ -6,16 +6,7 @@
  */
 import { keccak as defaultKeccak, type Keccak } from '@monsoon/keccak';
 import { RdmaError, RdmaErrorCode } from './rdmaError.js';
-import {
-  ARENA_UNIT,
-  BUCKET_SLOTS,
-  bucketsOf,
-  H,
-  type RegionGeometry,
-  readHeader,
-  tagsOf,
-  view,
-} from './regionLayout.js';
+import { ARENA_UNIT, BUCKET_SLOTS, H, type RegionGeometry, readHeader, view } from './regionLayout.js';
 
 /** What a reader has seen, for tests, metrics and benchmarks. */
 export interface ReadCounters {
@@ -43,6 +34,10 @@ export class RegionReader {
   private readonly indexWord: number;
   private readonly mask: number;
   private readonly opts: RegionReaderOptions;
+  private readonly buf: Buffer;
+  private readonly offsets = new Uint32Array(2);
+  private readonly digest = new Uint8Array(32);
+  private readonly cand = new Int32Array(2 * BUCKET_SLOTS);
 
   /** A reader over `bytes` (a mapped region or a buffer holding one); checks the header. */
   constructor(
@@ -57,6 +52,7 @@ export class RegionReader {
       );
     this.geometry = readHeader(bytes);
     this.words = new Uint32Array(bytes.buffer, bytes.byteOffset, Math.floor(bytes.byteLength / 4));
+    this.buf = Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
     this.indexWord = this.geometry.indexOffset / 4;
     this.mask = this.geometry.bucketCount - 1;
     this.opts = { ...defaultRegionReaderOptions, ...opts };
@@ -88,35 +84,91 @@ export class RegionReader {
   }
 
   /**
+   * Many nodes at once, in order: one copy into one buffer and one keccak call for all of them
+   * (what a level of a batched walk reads; over RDMA, one doorbell). A node whose bytes fail the
+   * check is looked up again on its own (node()); undefined where it can't be had.
+   */
+  nodes(hashes: readonly Uint8Array[]): (Uint8Array | undefined)[] {
+    const n = hashes.length;
+    const out: (Uint8Array | undefined)[] = new Array(n);
+    const offs = new Uint32Array(n);
+    const lens = new Uint32Array(n);
+    let total = 0;
+    for (let i = 0; i < n; i++) {
+      if (this.candidates(hashes[i]!) === 0) continue;
+      const e = this.cand[0]!;
+      const len = this.words[e + 3]!;
+      const off = this.geometry.arenaOffset + this.words[e + 2]! * ARENA_UNIT;
+      if (len === 0 || off + len > this.geometry.totalBytes) continue;
+      offs[i] = off;
+      lens[i] = len;
+      total += len;
+    }
+    const data = Buffer.allocUnsafe(total);
+    const bounds = new Uint32Array(n + 1);
+    let at = 0;
+    for (let i = 0; i < n; i++) {
+      bounds[i] = at;
+      if (lens[i]! > 0) at += this.buf.copy(data, at, offs[i]!, offs[i]! + lens[i]!);
+    }
+    bounds[n] = at;
+    const digests = this.keccak.keccak256Packed(data, bounds, n);
+    for (let i = 0; i < n; i++) {
+      const h = hashes[i]!;
+      let ok = lens[i]! > 0;
+      for (let j = 0; ok && j < 32; j++) if (digests[i * 32 + j] !== h[j]) ok = false;
+      if (ok) {
+        this.counters.nodes++;
+        out[i] = new Uint8Array(data.buffer, data.byteOffset + bounds[i]!, lens[i]!);
+      } else {
+        if (lens[i]! > 0) this.counters.rejected++;
+        out[i] = this.node(h); // counts its own retries and misses
+      }
+    }
+    return out;
+  }
+
+  /**
+   * Fills `this.cand` with the word indexes of the index entries carrying `hash`'s tags (a
+   * non-zero length), first bucket first; returns how many.
+   */
+  private candidates(hash: Uint8Array): number {
+    const mask = this.mask;
+    const b1 = (hash[0]! | (hash[1]! << 8) | (hash[2]! << 16) | (hash[3]! << 24)) & mask;
+    const b2 = (hash[12]! | (hash[13]! << 8) | (hash[14]! << 16) | (hash[15]! << 24)) & mask;
+    const t0 = (hash[4]! | (hash[5]! << 8) | (hash[6]! << 16) | (hash[7]! << 24)) >>> 0;
+    const t1 = (hash[8]! | (hash[9]! << 8) | (hash[10]! << 16) | (hash[11]! << 24)) >>> 0;
+    const words = this.words;
+    let n = 0;
+    for (let k = 0; k < 2; k++) {
+      if (k === 1 && b2 === b1) break;
+      let w = this.indexWord + (k === 0 ? b1 : b2) * BUCKET_SLOTS * 4;
+      for (let s = 0; s < BUCKET_SLOTS; s++, w += 4)
+        if (words[w] === t0 && words[w + 1] === t1 && words[w + 3] !== 0) this.cand[n++] = w;
+    }
+    return n;
+  }
+
+  /**
    * One lookup: the verified node, undefined when no entry carries the hash's tag, false when
    * some did but none held bytes with that hash (look again).
    */
   private tryOnce(hash: Uint8Array): Uint8Array | undefined | false {
-    const [b1, b2] = bucketsOf(hash, this.mask + 1);
-    const [t0, t1] = tagsOf(hash);
-    let rejected = false;
-    for (let k = 0; k < 2; k++) {
-      const b = k === 0 ? b1 : b2;
-      if (k === 1 && b2 === b1) break;
-      let w = this.indexWord + b * BUCKET_SLOTS * 4;
-      for (let s = 0; s < BUCKET_SLOTS; s++, w += 4) {
-        const words = this.words;
-        if (words[w] !== t0 || words[w + 1] !== t1) continue;
-        const len = words[w + 3]!;
-        if (len === 0) continue;
-        const off = this.geometry.arenaOffset + words[w + 2]! * ARENA_UNIT;
-        if (off + len > this.geometry.totalBytes) {
-          rejected = true;
-          continue;
-        }
-        // Copy first, then check the copy: the region may change under us, the copy can't.
-        const copy = this.bytes.slice(off, off + len);
-        if (sameHash(this.keccak.keccak256(copy), hash)) return copy;
-        this.counters.rejected++;
-        rejected = true;
-      }
+    const n = this.candidates(hash);
+    for (let c = 0; c < n; c++) {
+      const w = this.cand[c]!;
+      const len = this.words[w + 3]!;
+      const off = this.geometry.arenaOffset + this.words[w + 2]! * ARENA_UNIT;
+      if (len === 0 || off + len > this.geometry.totalBytes) continue;
+      // Copy first, then check the copy: the region may change under us, the copy can't.
+      const copy = Buffer.allocUnsafe(len);
+      this.buf.copy(copy, 0, off, off + len);
+      this.offsets[1] = len;
+      this.keccak.keccak256Packed(copy, this.offsets, 1, this.digest);
+      if (sameHash(this.digest, hash)) return new Uint8Array(copy.buffer, copy.byteOffset, len);
+      this.counters.rejected++;
     }
-    return rejected ? false : undefined;
+    return n > 0 ? false : undefined;
   }
 }
 

@@ -10,7 +10,7 @@
  */
 import type { Logger } from '@monsoon/edge';
 import type { AccountQuery, AccountResult } from '@monsoon/protocol';
-import { type ReadCounters, RegionReader, requireRdma, SharedRegion, walkAccount } from '@monsoon/rdma';
+import { type ReadCounters, RegionReader, requireRdma, SharedRegion, walkAccounts } from '@monsoon/rdma';
 import { ClientError, ClientErrorCode } from './clientError.js';
 import type { StateRef } from './remoteState.js';
 import type { ShardedStorage, StorageReplica } from './shardedStorage.js';
@@ -162,21 +162,25 @@ export class ShmReads implements OneSidedReads {
     at: StateRef,
     queries: readonly AccountQuery[],
   ): OneSidedAnswer | undefined {
-    const bag: Uint8Array[] = [];
+    const fetched: Uint8Array[] = [];
+    const answers = walkAccounts(
+      (hs) => {
+        const nodes = reader.nodes(hs);
+        for (const n of nodes) if (n !== undefined) fetched.push(n);
+        return nodes;
+      },
+      at.stateRoot,
+      queries,
+    );
     const results: AccountResult[] = [];
-    const fetch = (h: Uint8Array): Uint8Array | undefined => {
-      const n = reader.node(h);
-      if (n !== undefined) bag.push(n);
-      return n;
-    };
-    for (const q of queries) {
-      const w = walkAccount(fetch, at.stateRoot, q);
+    const code = new Set<Uint8Array>();
+    for (const w of answers) {
       if (w === undefined) return undefined;
-      results.push({ address: q.address, accountRlp: w.accountRlp, slotValues: w.slotValues, code: w.code });
-      // Code came through `fetch` too; it is not a trie node.
-      if (w.code.length > 0) bag.pop();
+      results.push({ address: w.address, accountRlp: w.accountRlp, slotValues: w.slotValues, code: w.code });
+      if (w.code.length > 0) code.add(w.code);
     }
-    return { results, bag };
+    // The bag holds trie nodes only; code travels in the results.
+    return { results, bag: code.size === 0 ? fetched : fetched.filter((n) => !code.has(n)) };
   }
 
   /** Folds a reader's counters into the transport's (readers count since their last fold). */

@@ -8,7 +8,7 @@
 import { describe, expect, it } from '@jest/globals';
 import { keccak } from '@monsoon/keccak';
 import { atHash } from '@monsoon/protocol';
-import { RegionReader, walkAccount } from '@monsoon/rdma';
+import { RegionReader, walkAccount, walkAccounts } from '@monsoon/rdma';
 import { RegionExport, StorageNode } from '@monsoon/storage-node';
 import { Prng } from '@monsoon/test-utils';
 import { makeGenesis, RefChain } from '../helpers/chain.js';
@@ -87,6 +87,28 @@ describe('RegionExport', () => {
       }
     }
     expect(compared).toBeGreaterThan(500);
+    // Batched walks (a level at a time, shared nodes once) answer exactly as single walks.
+    for (const v of versions) {
+      const queries = genesis.alloc
+        .filter((_, i) => i % 4 === 0)
+        .map((a) => ({
+          address: a.address,
+          slots: [...a.storage.map(([s]) => s), rng.bytes(32)],
+          code: true,
+        }));
+      const many = walkAccounts((hs) => reader.nodes(hs), v.header.stateRoot, queries);
+      queries.forEach((q, i) => {
+        const one = walkAccount(fetch, v.header.stateRoot, q)!;
+        expect(many[i]).toBeDefined();
+        expect(hex(many[i]!.accountRlp)).toBe(hex(one.accountRlp));
+        expect(many[i]!.accountProof.map(hex)).toEqual(one.accountProof.map(hex));
+        expect(many[i]!.slotValues.map(hex)).toEqual(one.slotValues.map(hex));
+        expect(many[i]!.storageProofs.map((p) => p.map(hex))).toEqual(
+          one.storageProofs.map((p) => p.map(hex)),
+        );
+        expect(hex(many[i]!.code)).toBe(hex(one.code));
+      });
+    }
     expect(reader.counters.misses).toBe(0);
     expect(reader.counters.rejected).toBe(0);
   });
