@@ -47,19 +47,25 @@ async function startStorage(
           },
           { logger: log },
         );
-  const node = await StorageNode.open(
-    genesis,
-    {
-      dataDir: cfg.dataDir,
-      fsync: cfg.fsync,
-      checkpointEvery: cfg.checkpointEvery,
-      shardCount: cfg.shardCount,
-      shards: cfg.shards,
-      window: cfg.window,
-      forkWindow: cfg.forkWindow,
-    },
-    { logger: log, ...(region !== undefined ? { observers: [region] } : {}) },
-  );
+  let node: StorageNode;
+  try {
+    node = await StorageNode.open(
+      genesis,
+      {
+        dataDir: cfg.dataDir,
+        fsync: cfg.fsync,
+        checkpointEvery: cfg.checkpointEvery,
+        shardCount: cfg.shardCount,
+        shards: cfg.shards,
+        window: cfg.window,
+        forkWindow: cfg.forkWindow,
+      },
+      { logger: log, ...(region !== undefined ? { observers: [region] } : {}) },
+    );
+  } catch (e) {
+    await region?.close().catch(() => undefined);
+    throw e;
+  }
   const metrics = new StorageMetrics();
   metrics.watchNode(node, cfg.dataDir);
   let server: StorageServer;
