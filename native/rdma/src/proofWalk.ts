@@ -301,9 +301,10 @@ export function walkAccounts(
   queries: readonly WalkQuery[],
   keccak: Keccak = defaultKeccak,
 ): (WalkAnswer | undefined)[] {
+  const keys = queries.length > 0 ? keccak.keccak256Batch(queries.map((q) => q.address)) : new Uint8Array(0);
   const accounts = walkMany(
     fetch,
-    queries.map((q) => ({ root: stateRoot, key: keccak.keccak256(q.address) })),
+    queries.map((_, i) => ({ root: stateRoot, key: keys.subarray(32 * i, 32 * i + 32) })),
   );
   const refs = accounts.map((a) => (a?.value === undefined ? undefined : accountRefs(a.value)));
   const slotWalks: { root: Uint8Array; key: Uint8Array }[] = [];
