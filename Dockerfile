@@ -39,11 +39,12 @@ COPY --from=evm /evm/evm.node native/evm/build/evm.node
 # platform it was written on (see the root README).
 RUN npm install --no-audit --no-fund \
   && npx --no-install node-gyp rebuild --directory=native/keccak --nodedir="${NODE_HEADERS_DIR}" --loglevel=warn \
+  && npx --no-install node-gyp rebuild --directory=native/rdma --nodedir="${NODE_HEADERS_DIR}" --loglevel=warn \
   && npm run build:ts \
   && MONSOON_KECCAK=native node --input-type=module -e "await import('@monsoon/keccak')" \
   && node --input-type=module -e "import { evmUnavailable } from '@monsoon/evm'; const e = evmUnavailable(); if (e) throw new Error(e)" \
   && npm prune --omit=dev --no-audit --no-fund \
-  && rm -rf native/keccak/build/Release/obj.target
+  && rm -rf native/keccak/build/Release/obj.target native/rdma/build/Release/obj.target
 
 FROM node:${NODE_VERSION}-bookworm-slim AS runtime
 ENV NODE_ENV=production \

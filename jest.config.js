@@ -20,6 +20,7 @@ export default {
   moduleNameMapper: {
     '^@monsoon/keccak$': '<rootDir>/native/keccak/src/index.ts',
     '^@monsoon/evm$': '<rootDir>/native/evm/src/index.ts',
+    '^@monsoon/rdma$': '<rootDir>/native/rdma/src/index.ts',
     '^@monsoon/(.*)$': '<rootDir>/packages/$1/src/index.ts',
     '^(\\.{1,2}/.*)\\.js$': '$1',
   },

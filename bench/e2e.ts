@@ -3,6 +3,7 @@
  *
  *   npm run build && npm run bench -- e2e [--accounts 1000000] [--duration 60] [--concurrency 2000]
  *                                          [--topology deploy/topologies/default.json] [--baseline-txs 20000]
+ *                                          [--storage-transport grpc|shm]
  *
  * 1. Monsoon: the topology's cluster (storage processes, miner, clients as separate processes)
  *    at `--accounts`, the workload's mix (10% of accounts send and receive 90%, 15% ERC-20)
@@ -31,7 +32,7 @@ import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { credentials } from '@grpc/grpc-js';
-import { Cluster, type ClusterProcess, readTopology } from '@monsoon/cli';
+import { Cluster, type ClusterProcess, readTopology, withStorageTransport } from '@monsoon/cli';
 import { toHex } from '@monsoon/dsm-tree';
 import {
   type BlockHeader,
@@ -51,6 +52,7 @@ const { values: args } = parseArgs({
     duration: { type: 'string', default: '60' },
     concurrency: { type: 'string', default: '2000' },
     topology: { type: 'string', default: 'deploy/topologies/default.json' },
+    'storage-transport': { type: 'string', default: 'grpc' },
     'baseline-txs': { type: 'string', default: '20000' },
     'defaults-txs': { type: 'string', default: '2000' },
   },
@@ -143,7 +145,13 @@ async function baseline(
   };
 }
 
-const topology = { ...(await readTopology(join(root, args.topology))), accounts: ACCOUNTS };
+const transport = args['storage-transport'];
+if (transport !== 'grpc' && transport !== 'shm')
+  throw new Error(`--storage-transport: expected grpc | shm, found ${transport}`);
+const topology = {
+  ...withStorageTransport(await readTopology(join(root, args.topology)), transport),
+  accounts: ACCOUNTS,
+};
 const dir = await mkdtemp(join(tmpdir(), 'monsoon-bench-e2e-'));
 const cacheDir = join(root, 'data', 'accounts');
 say(`starting the "${topology.name}" cluster at ${ACCOUNTS.toLocaleString('en-US')} accounts`);
@@ -195,7 +203,13 @@ try {
   out = {
     date: new Date().toISOString(),
     machine: { cpus: cpus().length, model: cpus()[0]?.model, loadAverage1m: loadavg()[0] },
-    params: { accounts: ACCOUNTS, seconds: SECONDS, concurrency: CONCURRENCY, topology: topology.name },
+    params: {
+      accounts: ACCOUNTS,
+      seconds: SECONDS,
+      concurrency: CONCURRENCY,
+      topology: topology.name,
+      storageTransport: transport,
+    },
     monsoon: {
       committedPerSec: result.throughput.committedPerSecond,
       committed: result.counts.committed,

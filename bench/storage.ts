@@ -18,11 +18,10 @@
  * (An earlier run reported ~55/s with 64 in flight: `done += await op()` lost the workers'
  * counts — fixed in closedLoop.)
  */
-import { type ChildProcess, spawn } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { cpus, loadavg, tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
-import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { credentials, Metadata, type ServiceError } from '@grpc/grpc-js';
@@ -40,6 +39,7 @@ import {
   StorageServiceClient,
 } from '@monsoon/protocol';
 import { Prng } from './lib/prng.js';
+import { startStorageProcess } from './lib/storageProcess.js';
 
 const { values: args } = parseArgs({
   options: {
@@ -54,33 +54,7 @@ const keccak = nativeKeccak!;
 const layoutShard = (address: Uint8Array) => keccak.keccak256(address)[0]! >> 4;
 
 function startNode(genesisFile: string, dataDir: string): Promise<{ proc: ChildProcess; address: string }> {
-  const proc = spawn(
-    process.execPath,
-    [
-      join(root, 'packages/storage-node/dist/cli/main.js'),
-      '--genesis',
-      genesisFile,
-      '--listen',
-      '127.0.0.1:0',
-      '--data-dir',
-      dataDir,
-      '--log-level',
-      'info', // the "listening" line is info
-    ],
-    { stdio: ['ignore', 'pipe', 'inherit'] },
-  );
-  return new Promise((resolve, reject) => {
-    const lines = createInterface({ input: proc.stdout! });
-    lines.on('line', (l) => {
-      try {
-        const j = JSON.parse(l) as { msg?: string; address?: string };
-        if (j.msg === 'listening' && j.address) resolve({ proc, address: j.address });
-      } catch {
-        // not a log line
-      }
-    });
-    proc.on('exit', (code) => reject(new Error(`storage process exited with ${code} before listening`)));
-  });
+  return startStorageProcess(['--genesis', genesisFile, '--listen', '127.0.0.1:0', '--data-dir', dataDir]);
 }
 
 type Method<Req, Res> = (

@@ -124,11 +124,14 @@ describe('.dockerignore', () => {
 });
 
 describe('scripts', () => {
-  it.each(['scripts/deploy-tools.sh', 'deploy/build-release.sh'])('%s passes shellcheck', (script) => {
-    const r = run(TOOL.shellcheck, ['--format', 'gcc', join(ROOT, script)]);
-    expect(r.stdout).toBe('');
-    expect(r.status).toBe(0);
-  });
+  it.each(['scripts/deploy-tools.sh', 'scripts/setup-system.sh', 'deploy/build-release.sh'])(
+    '%s passes shellcheck',
+    (script) => {
+      const r = run(TOOL.shellcheck, ['--format', 'gcc', join(ROOT, script)]);
+      expect(r.stdout).toBe('');
+      expect(r.status).toBe(0);
+    },
+  );
 
   it('shellcheck really runs: it flags an unquoted expansion', () => {
     const r = run(TOOL.shellcheck, ['--format', 'gcc', '-'], { input: '#!/bin/bash\nrm -rf $1/tmp\n' });

@@ -58,5 +58,7 @@ export {
   parseTopology,
   readTopology,
   type StorageTopology,
+  type StorageTransport,
   type Topology,
+  withStorageTransport,
 } from './topology.js';

@@ -266,3 +266,25 @@ export async function readTopology(file: string): Promise<Topology> {
       : doc;
   return parseTopology(named, file);
 }
+
+/** How clients read state: see `monsoon client --storage-transport`. */
+export type StorageTransport = 'grpc' | 'shm';
+
+/**
+ * The topology with its clients reading over `transport`: for shm, every storage process exports
+ * its region (`--export-region auto`) and every client walks it (`--storage-transport shm`);
+ * flags the topology already sets are left as they are.
+ */
+export function withStorageTransport(t: Topology, transport: StorageTransport): Topology {
+  if (transport === 'grpc') return t;
+  const has = (args: readonly string[], flag: string) => args.includes(flag);
+  return {
+    ...t,
+    storage: has(t.storage.args, '--export-region')
+      ? t.storage
+      : { ...t.storage, args: [...t.storage.args, '--export-region', 'auto'] },
+    clients: has(t.clients.args, '--storage-transport')
+      ? t.clients
+      : { ...t.clients, args: [...t.clients.args, '--storage-transport', transport] },
+  };
+}

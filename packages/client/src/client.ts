@@ -32,6 +32,7 @@ import type {
   TransactionView,
 } from './rpc/backend.js';
 import { ShardedStorage } from './shardedStorage.js';
+import { type OneSidedReads, openStorageTransport, type StorageTransportKind } from './storageTransport.js';
 import { defaultSubmitQueueOptions, type SubmitCounters, SubmitQueue } from './submitQueue.js';
 import { defaultTxPoolOptions, TxPool, type TxPoolOptions } from './txPool.js';
 import { asGethRefusal } from './txRefusal.js';
@@ -57,6 +58,8 @@ export interface ClientOptions {
   /** The per-sender pool of transactions no miner has taken yet (geth's limits by default). */
   txPool: TxPoolOptions;
   logger: Logger;
+  /** How state is read from storage: grpc, or one-sided walks (shm, rdma) in front of it. */
+  storageTransport: StorageTransportKind;
 }
 
 export const defaultClientOptions: Omit<ClientOptions, 'miners' | 'storage' | 'rules'> = {
@@ -67,6 +70,7 @@ export const defaultClientOptions: Omit<ClientOptions, 'miners' | 'storage' | 'r
   deadlineMs: defaultSubmitQueueOptions.deadlineMs,
   txPool: defaultTxPoolOptions,
   logger: silentLogger,
+  storageTransport: 'grpc',
 };
 
 export interface ClientCounters extends SubmitCounters {
@@ -156,10 +160,19 @@ export class Client implements RpcBackend {
     const opts: ClientOptions = { ...defaultClientOptions, ...options };
     if (opts.miners.length === 0) throw new ClientError(ClientErrorCode.BadArgument, 'no miners given');
     const storage = await ShardedStorage.connect(opts.storage, { deadlineMs: opts.deadlineMs });
-    const remote = new RemoteState(storage, {
-      compactLevels: opts.compactLevels,
-      maxCachedNodes: opts.maxCachedNodes,
-    });
+    let oneSided: OneSidedReads | undefined;
+    try {
+      oneSided = await openStorageTransport(opts.storageTransport, storage, opts.logger);
+    } catch (e) {
+      storage.close();
+      throw e;
+    }
+    const remote = new RemoteState(
+      storage,
+      { compactLevels: opts.compactLevels, maxCachedNodes: opts.maxCachedNodes },
+      undefined,
+      oneSided,
+    );
     const client = new Client(opts, remote);
     client.follower.start();
     return client;
@@ -182,6 +195,7 @@ export class Client implements RpcBackend {
     this.submitter.close();
     this.submitQueue.close();
     this.miners.close();
+    this.remote.oneSided?.close();
     this.remote.storage.close();
   }
 

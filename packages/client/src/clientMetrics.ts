@@ -68,6 +68,16 @@ export class ClientMetrics {
     );
     counter('storage_calls_total', 'BatchGet calls to storage nodes.', () => client.remote.counters.calls);
     counter(
+      'storage_one_sided_batches_total',
+      'Read batches answered by one-sided walks of a storage region (shm, rdma), no BatchGet.',
+      () => client.remote.counters.oneSided,
+    );
+    counter(
+      'storage_one_sided_retries_total',
+      'One-sided node reads whose bytes failed the hash check and were read again (torn, reused or forged).',
+      () => client.remote.oneSided?.counters.retries ?? 0,
+    );
+    counter(
       'storage_answers_refused_total',
       'Storage answers refused as wrong (bad value or proof).',
       () => client.remote.counters.refused,

@@ -47,6 +47,15 @@ export * from './rpc/index.js';
 export { ShardedStorage, type ShardedStorageOptions, type StorageReplica } from './shardedStorage.js';
 export { type Speculation, speculate } from './speculate.js';
 export {
+  type OneSidedAnswer,
+  type OneSidedCounters,
+  type OneSidedReads,
+  openStorageTransport,
+  ShmReads,
+  STORAGE_TRANSPORTS,
+  type StorageTransportKind,
+} from './storageTransport.js';
+export {
   defaultSubmitQueueOptions,
   type SubmitCounters,
   SubmitQueue,

@@ -24,6 +24,7 @@ import { keccak as defaultKeccak, type Keccak } from '@monsoon/keccak';
 import { type AccountQuery, atHash, type BatchGetResponse } from '@monsoon/protocol';
 import { ClientError, ClientErrorCode } from './clientError.js';
 import type { ShardedStorage, StorageReplica } from './shardedStorage.js';
+import type { OneSidedAnswer, OneSidedReads } from './storageTransport.js';
 
 /** A block whose state can be read: its hash (what storage nodes are asked at) and state root. */
 export interface StateRef {
@@ -45,6 +46,8 @@ export interface FetchCounters {
   bytes: number;
   /** Answers refused as wrong. */
   refused: number;
+  /** Batches answered by one-sided walks (no BatchGet). */
+  oneSided: number;
 }
 
 /** Most account queries in one BatchGet. */
@@ -62,12 +65,14 @@ export class RemoteState {
   private cache: NodeBag;
   /** Hashes of account-trie nodes above the compaction level (the miners hold them). */
   private top = new Set<string>();
-  readonly counters: FetchCounters = { calls: 0, bytes: 0, refused: 0 };
+  readonly counters: FetchCounters = { calls: 0, bytes: 0, refused: 0, oneSided: 0 };
 
   constructor(
     readonly storage: ShardedStorage,
     readonly opts: RemoteStateOptions,
     private readonly keccak: Keccak = defaultKeccak,
+    /** A one-sided transport tried before BatchGet (shm, rdma); see storageTransport.ts. */
+    readonly oneSided?: OneSidedReads,
   ) {
     this.cache = new NodeBag({ hash: keccak });
   }
@@ -153,6 +158,13 @@ export class RemoteState {
     try {
       for (let i = 0; i < all.length; i += MAX_BATCH) {
         const qs = all.slice(i, i + MAX_BATCH);
+        const walked = this.oneSided?.read(batch.at, batch.shard, qs);
+        if (walked !== undefined) {
+          // Every node was checked against the hash its parent named, from the state root.
+          this.counters.oneSided++;
+          this.remember(batch.at, qs, walked);
+          continue;
+        }
         this.counters.calls++;
         const res = await this.storage.batchGet(
           batch.shard,
@@ -287,7 +299,7 @@ export class RemoteState {
   }
 
   /** Caches a checked answer, marking account-trie nodes above the compaction level. */
-  private remember(at: StateRef, qs: readonly AccountQuery[], res: BatchGetResponse): void {
+  private remember(at: StateRef, qs: readonly AccountQuery[], res: OneSidedAnswer): void {
     if (this.cache.size > this.opts.maxCachedNodes) {
       this.cache = new NodeBag({ hash: this.keccak });
       this.top = new Set();

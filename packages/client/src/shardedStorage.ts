@@ -12,6 +12,7 @@ import {
   batchGetRequestToProto,
   batchGetResponseFromProto,
   type commonPb,
+  type ExportedRegion,
   getShardRootsRequestToProto,
   getShardRootsResponseFromProto,
   HEAD,
@@ -37,6 +38,8 @@ export interface StorageReplica {
   failures: number;
   /** The number of the newest block it announced it applied (SubscribeHeads), -1 before any. */
   appliedNumber: bigint;
+  /** The node region it exports for one-sided reads, if any (GetShardRoots). */
+  readonly region?: ExportedRegion;
 }
 
 export interface ShardedStorageOptions {
@@ -105,6 +108,7 @@ export class ShardedStorage {
         badAnswers: 0,
         failures: 0,
         appliedNumber: res.number,
+        ...(res.region !== undefined ? { region: res.region } : {}),
       });
     }
     const layout = new ShardLayout(count!);

@@ -763,15 +763,20 @@ export class DsmTree {
    * elsewhere). This is the whole resident tree, where `onHashed` is only what commits create: a
    * node store fills itself from it once (genesis, a restored checkpoint) and follows `onHashed`
    * after. One keccak per node. `seen` (nodes already told) can be shared by the calls of a
-   * sweep over many versions, which share most nodes.
+   * sweep over many versions, which share most nodes (a leaf may then be told again: see below).
    */
   forEachNode(visit: NodeListener, seen: Set<object> = new Set()): void {
     const r = this.rootNode;
     if (r === undefined || r.kind === STUB) return;
     this.rootBin();
     const walk = (n: InnerNode, depth: number, isRoot: boolean): void => {
-      if (seen.has(n)) return;
-      seen.add(n);
+      // A leaf encodes its key from its depth, and one leaf object can sit at different depths
+      // in two versions (a delete collapsed the branch above it): it is a different node in
+      // each, so leaves are not deduplicated by object (their parent, which is, bounds the cost).
+      if (n.kind !== LEAF) {
+        if (seen.has(n)) return;
+        seen.add(n);
+      }
       if (n.kind === BRANCH) {
         for (let i = 0; i < 16; i++) {
           const c = n.child(i);

@@ -304,6 +304,11 @@ export class StateTree {
     return h;
   }
 
+  /** Tells `visit` of every code blob this state holds: its keccak256 (binary string) and bytes. */
+  forEachCode(visit: (hash: string, code: Uint8Array) => void): void {
+    for (const [h, c] of this.code) visit(h, c);
+  }
+
   /** Code by hash; the empty code hash gives empty code. */
   getCode(codeHash: Uint8Array): Uint8Array | undefined {
     checkLength('code hash', codeHash, 32);

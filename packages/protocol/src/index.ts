@@ -107,6 +107,7 @@ export { type Genesis, type GenesisAccount, genesisHeader, parseGenesis } from '
 export type { Head } from './domain/head.js';
 export type { BlockWithReceipts, PeerBlock, PeerMessage } from './domain/peer.js';
 export type {
+  ExportedRegion,
   GetAccountRequest,
   GetAccountResponse,
   GetCodeRequest,

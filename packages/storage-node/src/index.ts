@@ -27,6 +27,12 @@ export {
   type TieredStoreModules,
   type TieredStoreOptions,
 } from './nodeStore/tieredStore.js';
+export {
+  defaultRegionExportOptions,
+  RegionExport,
+  type RegionExportOptions,
+  type RegionInfo,
+} from './nodeStore/regionExport.js';
 export type { FreshNode, VersionObserver } from './nodeStore/versionObserver.js';
 export { grpcStatusOf } from './server/grpcStatus.js';
 export { StorageMetrics } from './server/storageMetrics.js';

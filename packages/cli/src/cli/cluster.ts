@@ -12,7 +12,7 @@ import { join } from 'node:path';
 import { Command, CommanderError, InvalidArgumentError } from 'commander';
 import type { Cluster, ClusterProcess, ClusterProgress, StoppedProcess } from '../cluster.js';
 import { ClusterErrorCode, isClusterError } from '../clusterError.js';
-import { readTopology } from '../topology.js';
+import { readTopology, withStorageTransport } from '../topology.js';
 
 /** Seconds each process may take to print `listening` (the library's default). */
 const START_TIMEOUT_S = 120;
@@ -56,6 +56,10 @@ const program = new Command('monsoon cluster')
     positive('--start-timeout'),
     START_TIMEOUT_S,
   )
+  .option(
+    '--storage-transport <kind>',
+    "how clients read state: grpc, or shm (storage processes export regions under /dev/shm, clients walk them) (default: the topology's)",
+  )
   .option('--json', 'print where everything listens as one JSON line instead of a table')
   .option(
     '--workload <duration>',
@@ -89,6 +93,7 @@ const o = program.opts<{
   workload?: string;
   concurrency?: number;
   out?: string;
+  storageTransport?: string;
 }>();
 
 let topology: Awaited<ReturnType<typeof readTopology>>;
@@ -96,6 +101,11 @@ try {
   topology = await readTopology(o.topology);
 } catch (e) {
   usage((e as Error).message);
+}
+if (o.storageTransport !== undefined) {
+  if (o.storageTransport !== 'grpc' && o.storageTransport !== 'shm')
+    usage(`--storage-transport: expected grpc | shm, found ${JSON.stringify(o.storageTransport)}`);
+  topology = withStorageTransport(topology, o.storageTransport);
 }
 
 // Loaded only now, so that --help and usage errors answer at once.

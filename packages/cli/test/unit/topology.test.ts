@@ -12,6 +12,7 @@ import {
   readTopology,
   rttBetween,
   storageLayout,
+  withStorageTransport,
 } from '@monsoon/cli';
 
 const topologies = fileURLToPath(new URL('../../../../deploy/topologies/', import.meta.url));
@@ -277,5 +278,16 @@ describe('readTopology', () => {
     expect(rttBetween(geo4, 'us-west', 'ap-northeast')).toBe(89);
     expect(rttBetween(geo4, 'eu-west', 'ap-northeast')).toBe(212);
     expect(rttBetween(geo4, 'us-west', 'eu-west')).toBe(137);
+  });
+});
+
+describe('withStorageTransport', () => {
+  it('shm adds the region export to storage and the transport to clients, once; grpc changes nothing', () => {
+    const t = parseTopology({ storage: { processes: 2, args: ['--window', '64'] }, clients: { count: 1 } });
+    expect(withStorageTransport(t, 'grpc')).toBe(t);
+    const s = withStorageTransport(t, 'shm');
+    expect(s.storage.args).toEqual(['--window', '64', '--export-region', 'auto']);
+    expect(s.clients.args).toEqual(['--storage-transport', 'shm']);
+    expect(withStorageTransport(s, 'shm')).toEqual(s);
   });
 });

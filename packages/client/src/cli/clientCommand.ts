@@ -24,6 +24,7 @@ import { ClientEvents, defaultClientEventsOptions } from '../clientEvents.js';
 import { ClientMetrics } from '../clientMetrics.js';
 import { ClientServer } from '../clientServer.js';
 import { defaultRpcServerOptions, RpcServer } from '../rpc/rpcServer.js';
+import { STORAGE_TRANSPORTS, type StorageTransportKind } from '../storageTransport.js';
 
 /** The client role's own options. */
 export const CLIENT_OPTIONS: readonly RoleOption[] = [
@@ -68,6 +69,12 @@ export const CLIENT_OPTIONS: readonly RoleOption[] = [
     arg: '<n>',
     description: `most transactions in one submission (default: ${defaultClientOptions.maxBatch})`,
   },
+  {
+    name: 'storageTransport',
+    arg: '<kind>',
+    description:
+      'state reads: grpc | shm (one-sided walks of the regions storage nodes on this host export, gRPC for the rest) | rdma (default: grpc)',
+  },
 ];
 
 /** What the client role runs with. */
@@ -80,6 +87,7 @@ export interface ClientRoleConfig {
   readonly metrics: string | undefined;
   readonly compactLevels: number;
   readonly maxBatch: number;
+  readonly storageTransport: StorageTransportKind;
 }
 
 function required(list: string[], name: string): string[] {
@@ -109,6 +117,11 @@ async function loadClient(raw: RawOptions): Promise<ClientRoleConfig> {
     metrics: read.optionalHostPort(raw.metrics, 'metrics'),
     compactLevels: read.int(raw.compactLevels ?? defaultClientOptions.compactLevels, 'compactLevels'),
     maxBatch: read.int(raw.maxBatch ?? defaultClientOptions.maxBatch, 'maxBatch', 1),
+    storageTransport: read.oneOf(
+      raw.storageTransport ?? defaultClientOptions.storageTransport,
+      'storageTransport',
+      STORAGE_TRANSPORTS,
+    ),
   };
   const genesis = parseGenesis(await readJsonFile(read.str(raw.genesis, 'genesis'), 'genesis'));
   return { ...config, rules: chainRulesOf(genesis) };
@@ -121,6 +134,7 @@ async function startClient(o: ClientRoleConfig, { logger }: RoleContext): Promis
     rules: o.rules,
     compactLevels: o.compactLevels,
     maxBatch: o.maxBatch,
+    storageTransport: o.storageTransport,
     logger,
   });
   let rpc: RpcServer | undefined;
@@ -157,8 +171,13 @@ async function startClient(o: ClientRoleConfig, { logger }: RoleContext): Promis
       metrics: metrics?.address,
       head: Number(client.chain.requireHead().header.number),
       storage: client.remote.storage.describe(),
+      storageTransport: o.storageTransport,
     },
-    status: () => ({ counters: client.counters, fetched: client.remote.counters }),
+    status: () => ({
+      counters: client.counters,
+      fetched: client.remote.counters,
+      ...(client.remote.oneSided !== undefined ? { oneSided: client.remote.oneSided.counters } : {}),
+    }),
     close,
   };
 }

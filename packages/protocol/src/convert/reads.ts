@@ -203,6 +203,14 @@ export function getShardRootsResponseToProto(r: GetShardRootsResponse): pb.GetSh
     stateRoot: fixed(r.stateRoot, HASH_LENGTH, 'stateRoot'),
     shardCount: count,
     roots: r.roots.map((s, i) => shardRootToProto(s, count, `roots[${i}]`)),
+    region:
+      r.region === undefined
+        ? undefined
+        : {
+            path: r.region.path,
+            generation: uint64(r.region.generation, 'region.generation'),
+            bytes: uint64(r.region.bytes, 'region.bytes'),
+          },
   };
 }
 
@@ -215,5 +223,14 @@ export function getShardRootsResponseFromProto(r: pb.GetShardRootsResponse): Get
     stateRoot: fixed(r.stateRoot, HASH_LENGTH, 'stateRoot'),
     shardCount: count,
     roots: r.roots.map((s, i) => shardRootFromProto(s, count, `roots[${i}]`)),
+    ...(r.region !== undefined && r.region.path !== ''
+      ? {
+          region: {
+            path: r.region.path,
+            generation: uint64(r.region.generation, 'region.generation'),
+            bytes: uint64(r.region.bytes, 'region.bytes'),
+          },
+        }
+      : {}),
   };
 }

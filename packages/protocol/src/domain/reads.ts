@@ -82,4 +82,14 @@ export interface GetShardRootsResponse {
   readonly shardCount: number;
   /** The shards this node owns, each once, each below `shardCount`. */
   readonly roots: readonly ShardRoot[];
+  /** Where the node exports its node region for one-sided reads (same host only), if it does. */
+  readonly region?: ExportedRegion;
+}
+
+/** A storage node's exported node region: a file its host's processes can map. */
+export interface ExportedRegion {
+  readonly path: string;
+  /** The generation the region's header carries. */
+  readonly generation: bigint;
+  readonly bytes: bigint;
 }

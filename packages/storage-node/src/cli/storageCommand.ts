@@ -20,6 +20,7 @@ import {
 import { type Genesis, parseGenesis } from '@monsoon/protocol';
 import { connectRemoteNodeDb, openLocalNodeDb } from '../nodeStore/levelNodeStore.js';
 import { TieredStore } from '../nodeStore/tieredStore.js';
+import { autoRegionPath, RegionExport } from '../nodeStore/regionExport.js';
 import { StorageMetrics } from '../server/storageMetrics.js';
 import { StorageServer } from '../server/storageServer.js';
 import { isStorageError, StorageError, StorageErrorCode } from '../storageError.js';
@@ -36,6 +37,13 @@ async function startStorage(
   { cfg, genesis }: StorageRoleConfig,
   { logger: log }: RoleContext,
 ): Promise<RunningRole> {
+  if (cfg.backend === 'tiered' && cfg.exportRegion !== undefined) {
+    // The region holds the nodes resident in the trees; a tiered node's cold ones are in LevelDB.
+    throw new StorageError(
+      StorageErrorCode.BadArgument,
+      '--export-region needs --backend memory (a tiered node keeps its cold nodes in LevelDB, not in the region)',
+    );
+  }
   let tiered: TieredStore | undefined;
   if (cfg.backend === 'tiered') {
     const db =
@@ -47,19 +55,41 @@ async function startStorage(
       { db, logger: log },
     );
   }
-  const node = await StorageNode.open(
-    genesis,
-    {
-      dataDir: cfg.dataDir,
-      fsync: cfg.fsync,
-      checkpointEvery: cfg.checkpointEvery,
-      shardCount: cfg.shardCount,
-      shards: cfg.shards,
-      window: cfg.window,
-      forkWindow: cfg.forkWindow,
-    },
-    { logger: log, ...(tiered !== undefined ? { observers: [tiered], faults: tiered } : {}) },
-  );
+  const region =
+    cfg.exportRegion === undefined
+      ? undefined
+      : await RegionExport.create(
+          {
+            path: cfg.exportRegion === 'auto' ? autoRegionPath(cfg.dataDir) : cfg.exportRegion,
+            removeOnClose: cfg.exportRegion === 'auto',
+            arenaBytes: cfg.regionMb * 1024 * 1024,
+            nodes: cfg.regionMb * 4096,
+          },
+          { logger: log },
+        );
+  let node: StorageNode;
+  try {
+    node = await StorageNode.open(
+      genesis,
+      {
+        dataDir: cfg.dataDir,
+        fsync: cfg.fsync,
+        checkpointEvery: cfg.checkpointEvery,
+        shardCount: cfg.shardCount,
+        shards: cfg.shards,
+        window: cfg.window,
+        forkWindow: cfg.forkWindow,
+      },
+      {
+        logger: log,
+        ...(tiered !== undefined ? { observers: [tiered], faults: tiered } : {}),
+        ...(region !== undefined ? { observers: [region] } : {}),
+      },
+    );
+  } catch (e) {
+    await region?.close().catch(() => undefined);
+    throw e;
+  }
   const metrics = new StorageMetrics();
   metrics.watchNode(node, cfg.dataDir);
   let server: StorageServer;
@@ -67,7 +97,7 @@ async function startStorage(
   try {
     server = await StorageServer.create(
       { listen: cfg.listen, maxReceiveMessageBytes: cfg.maxMessageBytes, maxBatchQueries: cfg.maxBatch },
-      { node, logger: log, metrics },
+      { node, logger: log, metrics, ...(region?.info() !== undefined ? { region: region.info()! } : {}) },
     );
     if (cfg.metrics !== undefined) {
       metricsServer = await MetricsServer.create(
@@ -91,6 +121,7 @@ async function startStorage(
       ...(tiered !== undefined ? { memoryBudget: cfg.memoryBudget, leveldb: tiered.db.where } : {}),
       head: Number(node.head.header.number),
       hash: node.head.id,
+      ...(region !== undefined ? { region: region.info()?.path } : {}),
     },
     status: () => ({ head: Number(node.head.header.number), hash: node.head.id }),
     async close() {

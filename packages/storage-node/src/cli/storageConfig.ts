@@ -4,6 +4,8 @@
  * EdgeError for an address that is not host:port) whose message names the option, what was
  * expected and what was found.
  */
+
+import { resolve } from 'node:path';
 import {
   flagOf,
   LOG_LEVELS,
@@ -49,6 +51,10 @@ export interface StorageCliConfig {
   memoryBudget: number;
   /** Tiered: `host:port` of a LevelDB role; undefined = a LevelDB in this process, in `<dataDir>/leveldb`. */
   leveldb: string | undefined;
+  /** The node region file for one-sided reads (e.g. /dev/shm/monsoon-s0.region); undefined: none. */
+  exportRegion: string | undefined;
+  /** The region's arena, MiB. */
+  regionMb: number;
 }
 
 /** The role's own options (`config`, `logLevel` and `advertise` are every role's: `@monsoon/edge`). */
@@ -110,6 +116,18 @@ export const STORAGE_OPTIONS: readonly RoleOption[] = [
     description:
       'tiered: the LevelDB role (monsoon node leveldb) to use (default: one in <data-dir>/leveldb)',
   },
+  {
+    name: 'exportRegion',
+    arg: '<file>',
+    description:
+      "export the held versions' nodes in a region file clients on this host map for one-sided reads, e.g. /dev/shm/monsoon-s0.region (default: off)",
+    path: true,
+  },
+  {
+    name: 'regionMb',
+    arg: '<n>',
+    description: "the exported region's node arena, MiB (default: 2048; RAM is taken as it fills)",
+  },
 ];
 
 const UNITS: Readonly<Record<string, number>> = {
@@ -147,6 +165,7 @@ export const defaultStorageCliOptions = {
   maxBatch: defaultStorageServerOptions.maxBatchQueries,
   backend: 'memory' as const,
   memoryBudget: '2GiB',
+  regionMb: 2048,
 };
 
 function bad(option: string, expected: string, found: unknown): never {
@@ -155,6 +174,13 @@ function bad(option: string, expected: string, found: unknown): never {
     `${flagOf(option)}: expected ${expected}, found ${JSON.stringify(found)}`,
     { option },
   );
+}
+
+/** `auto`, or a path resolved against the working directory (a config file's are against its folder). */
+function exportRegionOf(v: unknown): string | undefined {
+  if (v === undefined) return undefined;
+  const s = read.str(v, 'exportRegion');
+  return s === 'auto' ? s : resolve(s);
 }
 
 /** A parsed config file (see `optionsFromFile`): relative paths in it are relative to its folder. */
@@ -227,5 +253,7 @@ export function resolveStorageConfig(flags: RawOptions, config: RawOptions = {})
     ] as const),
     memoryBudget: parseBytes(pick('memoryBudget') ?? defaultStorageCliOptions.memoryBudget, 'memoryBudget'),
     leveldb: read.optionalHostPort(pick('leveldb'), 'leveldb'),
+    exportRegion: exportRegionOf(pick('exportRegion')),
+    regionMb: read.int(pick('regionMb') ?? defaultStorageCliOptions.regionMb, 'regionMb', 1),
   };
 }

@@ -69,6 +69,8 @@ export function headOf(v: Version): Head {
 
 export interface StorageServerModules {
   node: StorageNode;
+  /** The node's exported region, advertised in GetShardRoots (a RegionExport's info()). */
+  region?: { readonly path: string; readonly generation: bigint; readonly bytes: number };
   logger?: Logger;
   metrics?: RequestMetrics;
 }
@@ -84,6 +86,7 @@ export class StorageServer {
   /** The head feed behind SubscribeHeads; it moves with the blocks applied through this server. */
   readonly heads: HeadFeed<Version>;
   private readonly node: StorageNode;
+  private readonly region: StorageServerModules['region'];
   private readonly log: Logger;
   private readonly streams = new Set<() => void>();
   /** Set once bound. */
@@ -94,6 +97,7 @@ export class StorageServer {
     modules: StorageServerModules,
   ) {
     this.node = modules.node;
+    this.region = modules.region;
     this.log = modules.logger ?? silentLogger;
     this.heads = new HeadFeed(
       () => modules.node.head,
@@ -158,6 +162,7 @@ export class StorageServer {
 
   private methods(): MethodTable<StorageServiceServer> {
     const node = this.node;
+    const region = this.region;
     const shardCount = node.layout.count;
     const max = this.opts.maxBatchQueries;
     return {
@@ -220,6 +225,7 @@ export class StorageServer {
             stateRoot: version.header.stateRoot,
             shardCount,
             roots: roots.filter((x) => owned.has(x.shard)),
+            ...(region !== undefined ? { region: { ...region, bytes: BigInt(region.bytes) } } : {}),
           };
         },
         encode: getShardRootsResponseToProto,

@@ -174,6 +174,18 @@ export interface GetShardRootsResponse {
   shardCount: number;
   /** The roots of the shards this node owns, each shard once. */
   roots: ShardRoot[];
+  /** Where this node exports its node region for one-sided reads, if it does. */
+  region?: ExportedRegion | undefined;
+}
+
+/** A node region a client on the same host can map (see native/rdma/README.md for its layout). */
+export interface ExportedRegion {
+  /** The region file's path on the storage node's host (e.g. under /dev/shm). */
+  path: string;
+  /** The generation in the region's header: a client maps it only if they match. */
+  generation: bigint;
+  /** The region's size in bytes. */
+  bytes: bigint;
 }
 
 /** Request for SubscribeHeads: no parameters yet. */
@@ -1241,7 +1253,14 @@ export const GetShardRootsRequest: MessageFns<GetShardRootsRequest> = {
 };
 
 function createBaseGetShardRootsResponse(): GetShardRootsResponse {
-  return { blockHash: new Uint8Array(0), number: 0n, stateRoot: new Uint8Array(0), shardCount: 0, roots: [] };
+  return {
+    blockHash: new Uint8Array(0),
+    number: 0n,
+    stateRoot: new Uint8Array(0),
+    shardCount: 0,
+    roots: [],
+    region: undefined,
+  };
 }
 
 export const GetShardRootsResponse: MessageFns<GetShardRootsResponse> = {
@@ -1263,6 +1282,9 @@ export const GetShardRootsResponse: MessageFns<GetShardRootsResponse> = {
     }
     for (const v of message.roots) {
       ShardRoot.encode(v!, writer.uint32(42).fork()).join();
+    }
+    if (message.region !== undefined) {
+      ExportedRegion.encode(message.region, writer.uint32(50).fork()).join();
     }
     return writer;
   },
@@ -1320,6 +1342,14 @@ export const GetShardRootsResponse: MessageFns<GetShardRootsResponse> = {
             message.roots.push(ShardRoot.decode(reader, reader.uint32()));
             continue;
           }
+          case 6: {
+            if (tag !== 50) {
+              break;
+            }
+
+            message.region = ExportedRegion.decode(reader, reader.uint32());
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -1342,6 +1372,96 @@ export const GetShardRootsResponse: MessageFns<GetShardRootsResponse> = {
     message.stateRoot = object.stateRoot ?? new Uint8Array(0);
     message.shardCount = object.shardCount ?? 0;
     message.roots = object.roots?.map((e) => ShardRoot.fromPartial(e)) || [];
+    message.region = (object.region !== undefined && object.region !== null)
+      ? ExportedRegion.fromPartial(object.region)
+      : undefined;
+    return message;
+  },
+};
+
+function createBaseExportedRegion(): ExportedRegion {
+  return { path: "", generation: 0n, bytes: 0n };
+}
+
+export const ExportedRegion: MessageFns<ExportedRegion> = {
+  encode(message: ExportedRegion, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.path !== "") {
+      writer.uint32(10).string(message.path);
+    }
+    if (message.generation !== 0n) {
+      if (BigInt.asUintN(64, message.generation) !== message.generation) {
+        throw new globalThis.Error("value provided for field message.generation of type uint64 too large");
+      }
+      writer.uint32(16).uint64(message.generation);
+    }
+    if (message.bytes !== 0n) {
+      if (BigInt.asUintN(64, message.bytes) !== message.bytes) {
+        throw new globalThis.Error("value provided for field message.bytes of type uint64 too large");
+      }
+      writer.uint32(24).uint64(message.bytes);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): ExportedRegion {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseExportedRegion();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.path = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 16) {
+              break;
+            }
+
+            message.generation = reader.uint64() as bigint;
+            continue;
+          }
+          case 3: {
+            if (tag !== 24) {
+              break;
+            }
+
+            message.bytes = reader.uint64() as bigint;
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  create<I extends Exact<DeepPartial<ExportedRegion>, I>>(base?: I): ExportedRegion {
+    return ExportedRegion.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<ExportedRegion>, I>>(object: I): ExportedRegion {
+    const message = createBaseExportedRegion();
+    message.path = object.path ?? "";
+    message.generation = (object.generation !== undefined && object.generation !== null)
+      ? BigInt(object.generation)
+      : 0n;
+    message.bytes = (object.bytes !== undefined && object.bytes !== null) ? BigInt(object.bytes) : 0n;
     return message;
   },
 };

@@ -1,0 +1,348 @@
+/**
+ * State reads from one storage process, two ways, on this machine: gRPC BatchGet (the node's JS
+ * thread answers, the client checks every proof) against one-sided walks of the region the node
+ * exports under /dev/shm (the client maps it read-only and walks from the state root, checking
+ * every node's keccak; the node does nothing). Reports account proofs per second per client core
+ * (client CPU, not wall time, so the two share a yardstick on a shared 2-core box), storage CPU
+ * per proof, and the p50/p99 of a single verified node read.
+ *
+ *   npm run build && npm run bench -- reads [--accounts 100000] [--seconds 3]
+ *
+ * Both ways end in what the client keeps: a proof of each account checked against the state
+ * root. gRPC: BatchGet of 1,000 accounts, 2 in flight, each answer checked as RemoteState does
+ * (a tree over the bag, every account read through it). shm: walkAccount per account (the walk is
+ * the check). "Client path" repeats both through RemoteState.fetch (batching, caching the nodes).
+ *
+ * Measured 2026-11-24 (2-core EPYC VM, load average 8–14 from other jobs), three runs at 100K: gRPC
+ * 14.2K–18.1K proofs per client core-second at 32–39 µs of storage CPU each; shm walks one account
+ * at a time 25.4K–34.2K, batched a level at a time 58.0K–68.3K (3.6–4.1×; goal 5×: missed), 0
+ * storage CPU; one verified node read p50 2.25–2.46 µs (goal 2 µs: missed under this load). At 1M:
+ * gRPC 10.1K, shm batched 34.7K (3.4×), node read p50 2.71 µs. See the root README.
+ */
+import type { ChildProcess } from 'node:child_process';
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { cpus, loadavg, tmpdir } from 'node:os';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { parseArgs } from 'node:util';
+import { RemoteState, ShardedStorage, ShmReads, type StateRef } from '@monsoon/client';
+import { NodeBag, StateTree } from '@monsoon/dsm-tree';
+import { unary } from '@monsoon/edge';
+import { nativeKeccak } from '@monsoon/keccak';
+import {
+  type AccountQuery,
+  atHash,
+  getShardRootsRequestToProto,
+  getShardRootsResponseFromProto,
+  HEAD,
+} from '@monsoon/protocol';
+import { RegionReader, SharedRegion, walkAccount, walkAccounts } from '@monsoon/rdma';
+import { Prng } from './lib/prng.js';
+import { cpuSeconds } from './lib/processCpu.js';
+import { startStorageProcess } from './lib/storageProcess.js';
+
+const { values: args } = parseArgs({
+  options: {
+    accounts: { type: 'string', default: '100000' },
+    seconds: { type: 'string', default: '3' },
+  },
+});
+const N = Number(args.accounts);
+const SECONDS = Number(args.seconds);
+const root = join(dirname(fileURLToPath(import.meta.url)), '..', '..');
+const keccak = nativeKeccak!;
+const BATCH = 1000;
+
+function startNode(
+  genesisFile: string,
+  dataDir: string,
+  region: string,
+): Promise<{ proc: ChildProcess; address: string }> {
+  return startStorageProcess([
+    '--genesis',
+    genesisFile,
+    '--listen',
+    '127.0.0.1:0',
+    '--data-dir',
+    dataDir,
+    '--fsync',
+    'none',
+    '--export-region',
+    region,
+    '--region-mb',
+    String(Math.max(256, Math.ceil((N * 1200) / 1e6))),
+  ]);
+}
+
+/** Client CPU seconds (this process) so far. */
+function clientCpu(): number {
+  const u = process.cpuUsage();
+  return (u.user + u.system) / 1e6;
+}
+
+interface Phase {
+  proofs: number;
+  wallSeconds: number;
+  clientCpuSeconds: number;
+  storageCpuSeconds: number;
+}
+
+async function phase(storagePid: number, run: (until: number) => Promise<number>): Promise<Phase> {
+  const c0 = clientCpu();
+  const s0 = cpuSeconds(storagePid);
+  const t0 = performance.now();
+  const proofs = await run(t0 + SECONDS * 1000);
+  return {
+    proofs,
+    wallSeconds: (performance.now() - t0) / 1000,
+    clientCpuSeconds: clientCpu() - c0,
+    storageCpuSeconds: cpuSeconds(storagePid) - s0,
+  };
+}
+
+async function main(): Promise<void> {
+  const dir = mkdtempSync(join(tmpdir(), 'monsoon-bench-reads-'));
+  const regionFile = join('/dev/shm', `monsoon-bench-reads-${process.pid}.region`);
+  const r = new Prng(0x7eed);
+  const addresses: Uint8Array[] = [];
+  const alloc: Record<string, unknown> = {};
+  for (let i = 0; i < N; i++) {
+    const a = r.bytes(20);
+    addresses.push(a);
+    alloc[Buffer.from(a).toString('hex')] = {
+      balance: `0x${(BigInt(r.nextU32()) * 1_000_000n).toString(16)}`,
+    };
+  }
+  const genesisFile = join(dir, 'genesis.json');
+  writeFileSync(
+    genesisFile,
+    JSON.stringify({ config: { chainId: 1337 }, difficulty: '0x0', gasLimit: '0x1c9c380', alloc }),
+  );
+  const t0 = performance.now();
+  const { proc, address } = await startNode(genesisFile, join(dir, 'data'), regionFile);
+  const startSeconds = (performance.now() - t0) / 1000;
+  const pid = proc.pid!;
+  const storage = await ShardedStorage.connect([address]);
+  const replica = storage.replicas[0]!;
+  const head = await headOf(storage);
+  const at: StateRef = head;
+  const pick = (i: number) => addresses[(i * 7919) % N]!;
+  const queriesAt = (i: number): AccountQuery[] =>
+    Array.from({ length: BATCH }, (_, j) => ({ address: pick(i * BATCH + j), slots: [], code: false }));
+  try {
+    // ---- the storage process alone (nobody reads): what it burns anyway (GC after loading, timers).
+    const idle = await phase(pid, async (until) => {
+      while (performance.now() < until) await new Promise((res) => setTimeout(res, 50));
+      return 0;
+    });
+
+    // ---- gRPC BatchGet, 2 in flight, each answer checked as RemoteState.check does.
+    let batchNo = 0;
+    const grpc = await phase(pid, async (until) => {
+      let proofs = 0;
+      await Promise.all(
+        [0, 1].map(async () => {
+          while (performance.now() < until) {
+            const qs = queriesAt(batchNo++);
+            const res = await storage.batchGet(
+              0,
+              { at: atHash(at.blockHash), queries: qs, omitLevels: 0 },
+              () => {},
+            );
+            const bag = new NodeBag({ hash: keccak });
+            bag.addNodes(res.bag);
+            const tree = StateTree.fromRootHash(at.stateRoot, { hash: keccak, resolver: (h) => bag.get(h) });
+            for (const q of qs) tree.getAccount(q.address);
+            proofs += qs.length;
+          }
+        }),
+      );
+      return proofs;
+    });
+
+    // ---- shm: map the region the node advertises, walk each account from the root.
+    const adv = replica.region!;
+    const region = await SharedRegion.map(adv.path);
+    const reader = new RegionReader(region.bytes, {}, keccak);
+    const fetch = (h: Uint8Array) => reader.node(h);
+    let k = 0;
+    const shm = await phase(pid, async (until) => {
+      let proofs = 0;
+      while (performance.now() < until) {
+        for (let j = 0; j < BATCH; j++) {
+          const w = walkAccount(fetch, at.stateRoot, { address: pick(k++), slots: [], code: false }, keccak);
+          if (w === undefined)
+            throw new Error('a walk missed: the region should hold every node of the head');
+        }
+        proofs += BATCH;
+        // Let the event loop breathe (timers, the gRPC channel), as a client would.
+        await new Promise((res) => setImmediate(res));
+      }
+      return proofs;
+    });
+
+    // ---- shm, batched: 1,000 accounts walked a level at a time (shared upper nodes read once,
+    // one keccak call per level: what one RDMA doorbell per level would post).
+    let kb = 0;
+    const shmBatched = await phase(pid, async (until) => {
+      let proofs = 0;
+      while (performance.now() < until) {
+        const qs = Array.from({ length: BATCH }, () => ({ address: pick(kb++), slots: [], code: false }));
+        const ws = walkAccounts((hs) => reader.nodes(hs), at.stateRoot, qs, keccak);
+        if (ws.some((w) => w === undefined)) throw new Error('a batched walk missed');
+        proofs += BATCH;
+        await new Promise((res) => setImmediate(res));
+      }
+      return proofs;
+    });
+
+    // ---- a single verified node read: p50/p99 over nodes of many proofs.
+    const hashes: Uint8Array[] = [];
+    for (let i = 0; i < 20_000 && hashes.length < 100_000; i++) {
+      walkAccount(
+        (h) => {
+          hashes.push(h.slice());
+          return reader.node(h);
+        },
+        at.stateRoot,
+        { address: pick(i), slots: [], code: false },
+        keccak,
+      );
+    }
+    const lat = new Float64Array(hashes.length);
+    let bytesRead = 0;
+    for (let i = 0; i < hashes.length; i++) {
+      const s = process.hrtime.bigint();
+      const n = reader.node(hashes[i]!);
+      lat[i] = Number(process.hrtime.bigint() - s);
+      bytesRead += n!.length;
+    }
+    // hrtime's own cost, measured the same way around nothing.
+    const empty = new Float64Array(hashes.length);
+    for (let i = 0; i < empty.length; i++) {
+      const s = process.hrtime.bigint();
+      empty[i] = Number(process.hrtime.bigint() - s);
+    }
+    lat.sort();
+    empty.sort();
+    const pct = (a: Float64Array, p: number) => a[Math.min(a.length - 1, Math.floor(a.length * p))]!;
+    const nodeRead = {
+      samples: hashes.length,
+      meanBytes: bytesRead / hashes.length,
+      p50Ns: pct(lat, 0.5),
+      p99Ns: pct(lat, 0.99),
+      timerNs: pct(empty, 0.5),
+    };
+
+    // ---- the client path both ways: RemoteState.fetch (per-shard batching, cache fills).
+    const viaRemote = async (oneSided: boolean) => {
+      const transport = oneSided ? await ShmReads.open(storage) : undefined;
+      let b = 0;
+      const p = await phase(pid, async (until) => {
+        let proofs = 0;
+        while (performance.now() < until) {
+          // A fresh cache per round: every round fetches (nothing is served from memory).
+          const remote = new RemoteState(
+            storage,
+            { compactLevels: 0, maxCachedNodes: 10_000_000 },
+            keccak,
+            transport,
+          );
+          await Promise.all([0, 1].map(() => remote.fetch(at, queriesAt(b++))));
+          proofs += 2 * BATCH;
+        }
+        return proofs;
+      });
+      transport?.close();
+      return p;
+    };
+    const grpcPath = await viaRemote(false);
+    const shmPath = await viaRemote(true);
+    region.close();
+
+    const perCore = (p: Phase) => p.proofs / p.clientCpuSeconds;
+    const storageUsPerProof = (p: Phase) => (p.storageCpuSeconds * 1e6) / p.proofs;
+    const fmt = (n: number) => Math.round(n).toLocaleString('en-US');
+    const out = {
+      benchmark: 'reads',
+      date: new Date().toISOString(),
+      machine: {
+        node: process.version,
+        cpu: cpus()[0]?.model,
+        cpus: cpus().length,
+        loadAverage1m: loadavg()[0],
+      },
+      accounts: N,
+      startSeconds,
+      region: { path: adv.path, bytes: Number(adv.bytes) },
+      grpc: { ...grpc, proofsPerClientCoreSec: perCore(grpc), storageUsPerProof: storageUsPerProof(grpc) },
+      shm: { ...shm, proofsPerClientCoreSec: perCore(shm), storageUsPerProof: storageUsPerProof(shm) },
+      shmBatched: {
+        ...shmBatched,
+        proofsPerClientCoreSec: perCore(shmBatched),
+        storageUsPerProof: storageUsPerProof(shmBatched),
+      },
+      nodeRead,
+      storageIdleCpuPerSec: idle.storageCpuSeconds / idle.wallSeconds,
+      clientPath: {
+        grpc: {
+          ...grpcPath,
+          proofsPerClientCoreSec: perCore(grpcPath),
+          storageUsPerProof: storageUsPerProof(grpcPath),
+        },
+        shm: {
+          ...shmPath,
+          proofsPerClientCoreSec: perCore(shmPath),
+          storageUsPerProof: storageUsPerProof(shmPath),
+        },
+      },
+      goals: { shmOverGrpcPerCore: 5, storageCpuRatio: 0.05, nodeReadP50Ns: 2000 },
+    };
+    const ratio = Math.max(perCore(shm), perCore(shmBatched)) / perCore(grpc);
+    const cpuRatio = storageUsPerProof(shm) / storageUsPerProof(grpc);
+    console.log(
+      `reads · ${fmt(N)} accounts · 1 storage process (16 shards) · started in ${startSeconds.toFixed(1)} s`,
+    );
+    for (const [name, p] of [
+      ['gRPC BatchGet 1,000 ×2 + check', grpc],
+      ['shm walks, one account at a time', shm],
+      ['shm walks, 1,000 a level at a time', shmBatched],
+      ['client path, gRPC (RemoteState)', grpcPath],
+      ['client path, shm (RemoteState)', shmPath],
+    ] as const) {
+      console.log(
+        `${name.padEnd(34)} ${fmt(p.proofs / p.wallSeconds).padStart(9)} proofs/s wall, ${fmt(perCore(p)).padStart(9)} per client core-s, storage ${storageUsPerProof(p).toFixed(2).padStart(6)} µs CPU/proof`,
+      );
+    }
+    console.log(
+      `storage process idle (nobody reading): ${((idle.storageCpuSeconds / idle.wallSeconds) * 100).toFixed(1)}% of a core`,
+    );
+    console.log(
+      `one verified node read (${fmt(nodeRead.meanBytes)} B mean): p50 ${(nodeRead.p50Ns / 1000).toFixed(2)} µs, p99 ${(nodeRead.p99Ns / 1000).toFixed(2)} µs (timer alone ${(nodeRead.timerNs / 1000).toFixed(2)} µs)`,
+    );
+    console.log(
+      `goals: shm ≥ 5× gRPC per client core: ${ratio >= 5 ? 'PASS' : 'MISS'} (${ratio.toFixed(1)}×); storage CPU < 5% of gRPC's: ${cpuRatio < 0.05 ? 'PASS' : 'MISS'} (${(cpuRatio * 100).toFixed(1)}%); node read p50 ≤ 2 µs: ${nodeRead.p50Ns <= 2000 ? 'PASS' : 'MISS'}`,
+    );
+    const file = join(root, 'bench', 'results', N >= 1_000_000 ? 'reads-1m.json' : 'reads.json');
+    mkdirSync(dirname(file), { recursive: true });
+    writeFileSync(file, `${JSON.stringify(out, null, 2)}\n`);
+    console.log(`wrote ${file}`);
+  } finally {
+    storage.close();
+    proc.kill('SIGTERM');
+    await new Promise((res) => proc.once('exit', res));
+    rmSync(dir, { recursive: true, force: true });
+    rmSync(regionFile, { force: true });
+  }
+}
+
+/** The node's head as a client learns it: its block hash and state root (GetShardRoots). */
+async function headOf(storage: ShardedStorage): Promise<StateRef> {
+  const c = storage.replicas[0]!.client;
+  const roots = getShardRootsResponseFromProto(
+    await unary(c, c.getShardRoots, getShardRootsRequestToProto({ at: HEAD })),
+  );
+  return { blockHash: roots.blockHash, stateRoot: roots.stateRoot };
+}
+
+await main();

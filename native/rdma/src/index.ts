@@ -1,0 +1,42 @@
+export { loadNative, NATIVE_ADDON_PATH, type RdmaBinding, type VerbsInfo } from './loadNative.js';
+export {
+  EMPTY_TRIE_ROOT,
+  type NodeFetch,
+  type NodeFetchMany,
+  type TrieWalk,
+  type WalkAnswer,
+  type WalkQuery,
+  walkAccount,
+  walkAccounts,
+  walkMany,
+  walkTrie,
+} from './proofWalk.js';
+export { fromAddonError, isRdmaError, RdmaError, RdmaErrorCode } from './rdmaError.js';
+export {
+  ARENA_UNIT,
+  BUCKET_BYTES,
+  BUCKET_SLOTS,
+  bucketsOf,
+  ENTRY_BYTES,
+  FORMAT_VERSION,
+  H as HEADER_FIELDS,
+  HEADER_BYTES,
+  MAGIC_BYTES,
+  planRegion,
+  type RegionGeometry,
+  readHeader,
+  tagsOf,
+} from './regionLayout.js';
+export {
+  defaultRegionReaderOptions,
+  type ReadCounters,
+  RegionReader,
+  type RegionReaderOptions,
+} from './regionReader.js';
+export {
+  defaultRegionWriterOptions,
+  RegionWriter,
+  type RegionWriterOptions,
+  type WriterCounters,
+} from './regionWriter.js';
+export { requireRdma, SharedRegion, verbsInfo } from './sharedRegion.js';

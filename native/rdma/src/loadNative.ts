@@ -1,0 +1,51 @@
+import { createRequire } from 'node:module';
+
+/** What `verbsInfo()` reports. */
+export interface VerbsInfo {
+  /** Whether the addon was compiled with the verbs headers. */
+  readonly built: boolean;
+  /** RDMA devices ibv_get_device_list lists (empty when not built or none present). */
+  readonly devices: readonly string[];
+  /** Why verbs can't be used here, when they can't. */
+  readonly reason?: string;
+}
+
+/** The exports of the C++ addon (src/rdma.cc). Errors carry a `code` (an RdmaErrorCode value). */
+export interface RdmaBinding {
+  /** Maps `bytes` of a file (0: all of it), read-only unless `writable`; off the JS thread. */
+  mapFile(path: string, writable: boolean, bytes: number): Promise<{ handle: number; buffer: ArrayBuffer }>;
+  /** Unmaps a mapping: its ArrayBuffer is detached first, so no view can touch freed memory. */
+  unmap(handle: number): void;
+  /** Live mappings. */
+  mappings(): number;
+  verbsInfo(): VerbsInfo;
+  /** Opens a device and a protection domain; throws NO_VERBS / NO_DEVICE. */
+  openDevice(name: string): Promise<number>;
+  /** Registers a mapping with a device for remote reads; returns the keys a peer needs. */
+  registerRegion(
+    device: number,
+    mapping: number,
+  ): { rkey: number; lkey: number; addr: bigint; bytes: number };
+  closeDevice(device: number): void;
+}
+
+/** The addon as node-gyp builds it; src/ and dist/ are both one level below the package root. */
+export const NATIVE_ADDON_PATH = '../build/Release/rdma.node';
+
+/** The loaded addon, or why it could not be loaded. */
+export type NativeLoad =
+  | { binding: RdmaBinding; error?: undefined }
+  | { binding?: undefined; error: unknown };
+
+let loaded: NativeLoad | undefined;
+
+/** Loads the addon once, without throwing. */
+export function loadNative(): NativeLoad {
+  if (loaded !== undefined) return loaded;
+  try {
+    loaded = { binding: createRequire(import.meta.url)(NATIVE_ADDON_PATH) as RdmaBinding };
+  } catch (error) {
+    loaded = { error };
+  }
+  return loaded;
+}

@@ -1,0 +1,413 @@
+// One-sided reads for Monsoon: shared-memory mappings of a storage node's exported node region
+// (always built) and RDMA verbs over it (built where libibverbs/librdmacm headers exist:
+// MONSOON_HAVE_VERBS).
+//
+// Every error thrown or rejected carries a `code` property: one of the JS RdmaErrorCode values
+// (src/rdmaError.ts). Blocking calls (open/fstat/mmap, device open) run in AsyncWorkers. A
+// mapping's ArrayBuffer is detached before the memory is unmapped, so no JS view can reach
+// freed memory; handles are checked, so a bad or closed one throws instead of crashing.
+
+#include <napi.h>
+
+#include <fcntl.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstdint>
+#include <cstring>
+#include <map>
+#include <memory>
+#include <string>
+#include <utility>
+
+#ifdef MONSOON_HAVE_VERBS
+#include <infiniband/verbs.h>
+#endif
+
+namespace {
+
+Napi::Error Coded(Napi::Env env, const char* code, const std::string& message) {
+  Napi::Error e = Napi::Error::New(env, message);
+  e.Set("code", Napi::String::New(env, code));
+  return e;
+}
+
+struct Mapping {
+  void* addr = nullptr;
+  size_t bytes = 0;
+  Napi::Reference<Napi::ArrayBuffer> buffer;
+#ifdef MONSOON_HAVE_VERBS
+  ibv_mr* mr = nullptr;
+#endif
+};
+
+#ifdef MONSOON_HAVE_VERBS
+struct Device {
+  ibv_context* ctx = nullptr;
+  ibv_pd* pd = nullptr;
+};
+#endif
+
+class RdmaAddon;
+
+// open + fstat + mmap off the JS thread.
+class MapWorker : public Napi::AsyncWorker {
+ public:
+  MapWorker(Napi::Env env, RdmaAddon* addon, std::string path, bool writable, size_t bytes)
+      : Napi::AsyncWorker(env),
+        deferred_(Napi::Promise::Deferred::New(env)),
+        addon_(addon),
+        path_(std::move(path)),
+        writable_(writable),
+        bytes_(bytes) {}
+
+  Napi::Promise Promise() { return deferred_.Promise(); }
+
+  void Execute() override {
+    int fd = ::open(path_.c_str(), writable_ ? O_RDWR : O_RDONLY);
+    if (fd < 0) {
+      code_ = errno == ENOENT ? "RDMA_NOT_FOUND" : "RDMA_SYSTEM_ERROR";
+      message_ = "open " + path_ + ": " + std::strerror(errno);
+      return;
+    }
+    struct stat st;
+    if (::fstat(fd, &st) != 0) {
+      code_ = "RDMA_SYSTEM_ERROR";
+      message_ = "fstat " + path_ + ": " + std::strerror(errno);
+      ::close(fd);
+      return;
+    }
+    size_t size = static_cast<size_t>(st.st_size);
+    size_t want = bytes_ == 0 ? size : bytes_;
+    if (want == 0 || size < want) {
+      code_ = "RDMA_REGION_TOO_SMALL";
+      message_ = "region file " + path_ + " has " + std::to_string(size) + " B, " +
+                 (want == 0 ? std::string("a region needs more than 0 B")
+                            : std::to_string(want) + " B are to be mapped");
+      ::close(fd);
+      return;
+    }
+    void* addr = ::mmap(nullptr, want, writable_ ? PROT_READ | PROT_WRITE : PROT_READ, MAP_SHARED, fd, 0);
+    int err = errno;
+    ::close(fd);  // the mapping keeps the file alive
+    if (addr == MAP_FAILED) {
+      code_ = "RDMA_SYSTEM_ERROR";
+      message_ = "mmap " + path_ + ": " + std::strerror(err);
+      return;
+    }
+    addr_ = addr;
+    mapped_ = want;
+  }
+
+  void OnOK() override;
+
+ private:
+  Napi::Promise::Deferred deferred_;
+  RdmaAddon* addon_;
+  std::string path_;
+  bool writable_;
+  size_t bytes_;
+  const char* code_ = nullptr;
+  std::string message_;
+  void* addr_ = nullptr;
+  size_t mapped_ = 0;
+};
+
+#ifdef MONSOON_HAVE_VERBS
+class OpenDeviceWorker : public Napi::AsyncWorker {
+ public:
+  OpenDeviceWorker(Napi::Env env, RdmaAddon* addon, std::string name)
+      : Napi::AsyncWorker(env), deferred_(Napi::Promise::Deferred::New(env)), addon_(addon), name_(std::move(name)) {}
+
+  Napi::Promise Promise() { return deferred_.Promise(); }
+
+  void Execute() override {
+    int n = 0;
+    ibv_device** list = ibv_get_device_list(&n);
+    if (list == nullptr) {
+      code_ = "RDMA_NO_DEVICE";
+      message_ = std::string("ibv_get_device_list: ") + std::strerror(errno);
+      return;
+    }
+    ibv_device* dev = nullptr;
+    for (int i = 0; i < n; i++)
+      if (name_.empty() || name_ == ibv_get_device_name(list[i])) dev = list[i];
+    if (dev == nullptr) {
+      ibv_free_device_list(list);
+      code_ = "RDMA_NO_DEVICE";
+      message_ = n == 0 ? "no RDMA device present (ibv_get_device_list lists none)"
+                        : "no RDMA device named " + name_;
+      return;
+    }
+    ctx_ = ibv_open_device(dev);
+    ibv_free_device_list(list);
+    if (ctx_ == nullptr) {
+      code_ = "RDMA_SYSTEM_ERROR";
+      message_ = std::string("ibv_open_device: ") + std::strerror(errno);
+      return;
+    }
+    pd_ = ibv_alloc_pd(ctx_);
+    if (pd_ == nullptr) {
+      code_ = "RDMA_SYSTEM_ERROR";
+      message_ = std::string("ibv_alloc_pd: ") + std::strerror(errno);
+      ibv_close_device(ctx_);
+      ctx_ = nullptr;
+    }
+  }
+
+  void OnOK() override;
+
+ private:
+  Napi::Promise::Deferred deferred_;
+  RdmaAddon* addon_;
+  std::string name_;
+  const char* code_ = nullptr;
+  std::string message_;
+  ibv_context* ctx_ = nullptr;
+  ibv_pd* pd_ = nullptr;
+};
+#endif
+
+class RdmaAddon : public Napi::Addon<RdmaAddon> {
+ public:
+  RdmaAddon(Napi::Env env, Napi::Object exports) {
+    DefineAddon(exports, {
+                             InstanceMethod("mapFile", &RdmaAddon::MapFile),
+                             InstanceMethod("unmap", &RdmaAddon::Unmap),
+                             InstanceMethod("mappings", &RdmaAddon::Mappings),
+                             InstanceMethod("verbsInfo", &RdmaAddon::VerbsInfo),
+                             InstanceMethod("openDevice", &RdmaAddon::OpenDevice),
+                             InstanceMethod("registerRegion", &RdmaAddon::RegisterRegion),
+                             InstanceMethod("closeDevice", &RdmaAddon::CloseDevice),
+                         });
+    env.AddCleanupHook([this]() { ReleaseAll(); });
+  }
+
+  ~RdmaAddon() { ReleaseAll(); }
+
+  uint32_t AddMapping(Napi::Env env, void* addr, size_t bytes) {
+    auto m = std::make_unique<Mapping>();
+    m->addr = addr;
+    m->bytes = bytes;
+    // The mapping outlives the ArrayBuffer's finalizer: it is released by unmap() or the
+    // cleanup hook, never by the garbage collector (the strong reference keeps it alive).
+    Napi::ArrayBuffer ab = Napi::ArrayBuffer::New(env, addr, bytes, [](Napi::Env, void*) {});
+    m->buffer = Napi::Persistent(ab);
+    uint32_t h = next_++;
+    mappings_[h] = std::move(m);
+    return h;
+  }
+
+  Napi::Value BufferOf(uint32_t h) { return mappings_[h]->buffer.Value(); }
+
+#ifdef MONSOON_HAVE_VERBS
+  uint32_t AddDevice(ibv_context* ctx, ibv_pd* pd) {
+    auto d = std::make_unique<Device>();
+    d->ctx = ctx;
+    d->pd = pd;
+    uint32_t h = next_++;
+    devices_[h] = std::move(d);
+    return h;
+  }
+#endif
+
+ private:
+  static uint32_t HandleArg(const Napi::CallbackInfo& info, size_t i) {
+    if (info.Length() <= i || !info[i].IsNumber())
+      throw Coded(info.Env(), "RDMA_BAD_HANDLE", "a handle must be a number");
+    double d = info[i].As<Napi::Number>().DoubleValue();
+    if (d < 0 || d > 4294967295.0 || d != static_cast<double>(static_cast<uint32_t>(d)))
+      throw Coded(info.Env(), "RDMA_BAD_HANDLE", "a handle must be a 32-bit unsigned integer");
+    return static_cast<uint32_t>(d);
+  }
+
+  Napi::Value MapFile(const Napi::CallbackInfo& info) {
+    Napi::Env env = info.Env();
+    if (info.Length() < 3 || !info[0].IsString() || !info[1].IsBoolean() || !info[2].IsNumber())
+      throw Coded(env, "RDMA_BAD_ARGUMENT", "mapFile(path: string, writable: boolean, bytes: number)");
+    double bytes = info[2].As<Napi::Number>().DoubleValue();
+    if (bytes < 0 || bytes > 9007199254740991.0 || bytes != static_cast<double>(static_cast<uint64_t>(bytes)))
+      throw Coded(env, "RDMA_BAD_ARGUMENT", "bytes must be a non-negative integer");
+    auto* w = new MapWorker(env, this, info[0].As<Napi::String>().Utf8Value(), info[1].As<Napi::Boolean>().Value(),
+                            static_cast<size_t>(bytes));
+    Napi::Promise p = w->Promise();
+    w->Queue();
+    return p;
+  }
+
+  void Unmap(const Napi::CallbackInfo& info) {
+    uint32_t h = HandleArg(info, 0);
+    auto it = mappings_.find(h);
+    if (it == mappings_.end())
+      throw Coded(info.Env(), "RDMA_BAD_HANDLE", "mapping " + std::to_string(h) + " is not open (closed or never mapped)");
+    Release(*it->second, true);
+    mappings_.erase(it);
+  }
+
+  Napi::Value Mappings(const Napi::CallbackInfo& info) {
+    return Napi::Number::New(info.Env(), static_cast<double>(mappings_.size()));
+  }
+
+  Napi::Value VerbsInfo(const Napi::CallbackInfo& info) {
+    Napi::Env env = info.Env();
+    Napi::Object o = Napi::Object::New(env);
+    Napi::Array devices = Napi::Array::New(env);
+#ifdef MONSOON_HAVE_VERBS
+    o.Set("built", true);
+    int n = 0;
+    ibv_device** list = ibv_get_device_list(&n);
+    if (list == nullptr) {
+      o.Set("reason", std::string("ibv_get_device_list: ") + std::strerror(errno));
+    } else {
+      for (int i = 0; i < n; i++) devices.Set(static_cast<uint32_t>(i), ibv_get_device_name(list[i]));
+      ibv_free_device_list(list);
+      if (n == 0) o.Set("reason", "no RDMA device present");
+    }
+#else
+    o.Set("built", false);
+    o.Set("reason", "the addon was built without the verbs headers (libibverbs-dev, librdmacm-dev)");
+#endif
+    o.Set("devices", devices);
+    return o;
+  }
+
+  Napi::Value OpenDevice(const Napi::CallbackInfo& info) {
+    Napi::Env env = info.Env();
+    if (info.Length() < 1 || !info[0].IsString())
+      throw Coded(env, "RDMA_BAD_ARGUMENT", "openDevice(name: string) (empty: the first device)");
+#ifdef MONSOON_HAVE_VERBS
+    auto* w = new OpenDeviceWorker(env, this, info[0].As<Napi::String>().Utf8Value());
+    Napi::Promise p = w->Promise();
+    w->Queue();
+    return p;
+#else
+    throw Coded(env, "RDMA_NO_VERBS", "the addon was built without the verbs headers (libibverbs-dev, librdmacm-dev)");
+#endif
+  }
+
+  Napi::Value RegisterRegion(const Napi::CallbackInfo& info) {
+    Napi::Env env = info.Env();
+#ifdef MONSOON_HAVE_VERBS
+    uint32_t dh = HandleArg(info, 0);
+    uint32_t mh = HandleArg(info, 1);
+    auto d = devices_.find(dh);
+    if (d == devices_.end()) throw Coded(env, "RDMA_BAD_HANDLE", "device " + std::to_string(dh) + " is not open");
+    auto m = mappings_.find(mh);
+    if (m == mappings_.end()) throw Coded(env, "RDMA_BAD_HANDLE", "mapping " + std::to_string(mh) + " is not open");
+    Mapping& mp = *m->second;
+    if (mp.mr != nullptr) throw Coded(env, "RDMA_BAD_ARGUMENT", "mapping " + std::to_string(mh) + " is registered already");
+    mp.mr = ibv_reg_mr(d->second->pd, mp.addr, mp.bytes, IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_READ);
+    if (mp.mr == nullptr) throw Coded(env, "RDMA_SYSTEM_ERROR", std::string("ibv_reg_mr: ") + std::strerror(errno));
+    Napi::Object o = Napi::Object::New(env);
+    o.Set("rkey", Napi::Number::New(env, mp.mr->rkey));
+    o.Set("lkey", Napi::Number::New(env, mp.mr->lkey));
+    o.Set("addr", Napi::BigInt::New(env, static_cast<uint64_t>(reinterpret_cast<uintptr_t>(mp.addr))));
+    o.Set("bytes", Napi::Number::New(env, static_cast<double>(mp.bytes)));
+    return o;
+#else
+    throw Coded(env, "RDMA_NO_VERBS", "the addon was built without the verbs headers (libibverbs-dev, librdmacm-dev)");
+#endif
+  }
+
+  void CloseDevice(const Napi::CallbackInfo& info) {
+#ifdef MONSOON_HAVE_VERBS
+    uint32_t h = HandleArg(info, 0);
+    auto it = devices_.find(h);
+    if (it == devices_.end()) throw Coded(info.Env(), "RDMA_BAD_HANDLE", "device " + std::to_string(h) + " is not open");
+    // Regions registered with it go first.
+    for (auto& [mh, m] : mappings_) {
+      (void)mh;
+      if (m->mr != nullptr && m->mr->pd == it->second->pd) {
+        ibv_dereg_mr(m->mr);
+        m->mr = nullptr;
+      }
+    }
+    ReleaseDevice(*it->second);
+    devices_.erase(it);
+#else
+    throw Coded(info.Env(), "RDMA_NO_VERBS", "the addon was built without the verbs headers (libibverbs-dev, librdmacm-dev)");
+#endif
+  }
+
+  void Release(Mapping& m, bool detach) {
+#ifdef MONSOON_HAVE_VERBS
+    if (m.mr != nullptr) {
+      ibv_dereg_mr(m.mr);
+      m.mr = nullptr;
+    }
+#endif
+    if (detach && !m.buffer.IsEmpty()) {
+      Napi::ArrayBuffer ab = m.buffer.Value();
+      if (!ab.IsDetached()) ab.Detach();
+    }
+    m.buffer.Reset();
+    if (m.addr != nullptr) ::munmap(m.addr, m.bytes);
+    m.addr = nullptr;
+  }
+
+#ifdef MONSOON_HAVE_VERBS
+  static void ReleaseDevice(Device& d) {
+    if (d.pd != nullptr) ibv_dealloc_pd(d.pd);
+    if (d.ctx != nullptr) ibv_close_device(d.ctx);
+    d.pd = nullptr;
+    d.ctx = nullptr;
+  }
+#endif
+
+  void ReleaseAll() {
+    // At environment teardown JS values can't be touched: just drop the memory.
+    for (auto& [h, m] : mappings_) {
+      (void)h;
+#ifdef MONSOON_HAVE_VERBS
+      if (m->mr != nullptr) ibv_dereg_mr(m->mr);
+      m->mr = nullptr;
+#endif
+      if (m->addr != nullptr) ::munmap(m->addr, m->bytes);
+      m->addr = nullptr;
+    }
+    mappings_.clear();
+#ifdef MONSOON_HAVE_VERBS
+    for (auto& [h, d] : devices_) {
+      (void)h;
+      ReleaseDevice(*d);
+    }
+    devices_.clear();
+#endif
+  }
+
+  uint32_t next_ = 1;
+  std::map<uint32_t, std::unique_ptr<Mapping>> mappings_;
+#ifdef MONSOON_HAVE_VERBS
+  std::map<uint32_t, std::unique_ptr<Device>> devices_;
+#endif
+};
+
+void MapWorker::OnOK() {
+  Napi::Env env = Env();
+  if (code_ != nullptr) {
+    deferred_.Reject(Coded(env, code_, message_).Value());
+    return;
+  }
+  uint32_t h = addon_->AddMapping(env, addr_, mapped_);
+  Napi::Object o = Napi::Object::New(env);
+  o.Set("handle", Napi::Number::New(env, h));
+  o.Set("buffer", addon_->BufferOf(h));
+  deferred_.Resolve(o);
+}
+
+#ifdef MONSOON_HAVE_VERBS
+void OpenDeviceWorker::OnOK() {
+  Napi::Env env = Env();
+  if (code_ != nullptr) {
+    deferred_.Reject(Coded(env, code_, message_).Value());
+    return;
+  }
+  deferred_.Resolve(Napi::Number::New(env, addon_->AddDevice(ctx_, pd_)));
+}
+#endif
+
+}  // namespace
+
+NODE_API_ADDON(RdmaAddon)

@@ -1,0 +1,150 @@
+/**
+ * The shm transport end to end, in one process with real sockets: two storage nodes over gRPC,
+ * one exporting its region as a file under the temp dir (shards 0-7), one not (8-15). A client
+ * reading over shm must get exactly what a gRPC-only client gets — accounts, slots, code — with
+ * the first node's shards walked one-sidedly (no BatchGet) and the second's over gRPC. A transport
+ * that can't run says what is missing: shm with no region to map, rdma without verbs or a device.
+ */
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import {
+  openStorageTransport,
+  RemoteState,
+  ShardedStorage,
+  type StateRef,
+  type StorageTransportKind,
+} from '@monsoon/client';
+import { keccak } from '@monsoon/keccak';
+import type { AccountQuery, Genesis } from '@monsoon/protocol';
+import { SharedRegion } from '@monsoon/rdma';
+import { RegionExport, StorageNode, StorageServer } from '@monsoon/storage-node';
+import { Prng, tempDir } from '@monsoon/test-utils';
+
+function genesisOf(seed: number, n: number): Genesis {
+  const r = new Prng(seed);
+  return {
+    chainId: 1337n,
+    difficulty: 0n,
+    gasLimit: 30_000_000n,
+    timestamp: 1_700_000_000n,
+    extraData: new Uint8Array(0),
+    coinbase: new Uint8Array(20),
+    nonce: new Uint8Array(8),
+    alloc: Array.from({ length: n }, (_, i) => ({
+      address: r.bytes(20),
+      nonce: BigInt(r.int(9)),
+      balance: BigInt(r.u32()) * 1_000_003n,
+      code: i % 9 === 0 ? r.bytes(1 + r.int(80)) : new Uint8Array(0),
+      storage: i % 5 === 0 ? [[r.bytes(32), Uint8Array.of(1 + r.int(200))] as [Uint8Array, Uint8Array]] : [],
+    })),
+  };
+}
+
+const genesis = genesisOf(3, 600);
+
+describe('storage transports', () => {
+  let dir: { dir: string; remove: () => Promise<void> };
+  const servers: StorageServer[] = [];
+  const nodes: StorageNode[] = [];
+  let region: RegionExport;
+  let addresses: string[] = [];
+
+  beforeAll(async () => {
+    dir = await tempDir('monsoon-shm-');
+    const available = SharedRegion.available();
+    expect(available).toBe(true); // the addon is part of npm run build:native
+    region = await RegionExport.create({
+      path: join(dir.dir, 's0.region'),
+      nodes: 20_000,
+      arenaBytes: 8 << 20,
+    });
+    for (const [shards, observers] of [
+      [[0, 1, 2, 3, 4, 5, 6, 7], [region]],
+      [[8, 9, 10, 11, 12, 13, 14, 15], []],
+    ] as const) {
+      const node = StorageNode.fromGenesis(genesis, { shards: [...shards] }, { observers: [...observers] });
+      await node.startObservers();
+      nodes.push(node);
+      const info = observers.length > 0 ? region.info() : undefined;
+      servers.push(
+        await StorageServer.create(
+          { listen: '127.0.0.1:0' },
+          { node, ...(info !== undefined ? { region: info } : {}) },
+        ),
+      );
+    }
+    addresses = servers.map((s) => s.address());
+  });
+
+  afterAll(async () => {
+    for (const s of servers) await s.close();
+    for (const n of nodes) await n.close();
+    await dir.remove();
+  });
+
+  async function client(kind: StorageTransportKind) {
+    const storage = await ShardedStorage.connect(addresses);
+    const oneSided = await openStorageTransport(kind, storage);
+    return new RemoteState(storage, { compactLevels: 0, maxCachedNodes: 1_000_000 }, undefined, oneSided);
+  }
+
+  it('shm answers exactly what gRPC answers, its node one-sidedly and the other over gRPC', async () => {
+    const grpc = await client('grpc');
+    const shm = await client('shm');
+    const head = nodes[0]!.head;
+    const at: StateRef = { blockHash: head.hash, stateRoot: head.header.stateRoot };
+    const r = new Prng(9);
+    const queries: AccountQuery[] = [
+      ...genesis.alloc.map((a) => ({ address: a.address, slots: a.storage.map(([s]) => s), code: true })),
+      ...Array.from({ length: 40 }, () => ({ address: r.bytes(20), slots: [r.bytes(32)], code: true })),
+    ];
+    await Promise.all([grpc.fetch(at, queries), shm.fetch(at, queries)]);
+    const hex = (b: Uint8Array | undefined) => (b === undefined ? '-' : Buffer.from(b).toString('hex'));
+    let inRegion = 0;
+    for (const q of queries) {
+      const a = grpc.tree(at.stateRoot);
+      const b = shm.tree(at.stateRoot);
+      const acc = a.getAccount(q.address);
+      expect(b.getAccount(q.address)).toEqual(acc);
+      expect(b.proveAccount(q.address).map(hex)).toEqual(a.proveAccount(q.address).map(hex));
+      for (const s of q.slots) expect(hex(b.getStorage(q.address, s))).toBe(hex(a.getStorage(q.address, s)));
+      if (acc !== undefined)
+        expect(hex(b.getCode(acc.codeHash) ?? b.resolver?.(acc.codeHash))).toBe(
+          hex(a.getCode(acc.codeHash) ?? a.resolver?.(acc.codeHash)),
+        );
+      if (keccak.keccak256(q.address)[0]! >> 4 < 8) inRegion++;
+    }
+    expect(inRegion).toBeGreaterThan(0);
+    expect(shm.counters.oneSided).toBeGreaterThan(0);
+    // The exporting node's shards never went to BatchGet; the other node's always did.
+    expect(shm.counters.calls).toBe(8);
+    expect(grpc.counters.calls).toBe(16);
+    expect(shm.oneSided!.counters.fellBack).toBe(8);
+    expect(shm.oneSided!.counters.misses).toBe(0);
+    shm.oneSided!.close();
+    shm.storage.close();
+    grpc.storage.close();
+  });
+
+  it('shm with no region to map fails at start, naming why', async () => {
+    const both = await ShardedStorage.connect(addresses);
+    // The same nodes, as if the exporting one ran on another host (its region left out).
+    const onlyOther = Object.create(both) as ShardedStorage;
+    Object.defineProperty(onlyOther, 'replicas', {
+      value: both.replicas.filter((x) => x.region === undefined),
+    });
+    await expect(openStorageTransport('shm', onlyOther)).rejects.toThrow(
+      /no storage node's region could be mapped.*--export-region/,
+    );
+    both.close();
+  });
+
+  it('rdma fails at start with what is missing (here: a device, or verbs in the build)', async () => {
+    const storage = await ShardedStorage.connect(addresses);
+    const e = (await openStorageTransport('rdma', storage).catch((x) => x)) as Error;
+    expect(e).toBeInstanceOf(Error);
+    expect(e.message).toMatch(/--storage-transport rdma: .*(RDMA device|verbs|not built|not implemented)/);
+    console.log(`rdma transport refused here: ${e.message}`);
+    storage.close();
+  });
+});
