@@ -15,5 +15,10 @@ export {
   defaultMinerNodeOptions,
   MinerNode,
   type MinerNodeOptions,
-  type StorageCounters,
 } from './minerNode.js';
+export {
+  defaultStoragePeerOptions,
+  type StorageCounters,
+  StoragePeer,
+  type StoragePeerOptions,
+} from './storagePeer.js';

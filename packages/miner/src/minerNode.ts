@@ -9,7 +9,6 @@ import {
   credentials,
   type ServerDuplexStream,
   type ServerWritableStream,
-  type ServiceError,
   status,
 } from '@grpc/grpc-js';
 import { toHex } from '@monsoon/dsm-tree';
@@ -29,17 +28,12 @@ import {
   type Sample,
   silentLogger,
   streamHeads,
-  unary,
   unaryRpc,
 } from '@monsoon/edge';
 import { encodeReceipt, isExecutionError } from '@monsoon/execution';
 import {
-  type ApplyBlockRequest,
-  applyBlockRequestToProto,
   blockWithReceiptsToProto,
   encodeHeader,
-  getShardRootsRequestToProto,
-  HEAD,
   type Head,
   headToProto,
   isProtocolError,
@@ -49,12 +43,18 @@ import {
   type minerPb,
   peerMessageFromProto,
   peerMessageToProto,
-  StorageServiceClient,
-  shardRootFromProto,
   submitRequestFromProto,
   submitResponseToProto,
 } from '@monsoon/protocol';
 import type { ChainBlock, Miner, SealedBlock } from './miner.js';
+import {
+  defaultStoragePeerOptions,
+  type StorageCounters,
+  StoragePeer,
+  type StoragePeerOptions,
+} from './storagePeer.js';
+
+export type { StorageCounters } from './storagePeer.js';
 
 export interface MinerNodeOptions {
   /** `host:port`; port 0 = any free port. */
@@ -67,8 +67,16 @@ export interface MinerNodeOptions {
   peers: readonly string[];
   /** Storage nodes' `host:port`s: every block's updates go to each (its shards only). */
   storage: readonly string[];
-  /** Most tries per storage node and block before the refusal is reported (0 = forever). */
-  storageRetries: number;
+  /**
+   * How each storage node is fed (backoff, backlog, deadlines). A node that cannot be reached
+   * keeps its blocks; one that comes back behind is caught up from its head.
+   */
+  storageFeed: Partial<Omit<StoragePeerOptions, 'shardCount'>>;
+  /**
+   * Sealed blocks (with their per-shard updates) kept below the head for catching storage nodes
+   * up: a node further behind than this is reported, not caught up.
+   */
+  storageCatchUpBlocks: number;
   maxReceiveMessageBytes: number;
 }
 
@@ -77,16 +85,10 @@ export const defaultMinerNodeOptions: MinerNodeOptions = {
   blockIntervalMs: 1000,
   peers: [],
   storage: [],
-  storageRetries: 8,
+  storageFeed: {},
+  storageCatchUpBlocks: 1024,
   maxReceiveMessageBytes: 256 * 1024 * 1024,
 };
-
-/** What became of the blocks sent to a storage node (or to all of them). */
-export interface StorageCounters {
-  applied: number;
-  refused: number;
-  retries: number;
-}
 
 const CHANNEL = {
   'grpc.max_receive_message_length': 256 * 1024 * 1024,
@@ -109,76 +111,6 @@ function headOf(b: ChainBlock): Head {
   };
 }
 
-/** One storage node: the shards it holds (asked once) and an ordered queue of blocks to send. */
-class StoragePeer {
-  readonly client: StorageServiceClient;
-  readonly counters: StorageCounters = { applied: 0, refused: 0, retries: 0 };
-  shards: Set<number> | undefined;
-  private chain: Promise<void> = Promise.resolve();
-
-  constructor(
-    readonly address: string,
-    private readonly node: MinerNode,
-  ) {
-    this.client = new StorageServiceClient(address, credentials.createInsecure(), CHANNEL);
-  }
-
-  /** Resolves once every block queued so far has been delivered or given up on. */
-  idle(): Promise<void> {
-    return this.chain;
-  }
-
-  send(b: SealedBlock): Promise<void> {
-    this.chain = this.chain.then(() => this.deliver(b));
-    return this.chain;
-  }
-
-  private async deliver(b: SealedBlock): Promise<void> {
-    const { opts, log } = this.node;
-    for (let attempt = 1; ; attempt++) {
-      try {
-        if (this.shards === undefined) {
-          const r = await unary(
-            this.client,
-            this.client.getShardRoots,
-            getShardRootsRequestToProto({ at: HEAD }),
-          );
-          this.shards = new Set(r.roots.map((x) => shardRootFromProto(x).shard));
-        }
-        const mine = this.shards;
-        const req: ApplyBlockRequest = {
-          headerRlp: b.peer.headerRlp,
-          shards: b.shards.filter((s) => mine.has(s.shard)),
-          expectedRoots: b.expectedRoots,
-        };
-        await unary(
-          this.client,
-          this.client.applyBlock,
-          applyBlockRequestToProto(req, { shardCount: this.node.miner.opts.shardCount }),
-        );
-        this.counters.applied++;
-        return;
-      } catch (e) {
-        const err = e as ServiceError;
-        const refused = err.code === status.INVALID_ARGUMENT || err.code === status.FAILED_PRECONDITION;
-        if (refused || (opts.storageRetries > 0 && attempt >= opts.storageRetries)) {
-          this.counters.refused++;
-          log.error('storage node refused a block', {
-            storage: this.address,
-            number: Number(b.block.header.number),
-            hash: toHex(b.block.hash),
-            code: err.code,
-            error: err.details ?? err.message,
-          });
-          return;
-        }
-        this.counters.retries++;
-        await new Promise((r) => setTimeout(r, Math.min(5000, 50 * 2 ** attempt)));
-      }
-    }
-  }
-}
-
 type PeerStream =
   | ServerDuplexStream<minerPb.PeerMessage, minerPb.PeerMessage>
   | ClientDuplexStream<minerPb.PeerMessage, minerPb.PeerMessage>;
@@ -191,6 +123,8 @@ export class MinerNode {
   readonly metrics = new MetricsRegistry();
   private server: GrpcServer | undefined;
   private readonly storagePeers: StoragePeer[];
+  /** Recent sealed blocks by hash, with their updates: what a storage node that is behind is sent. */
+  private readonly recentSealed = new Map<string, SealedBlock>();
   private readonly peerStreams = new Set<PeerStream>();
   /** The miner's head, announced to SubscribeHeads streams whenever a block moves it. */
   private readonly heads: HeadFeed<ChainBlock>;
@@ -206,7 +140,14 @@ export class MinerNode {
     readonly opts: MinerNodeOptions,
     readonly log: Logger,
   ) {
-    this.storagePeers = opts.storage.map((a) => new StoragePeer(a, this));
+    const feed: StoragePeerOptions = {
+      ...defaultStoragePeerOptions,
+      ...opts.storageFeed,
+      shardCount: miner.opts.shardCount,
+    };
+    this.storagePeers = opts.storage.map(
+      (a) => new StoragePeer(a, feed, { log, sealed: (h) => this.recentSealed.get(toHex(h)) }, CHANNEL),
+    );
     this.heads = new HeadFeed(
       () => miner.head,
       (b) => toHex(b.hash),
@@ -260,11 +201,12 @@ export class MinerNode {
 
   /** What became of the blocks sent to storage, over every storage node. */
   get storageCounters(): StorageCounters {
-    const sum: StorageCounters = { applied: 0, refused: 0, retries: 0 };
+    const sum: StorageCounters = { applied: 0, refused: 0, retries: 0, caughtUp: 0 };
     for (const p of this.storagePeers) {
       sum.applied += p.counters.applied;
       sum.refused += p.counters.refused;
       sum.retries += p.counters.retries;
+      sum.caughtUp += p.counters.caughtUp;
     }
     return sum;
   }
@@ -310,6 +252,16 @@ export class MinerNode {
       'monsoon_miner_storage_retries_total',
       'ApplyBlock calls to a storage node tried again after a failure, by storage node.',
       () => this.storagePeers.map((p) => ({ labels: { storage: p.address }, value: p.counters.retries })),
+    );
+    m.observableCounter(
+      'monsoon_miner_storage_caught_up_blocks_total',
+      'Blocks sent again to a storage node that was behind, by storage node.',
+      () => this.storagePeers.map((p) => ({ labels: { storage: p.address }, value: p.counters.caughtUp })),
+    );
+    m.gauge(
+      'monsoon_miner_storage_backlog_blocks',
+      'Blocks waiting to be sent to a storage node, by storage node.',
+      () => this.storagePeers.map((p) => ({ labels: { storage: p.address }, value: p.behind })),
     );
     addProcessMetrics(m);
   }
@@ -463,8 +415,17 @@ export class MinerNode {
   private announce(sealed: SealedBlock, from: PeerStream | undefined): void {
     const msg = peerMessageToProto({ kind: 'block', block: sealed.peer });
     for (const s of this.peerStreams) if (s !== from) s.write(msg);
-    for (const p of this.storagePeers) void p.send(sealed);
+    if (this.storagePeers.length > 0) this.keepSealed(sealed);
+    for (const p of this.storagePeers) p.send(sealed);
     this.heads.check();
+  }
+
+  /** Remembers `sealed` for catch-ups and forgets what fell out of the window below the head. */
+  private keepSealed(sealed: SealedBlock): void {
+    this.recentSealed.set(toHex(sealed.block.hash), sealed);
+    const floor = this.miner.head.header.number - BigInt(this.opts.storageCatchUpBlocks);
+    if (this.recentSealed.size <= this.opts.storageCatchUpBlocks) return;
+    for (const [k, s] of this.recentSealed) if (s.block.header.number < floor) this.recentSealed.delete(k);
   }
 
   /** Waits until every storage node has been sent every block so far. */
@@ -478,7 +439,7 @@ export class MinerNode {
     for (const end of [...this.headStreams]) end();
     for (const s of this.peerStreams) s.end();
     for (const c of this.peerClients) c.close();
-    for (const p of this.storagePeers) p.client.close();
+    for (const p of this.storagePeers) p.close();
     await this.server?.close();
   }
 }

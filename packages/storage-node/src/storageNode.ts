@@ -233,6 +233,15 @@ export class StorageNode {
       { dir: join(opts.dataDir, 'wal'), ...(opts.fsync ? { fsync: opts.fsync } : {}) },
       modules.logger ? { logger: modules.logger } : {},
     );
+    if (latest !== undefined && wal.lastSeq < latest.seq) {
+      // The log lost a tail the checkpoint covers (an unsynced tail cut): numbering on from
+      // there would give new blocks seqs the checkpoint already covers, and replay skip them.
+      log.warn('wal ends before the newest checkpoint; restarting it after the checkpoint', {
+        walLastSeq: String(wal.lastSeq),
+        checkpointSeq: String(latest.seq),
+      });
+      await wal.restartAt(latest.seq + 1n);
+    }
     node.wal = wal;
     node.checkpoints = checkpoints;
     node.checkpointEvery = opts.checkpointEvery ?? 1024;

@@ -23,6 +23,7 @@ import { chainRulesOf, SenderRecoveryPool } from '@monsoon/execution';
 import { type Genesis, parseGenesis } from '@monsoon/protocol';
 import { defaultMinerOptions, Miner } from '../miner.js';
 import { defaultMinerNodeOptions, MinerNode } from '../minerNode.js';
+import { defaultStoragePeerOptions } from '../storagePeer.js';
 
 /** The miner role's own options. */
 export const MINER_OPTIONS: readonly RoleOption[] = [
@@ -71,6 +72,16 @@ export const MINER_OPTIONS: readonly RoleOption[] = [
       'worker threads recovering senders while submissions execute, 0 = on the execution thread (default: 0)',
   },
   { name: 'shardCount', arg: '<n>', description: '16 or 256 (default: 16)' },
+  {
+    name: 'storageRetryMax',
+    arg: '<ms>',
+    description: `longest wait between tries to reach a storage node; its blocks are kept meanwhile (default: ${defaultStoragePeerOptions.retryMaxMs})`,
+  },
+  {
+    name: 'storageCatchUp',
+    arg: '<blocks>',
+    description: `sealed blocks kept below the head to catch up a storage node that is behind (default: ${defaultMinerNodeOptions.storageCatchUpBlocks})`,
+  },
 ];
 
 /** What the miner role runs with. */
@@ -87,6 +98,8 @@ export interface MinerRoleConfig {
   readonly maxBlockTxs: number;
   readonly recoveryThreads: number;
   readonly shardCount: 16 | 256;
+  readonly storageRetryMaxMs: number;
+  readonly storageCatchUpBlocks: number;
 }
 
 function bad(option: string, expected: string, found: unknown): never {
@@ -134,6 +147,16 @@ async function loadMiner(raw: RawOptions): Promise<MinerRoleConfig> {
     maxBlockTxs: read.int(raw.maxBlockTxs ?? defaultMinerOptions.maxBlockTransactions, 'maxBlockTxs', 1),
     recoveryThreads: read.int(raw.recoveryThreads ?? 0, 'recoveryThreads'),
     shardCount: shardCount as 16 | 256,
+    storageRetryMaxMs: read.int(
+      raw.storageRetryMax ?? defaultStoragePeerOptions.retryMaxMs,
+      'storageRetryMax',
+      1,
+    ),
+    storageCatchUpBlocks: read.int(
+      raw.storageCatchUp ?? defaultMinerNodeOptions.storageCatchUpBlocks,
+      'storageCatchUp',
+      1,
+    ),
   };
   return {
     ...config,
@@ -168,6 +191,8 @@ async function startMiner(o: MinerRoleConfig, { logger }: RoleContext): Promise<
       storage: [...o.storage],
       peers: [...o.peers],
       blockIntervalMs: o.blockIntervalMs,
+      storageFeed: { retryMaxMs: o.storageRetryMaxMs },
+      storageCatchUpBlocks: o.storageCatchUpBlocks,
     },
     logger,
   );
