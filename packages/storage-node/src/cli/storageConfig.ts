@@ -43,6 +43,7 @@ export interface StorageCliConfig {
   logLevel: LogLevel;
   maxMessageBytes: number;
   maxBatch: number;
+  maxNodes: number;
 }
 
 /** The role's own options (`config`, `logLevel` and `advertise` are every role's: `@monsoon/edge`). */
@@ -86,7 +87,12 @@ export const STORAGE_OPTIONS: readonly RoleOption[] = [
   {
     name: 'maxBatch',
     arg: '<n>',
-    description: 'most BatchGet queries or slots, or GetNodes hashes (default: 10000)',
+    description: `most BatchGet queries or slots (default: ${defaultStorageServerOptions.maxBatchQueries})`,
+  },
+  {
+    name: 'maxNodes',
+    arg: '<n>',
+    description: `most GetNodes hashes (default: ${defaultStorageServerOptions.maxNodes})`,
   },
 ];
 
@@ -101,6 +107,7 @@ export const defaultStorageCliOptions = {
   logLevel: 'info' as LogLevel,
   maxMessageBytes: defaultStorageServerOptions.maxReceiveMessageBytes,
   maxBatch: defaultStorageServerOptions.maxBatchQueries,
+  maxNodes: defaultStorageServerOptions.maxNodes,
 };
 
 function bad(option: string, expected: string, found: unknown): never {
@@ -175,5 +182,6 @@ export function resolveStorageConfig(flags: RawOptions, config: RawOptions = {})
       1,
     ),
     maxBatch: read.int(pick('maxBatch') ?? defaultStorageCliOptions.maxBatch, 'maxBatch', 1),
+    maxNodes: read.int(pick('maxNodes') ?? defaultStorageCliOptions.maxNodes, 'maxNodes', 1),
   };
 }

@@ -88,6 +88,7 @@ describe('storage CLI options', () => {
       logLevel: 'info',
       maxMessageBytes: 64 * 1024 * 1024,
       maxBatch: 10_000,
+      maxNodes: 1024,
     });
   });
 
