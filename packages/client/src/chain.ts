@@ -92,12 +92,40 @@ export function clientBlockOf(b: BlockWithReceipts): ClientBlock {
   };
 }
 
+export interface ChainViewOptions {
+  /**
+   * Canonical blocks kept, the head included (genesis is kept too, for `earliest`): older ones
+   * and their transactions are forgotten, so a long run's memory stays flat.
+   */
+  window: number;
+}
+
+export const defaultChainViewOptions: ChainViewOptions = { window: 4096 };
+
 export class ChainView {
+  readonly opts: ChainViewOptions;
   private readonly canonical: ClientBlock[] = [];
+  /** Block 0 once it has left the window. */
+  private genesis: ClientBlock | undefined;
   private readonly byHash = new Map<string, ClientBlock>();
   private readonly txs = new Map<string, TxLocation>();
   private readonly waiters = new Map<string, ((l: TxLocation) => void)[]>();
   private readonly headListeners = new Set<(b: ClientBlock) => void>();
+
+  constructor(opts: Partial<ChainViewOptions> = {}) {
+    this.opts = { ...defaultChainViewOptions, ...opts };
+    if (!Number.isSafeInteger(this.opts.window) || this.opts.window < 1) {
+      throw new ClientError(
+        ClientErrorCode.BadArgument,
+        `chain window: expected a positive integer, found ${this.opts.window}`,
+      );
+    }
+  }
+
+  /** Canonical blocks held (genesis included once it has left the window). */
+  get size(): number {
+    return this.canonical.length + (this.genesis === undefined ? 0 : 1);
+  }
 
   get head(): ClientBlock | undefined {
     return this.canonical.at(-1);
@@ -112,6 +140,7 @@ export class ChainView {
   }
 
   byNumber(n: bigint): ClientBlock | undefined {
+    if (n === 0n && this.genesis !== undefined) return this.genesis;
     const first = this.canonical[0];
     if (first === undefined) return undefined;
     return this.canonical[Number(n - first.header.number)];
@@ -173,6 +202,21 @@ export class ChainView {
         for (const f of w) f(loc);
       }
     });
+    this.forgetOld();
     for (const f of this.headListeners) f(b);
+  }
+
+  /** Drops the blocks below the window (keeping genesis aside) and their transactions. */
+  private forgetOld(): void {
+    const over = this.canonical.length - this.opts.window;
+    if (over <= 0) return;
+    for (const gone of this.canonical.splice(0, over)) {
+      if (gone.header.number === 0n) {
+        this.genesis = gone;
+        continue;
+      }
+      this.byHash.delete(toHex(gone.hash));
+      for (const h of gone.txHashes) this.txs.delete(toHex(h));
+    }
   }
 }

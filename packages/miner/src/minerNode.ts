@@ -74,7 +74,8 @@ export interface MinerNodeOptions {
   storageFeed: Partial<Omit<StoragePeerOptions, 'shardCount'>>;
   /**
    * Sealed blocks (with their per-shard updates) kept below the head for catching storage nodes
-   * up: a node further behind than this is reported, not caught up.
+   * up: a node further behind than this (or than the miner's `keepBlocks`) is reported, not
+   * caught up.
    */
   storageCatchUpBlocks: number;
   maxReceiveMessageBytes: number;
@@ -86,7 +87,7 @@ export const defaultMinerNodeOptions: MinerNodeOptions = {
   peers: [],
   storage: [],
   storageFeed: {},
-  storageCatchUpBlocks: 1024,
+  storageCatchUpBlocks: 512,
   maxReceiveMessageBytes: 256 * 1024 * 1024,
 };
 

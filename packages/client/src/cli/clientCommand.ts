@@ -68,6 +68,11 @@ export const CLIENT_OPTIONS: readonly RoleOption[] = [
     arg: '<n>',
     description: `most transactions in one submission (default: ${defaultClientOptions.maxBatch})`,
   },
+  {
+    name: 'chainWindow',
+    arg: '<n>',
+    description: `canonical blocks (transactions, receipts) kept; older ones are forgotten (default: ${defaultClientOptions.chainWindow})`,
+  },
 ];
 
 /** What the client role runs with. */
@@ -80,6 +85,7 @@ export interface ClientRoleConfig {
   readonly metrics: string | undefined;
   readonly compactLevels: number;
   readonly maxBatch: number;
+  readonly chainWindow: number;
 }
 
 function required(list: string[], name: string): string[] {
@@ -109,6 +115,7 @@ async function loadClient(raw: RawOptions): Promise<ClientRoleConfig> {
     metrics: read.optionalHostPort(raw.metrics, 'metrics'),
     compactLevels: read.int(raw.compactLevels ?? defaultClientOptions.compactLevels, 'compactLevels'),
     maxBatch: read.int(raw.maxBatch ?? defaultClientOptions.maxBatch, 'maxBatch', 1),
+    chainWindow: read.int(raw.chainWindow ?? defaultClientOptions.chainWindow, 'chainWindow', 1),
   };
   const genesis = parseGenesis(await readJsonFile(read.str(raw.genesis, 'genesis'), 'genesis'));
   return { ...config, rules: chainRulesOf(genesis) };
@@ -121,6 +128,7 @@ async function startClient(o: ClientRoleConfig, { logger }: RoleContext): Promis
     rules: o.rules,
     compactLevels: o.compactLevels,
     maxBatch: o.maxBatch,
+    chainWindow: o.chainWindow,
     logger,
   });
   let rpc: RpcServer | undefined;

@@ -55,6 +55,28 @@ describe('ChainView', () => {
     expect(chain.head).toBe(again);
   });
 
+  it('keeps a window of blocks: older ones and their transactions are forgotten, genesis stays', () => {
+    const chain = new ChainView({ window: 3 });
+    const txs = Array.from({ length: 8 }, (_, i) => Uint8Array.of(7, i));
+    const b = txs.map((tx, i) => block(BigInt(i), 0, i === 0 ? [] : [tx]));
+    for (const x of b) chain.add(x);
+    expect(chain.size).toBe(4); // blocks 5, 6, 7 and genesis
+    expect(chain.byNumber(0n)).toBe(b[0]);
+    for (let n = 1; n <= 4; n++) {
+      expect(chain.byNumber(BigInt(n))).toBeUndefined();
+      expect(chain.block(b[n]!.hash)).toBeUndefined();
+      expect(chain.transaction(keccak.keccak256(txs[n]!))).toBeUndefined();
+    }
+    for (let n = 5; n <= 7; n++) {
+      expect(chain.byNumber(BigInt(n))).toBe(b[n]);
+      expect(chain.transaction(keccak.keccak256(txs[n]!))?.block).toBe(b[n]);
+    }
+    // A replay of a forgotten block is of no use and changes nothing.
+    chain.add(b[2]!);
+    expect(chain.head).toBe(b[7]);
+    expect(chain.size).toBe(4);
+  });
+
   it("checks a streamed block's transactions and receipts against its header", () => {
     const receipts = [
       { type: 2, status: 1 as const, cumulativeGasUsed: 21_000n, logs: [] },

@@ -73,6 +73,11 @@ export const MINER_OPTIONS: readonly RoleOption[] = [
   },
   { name: 'shardCount', arg: '<n>', description: '16 or 256 (default: 16)' },
   {
+    name: 'keepBlocks',
+    arg: '<n>',
+    description: `blocks kept below the head; older ones are forgotten (default: ${defaultMinerOptions.keepBlocks})`,
+  },
+  {
     name: 'storageRetryMax',
     arg: '<ms>',
     description: `longest wait between tries to reach a storage node; its blocks are kept meanwhile (default: ${defaultStoragePeerOptions.retryMaxMs})`,
@@ -98,6 +103,7 @@ export interface MinerRoleConfig {
   readonly maxBlockTxs: number;
   readonly recoveryThreads: number;
   readonly shardCount: 16 | 256;
+  readonly keepBlocks: number;
   readonly storageRetryMaxMs: number;
   readonly storageCatchUpBlocks: number;
 }
@@ -147,6 +153,7 @@ async function loadMiner(raw: RawOptions): Promise<MinerRoleConfig> {
     maxBlockTxs: read.int(raw.maxBlockTxs ?? defaultMinerOptions.maxBlockTransactions, 'maxBlockTxs', 1),
     recoveryThreads: read.int(raw.recoveryThreads ?? 0, 'recoveryThreads'),
     shardCount: shardCount as 16 | 256,
+    keepBlocks: read.int(raw.keepBlocks ?? defaultMinerOptions.keepBlocks, 'keepBlocks', 1),
     storageRetryMaxMs: read.int(
       raw.storageRetryMax ?? defaultStoragePeerOptions.retryMaxMs,
       'storageRetryMax',
@@ -174,6 +181,7 @@ async function startMiner(o: MinerRoleConfig, { logger }: RoleContext): Promise<
     difficulty: o.difficulty,
     maxBlockTransactions: o.maxBlockTxs,
     shardCount: o.shardCount,
+    keepBlocks: o.keepBlocks,
     ...(o.recoveryThreads > 0
       ? { recovery: await SenderRecoveryPool.create({ threads: o.recoveryThreads }) }
       : {}),
