@@ -16,6 +16,7 @@ export {
   MinerNode,
   type MinerNodeOptions,
 } from './minerNode.js';
+export { defaultPeerSyncOptions, type PeerLink, PeerSync, type PeerSyncOptions } from './peerSync.js';
 export {
   defaultStoragePeerOptions,
   type StorageCounters,

@@ -47,6 +47,7 @@ import {
   submitResponseToProto,
 } from '@monsoon/protocol';
 import type { ChainBlock, Miner, SealedBlock } from './miner.js';
+import { defaultPeerSyncOptions, type PeerLink, PeerSync, type PeerSyncOptions } from './peerSync.js';
 import {
   defaultStoragePeerOptions,
   type StorageCounters,
@@ -78,6 +79,8 @@ export interface MinerNodeOptions {
    * caught up.
    */
   storageCatchUpBlocks: number;
+  /** Fetching the missing ancestors of peers' blocks (how many per request, how many may wait). */
+  peerSync: Partial<PeerSyncOptions>;
   maxReceiveMessageBytes: number;
 }
 
@@ -88,6 +91,7 @@ export const defaultMinerNodeOptions: MinerNodeOptions = {
   storage: [],
   storageFeed: {},
   storageCatchUpBlocks: 512,
+  peerSync: {},
   maxReceiveMessageBytes: 256 * 1024 * 1024,
 };
 
@@ -116,6 +120,10 @@ type PeerStream =
   | ServerDuplexStream<minerPb.PeerMessage, minerPb.PeerMessage>
   | ClientDuplexStream<minerPb.PeerMessage, minerPb.PeerMessage>;
 
+interface PeerStreamLink extends PeerLink {
+  readonly stream: PeerStream;
+}
+
 export class MinerNode {
   /**
    * The node's metrics, `monsoon_miner_*`: the Miner's counters, head and pending block, each
@@ -124,6 +132,8 @@ export class MinerNode {
   readonly metrics = new MetricsRegistry();
   private server: GrpcServer | undefined;
   private readonly storagePeers: StoragePeer[];
+  /** Peer blocks in, their missing ancestors fetched from the peer that sent them. */
+  private readonly sync: PeerSync<PeerStreamLink>;
   /** Recent sealed blocks by hash, with their updates: what a storage node that is behind is sent. */
   private readonly recentSealed = new Map<string, SealedBlock>();
   private readonly peerStreams = new Set<PeerStream>();
@@ -148,6 +158,10 @@ export class MinerNode {
     };
     this.storagePeers = opts.storage.map(
       (a) => new StoragePeer(a, feed, { log, sealed: (h) => this.recentSealed.get(toHex(h)) }, CHANNEL),
+    );
+    this.sync = new PeerSync(
+      { ...defaultPeerSyncOptions, ...opts.peerSync },
+      { miner, log, adopted: (sealed, from) => this.announce(sealed, from.stream) },
     );
     this.heads = new HeadFeed(
       () => miner.head,
@@ -370,6 +384,13 @@ export class MinerNode {
 
   private attachPeer(stream: PeerStream, who: string): void {
     this.peerStreams.add(stream);
+    const link: PeerStreamLink = {
+      who,
+      stream,
+      send: (m) => {
+        if (this.peerStreams.has(stream)) stream.write(peerMessageToProto(m));
+      },
+    };
     const drop = () => this.peerStreams.delete(stream);
     stream.on('error', drop);
     stream.on('end', drop);
@@ -382,18 +403,8 @@ export class MinerNode {
         this.log.warn('malformed peer message', { peer: who, error: (e as Error).message });
         return;
       }
-      this.miner.receiveBlock(msg.block).then(
-        (sealed) => {
-          if (sealed === undefined) return;
-          this.log.info('peer block adopted', {
-            peer: who,
-            number: Number(sealed.block.header.number),
-            head: toHex(this.miner.head.hash),
-          });
-          this.announce(sealed, stream);
-        },
-        (e) => this.log.warn('peer block refused', { peer: who, error: (e as Error).message }),
-      );
+      if (msg.kind === 'getBlocks') this.sync.answer(msg.hash, msg.count, link);
+      else this.sync.receive(msg.block, link);
     });
   }
 
