@@ -46,6 +46,7 @@ import {
   submitRequestFromProto,
   submitResponseToProto,
 } from '@monsoon/protocol';
+import { BlockLog } from './blockLog.js';
 import type { ChainBlock, Miner, SealedBlock } from './miner.js';
 import { defaultPeerSyncOptions, type PeerLink, PeerSync, type PeerSyncOptions } from './peerSync.js';
 import {
@@ -79,6 +80,13 @@ export interface MinerNodeOptions {
    * caught up.
    */
   storageCatchUpBlocks: number;
+  /**
+   * Where the miner logs its chain (every block it adopts); on start it re-executes what the
+   * log holds and continues from there. Undefined: nothing on disk (a restart is at genesis).
+   */
+  dataDir?: string;
+  /** fsync the chain log after every block ('always') or leave it to the OS ('none'). */
+  fsync: 'always' | 'none';
   /** Fetching the missing ancestors of peers' blocks (how many per request, how many may wait). */
   peerSync: Partial<PeerSyncOptions>;
   maxReceiveMessageBytes: number;
@@ -91,6 +99,7 @@ export const defaultMinerNodeOptions: MinerNodeOptions = {
   storage: [],
   storageFeed: {},
   storageCatchUpBlocks: 512,
+  fsync: 'always',
   peerSync: {},
   maxReceiveMessageBytes: 256 * 1024 * 1024,
 };
@@ -144,6 +153,8 @@ export class MinerNode {
   private readonly peerClients: MinerServiceClient[] = [];
   private readonly submitSeconds: Histogram;
   private metricsServer: MetricsServer | undefined;
+  /** The chain log, with `dataDir`. */
+  private blockLog: BlockLog | undefined;
   private timer: NodeJS.Timeout | undefined;
 
   private constructor(
@@ -182,6 +193,7 @@ export class MinerNode {
     log: Logger = silentLogger,
   ): Promise<MinerNode> {
     const n = new MinerNode(miner, { ...defaultMinerNodeOptions, ...opts }, log);
+    if (n.opts.dataDir !== undefined) await n.restoreChain(n.opts.dataDir);
     await n.listen();
     if (n.opts.metrics !== undefined) {
       try {
@@ -202,6 +214,30 @@ export class MinerNode {
       );
     }
     return n;
+  }
+
+  /** Re-executes the blocks the chain log holds, then logs every block adopted from now on. */
+  private async restoreChain(dataDir: string): Promise<void> {
+    const started = performance.now();
+    const { log: blockLog, blocks } = await BlockLog.open({ dataDir, fsync: this.opts.fsync }, this.log);
+    let refused = 0;
+    for (const b of blocks) {
+      try {
+        await this.miner.receiveBlock(b);
+      } catch (e) {
+        // Its parent was in a tail lost to a crash: a peer will send it again.
+        refused++;
+        this.log.warn('logged block not restored', { error: (e as Error).message });
+      }
+    }
+    this.blockLog = blockLog;
+    this.log.info('chain restored', {
+      blocks: blocks.length,
+      refused,
+      head: Number(this.miner.head.header.number),
+      hash: toHex(this.miner.head.hash),
+      ms: Math.round(performance.now() - started),
+    });
   }
 
   /** The bound MinerService address, `host:port` (the real port when `listen` asked for 0). */
@@ -423,13 +459,21 @@ export class MinerNode {
     this.announce(sealed, undefined);
   }
 
-  /** To every peer (but the one it came from), every storage node, every head subscriber. */
+  /** To every peer (but the one it came from), every storage node, the chain log, every head subscriber. */
   private announce(sealed: SealedBlock, from: PeerStream | undefined): void {
     const msg = peerMessageToProto({ kind: 'block', block: sealed.peer });
     for (const s of this.peerStreams) if (s !== from) s.write(msg);
     if (this.storagePeers.length > 0) this.keepSealed(sealed);
     for (const p of this.storagePeers) p.send(sealed);
-    this.heads.check();
+    if (this.blockLog === undefined) {
+      this.heads.check();
+      return;
+    }
+    // Head subscribers (clients) hear of a block once it is in the log: a head they saw survives a restart.
+    void this.blockLog
+      .append(sealed.peer)
+      .catch((e) => this.log.error('chain log append failed', { error: (e as Error).message }))
+      .then(() => this.heads.check());
   }
 
   /** Remembers `sealed` for catch-ups and forgets what fell out of the window below the head. */
@@ -453,5 +497,6 @@ export class MinerNode {
     for (const c of this.peerClients) c.close();
     for (const p of this.storagePeers) p.close();
     await this.server?.close();
+    await this.blockLog?.close();
   }
 }

@@ -73,6 +73,17 @@ export const MINER_OPTIONS: readonly RoleOption[] = [
   },
   { name: 'shardCount', arg: '<n>', description: '16 or 256 (default: 16)' },
   {
+    name: 'dataDir',
+    arg: '<dir>',
+    description: 'log the chain here and continue from it on restart (default: nothing on disk)',
+    path: true,
+  },
+  {
+    name: 'fsync',
+    arg: '<always|none>',
+    description: 'fsync the chain log after every block, or leave it to the OS (default: always)',
+  },
+  {
     name: 'keepBlocks',
     arg: '<n>',
     description: `blocks kept below the head; older ones are forgotten (default: ${defaultMinerOptions.keepBlocks})`,
@@ -104,6 +115,8 @@ export interface MinerRoleConfig {
   readonly recoveryThreads: number;
   readonly shardCount: 16 | 256;
   readonly keepBlocks: number;
+  readonly dataDir: string | undefined;
+  readonly fsync: 'always' | 'none';
   readonly storageRetryMaxMs: number;
   readonly storageCatchUpBlocks: number;
 }
@@ -154,6 +167,8 @@ async function loadMiner(raw: RawOptions): Promise<MinerRoleConfig> {
     recoveryThreads: read.int(raw.recoveryThreads ?? 0, 'recoveryThreads'),
     shardCount: shardCount as 16 | 256,
     keepBlocks: read.int(raw.keepBlocks ?? defaultMinerOptions.keepBlocks, 'keepBlocks', 1),
+    dataDir: raw.dataDir === undefined ? undefined : read.str(raw.dataDir, 'dataDir'),
+    fsync: read.oneOf(raw.fsync ?? defaultMinerNodeOptions.fsync, 'fsync', ['always', 'none'] as const),
     storageRetryMaxMs: read.int(
       raw.storageRetryMax ?? defaultStoragePeerOptions.retryMaxMs,
       'storageRetryMax',
@@ -201,6 +216,8 @@ async function startMiner(o: MinerRoleConfig, { logger }: RoleContext): Promise<
       blockIntervalMs: o.blockIntervalMs,
       storageFeed: { retryMaxMs: o.storageRetryMaxMs },
       storageCatchUpBlocks: o.storageCatchUpBlocks,
+      fsync: o.fsync,
+      ...(o.dataDir !== undefined ? { dataDir: o.dataDir } : {}),
     },
     logger,
   );
