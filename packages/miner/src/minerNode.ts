@@ -153,6 +153,11 @@ export class MinerNode {
   private readonly peerClients: MinerServiceClient[] = [];
   private readonly submitSeconds: Histogram;
   private metricsServer: MetricsServer | undefined;
+  /**
+   * The head subscribers see: the miner's head once it is in the chain log (at once without
+   * one), so a head a client saw survives a restart.
+   */
+  private announcedHead: ChainBlock;
   /** The chain log, with `dataDir`. */
   private blockLog: BlockLog | undefined;
   private timer: NodeJS.Timeout | undefined;
@@ -174,8 +179,9 @@ export class MinerNode {
       { ...defaultPeerSyncOptions, ...opts.peerSync },
       { miner, log, adopted: (sealed, from) => this.announce(sealed, from.stream) },
     );
+    this.announcedHead = miner.head;
     this.heads = new HeadFeed(
-      () => miner.head,
+      () => this.announcedHead,
       (b) => toHex(b.hash),
     );
     this.submitSeconds = this.metrics.histogram(
@@ -231,6 +237,7 @@ export class MinerNode {
       }
     }
     this.blockLog = blockLog;
+    this.announcedHead = this.miner.head;
     this.log.info('chain restored', {
       blocks: blocks.length,
       refused,
@@ -366,7 +373,7 @@ export class MinerNode {
   private streamBlocks(
     call: ServerWritableStream<minerPb.SubscribeBlocksRequest, minerPb.BlockWithReceipts>,
   ): () => void {
-    const head = this.miner.head;
+    const head = this.announcedHead;
     const floor = call.request.fromNumber ?? head.header.number;
     const sent = new Map<bigint, string>();
     let ended = false;
@@ -465,15 +472,20 @@ export class MinerNode {
     for (const s of this.peerStreams) if (s !== from) s.write(msg);
     if (this.storagePeers.length > 0) this.keepSealed(sealed);
     for (const p of this.storagePeers) p.send(sealed);
-    if (this.blockLog === undefined) {
+    const head = this.miner.head === sealed.block;
+    const heard = () => {
+      if (head) this.announcedHead = sealed.block;
       this.heads.check();
+    };
+    if (this.blockLog === undefined) {
+      heard();
       return;
     }
     // Head subscribers (clients) hear of a block once it is in the log: a head they saw survives a restart.
     void this.blockLog
       .append(sealed.peer)
       .catch((e) => this.log.error('chain log append failed', { error: (e as Error).message }))
-      .then(() => this.heads.check());
+      .then(heard);
   }
 
   /** Remembers `sealed` for catch-ups and forgets what fell out of the window below the head. */
