@@ -1,6 +1,8 @@
 /**
  * The chain as this client knows it: the canonical blocks a miner streams (SubscribeBlocks),
- * each checked against its own header (transactions root and receipts root recomputed), with
+ * each checked against its own header (proof of work; transactions root and receipts root
+ * recomputed) and against the chain (its parent is the block below it; its difficulty meets the
+ * genesis' rule), with
  * their receipts, an index of transactions by hash, and waiters for a transaction's inclusion.
  * A block at a height already held replaces it and everything above (a reorg).
  */
@@ -14,7 +16,13 @@ import {
   transactionsRoot,
 } from '@monsoon/execution';
 import { keccak } from '@monsoon/keccak';
-import { type BlockHeader, type BlockWithReceipts, decodeHeader, headerHash } from '@monsoon/protocol';
+import {
+  type BlockHeader,
+  type BlockWithReceipts,
+  checkPow,
+  decodeHeader,
+  headerHash,
+} from '@monsoon/protocol';
 import { ClientError, ClientErrorCode } from './clientError.js';
 
 export interface ClientBlock {
@@ -66,13 +74,14 @@ export function decodeReceipt(b: Uint8Array): Receipt {
   };
 }
 
-/** Decodes and checks a streamed block against its header's roots. */
+/** Decodes and checks a streamed block: its proof of work, and its header's roots against its content. */
 export function clientBlockOf(b: BlockWithReceipts): ClientBlock {
   const header = decodeHeader(b.headerRlp);
   const hash = headerHash(header, keccak);
   const bad = (why: string): never => {
     throw new ClientError(ClientErrorCode.BadProof, `block #${header.number} ${toHex(hash)}: ${why}`);
   };
+  if (!checkPow(header, keccak)) bad(`its proof of work does not meet its difficulty ${header.difficulty}`);
   if (!bytesEqual(transactionsRoot(b.transactions), header.transactionsRoot))
     bad('transactions do not match its transactions root');
   if (!bytesEqual(orderedTrieRoot(b.receipts), header.receiptsRoot))
@@ -98,9 +107,14 @@ export interface ChainViewOptions {
    * and their transactions are forgotten, so a long run's memory stays flat.
    */
   window: number;
+  /**
+   * The chain's difficulty rule (ChainRules.minDifficulty, from the genesis): a block below it
+   * is refused. The in-process default, 0, takes any.
+   */
+  minDifficulty: bigint;
 }
 
-export const defaultChainViewOptions: ChainViewOptions = { window: 4096 };
+export const defaultChainViewOptions: ChainViewOptions = { window: 4096, minDifficulty: 0n };
 
 export class ChainView {
   readonly opts: ChainViewOptions;
@@ -171,8 +185,18 @@ export class ChainView {
     return () => this.headListeners.delete(f);
   }
 
-  /** Adds a canonical block: the new head, replacing any held at its height or above. */
+  /**
+   * Adds a canonical block: the new head, replacing any held at its height or above. Its
+   * difficulty must meet the chain's rule and its parent must be the block held below it, so
+   * the roots of a header are only trusted on a chain of valid headers (BAD_PROOF otherwise).
+   */
   add(b: ClientBlock): void {
+    const refuse = (why: string): never => {
+      throw new ClientError(ClientErrorCode.BadProof, `block #${b.header.number} ${toHex(b.hash)}: ${why}`);
+    };
+    if (b.header.number > 0n && b.header.difficulty < this.opts.minDifficulty) {
+      refuse(`difficulty ${b.header.difficulty} is below the chain's minimum ${this.opts.minDifficulty}`);
+    }
     const first = this.canonical[0];
     if (first !== undefined) {
       const at = Number(b.header.number - first.header.number);
@@ -183,6 +207,14 @@ export class ChainView {
         throw new ClientError(
           ClientErrorCode.UnknownBlock,
           `block #${b.header.number} arrived after #${this.head!.header.number}: blocks missing in between`,
+        );
+      }
+      const parent =
+        this.canonical[at - 1] ??
+        refuse('it replaces the oldest block held, whose parent this view no longer has');
+      if (!bytesEqual(b.header.parentHash, parent.hash)) {
+        refuse(
+          `its parent is ${toHex(b.header.parentHash)}, the block held below it is ${toHex(parent.hash)}`,
         );
       }
       for (const gone of this.canonical.splice(at)) {

@@ -108,7 +108,7 @@ export class Client implements RpcBackend {
     readonly opts: ClientOptions,
     readonly remote: RemoteState,
   ) {
-    this.chain = new ChainView({ window: opts.chainWindow });
+    this.chain = new ChainView({ window: opts.chainWindow, minDifficulty: opts.rules.minDifficulty });
     this.common = makeCommon(opts.rules, nativeCustomCrypto);
     this.miners = new MinerPool(opts.miners);
     this.follower = new ChainFollower(

@@ -218,6 +218,13 @@ export class Miner {
     keccak: Keccak = defaultKeccak,
   ): Promise<Miner> {
     const o: MinerOptions = { ...defaultMinerOptions, ...opts };
+    if (o.difficulty < o.rules.minDifficulty) {
+      throw new ExecutionError(
+        ExecutionErrorCode.BadBlock,
+        `difficulty ${o.difficulty}: the chain's rule asks at least ${o.rules.minDifficulty} of every block (genesis config.monsoon.minDifficulty)`,
+        { difficulty: o.difficulty, minDifficulty: o.rules.minDifficulty },
+      );
+    }
     let self: Miner | undefined;
     // Stubs resolve from the bag of what is executing; bag nodes are hashed once, on arrival.
     const source: VerifiedNodeSource = { getBin: (h) => self?.resolve(h) };
@@ -569,6 +576,8 @@ export class Miner {
       if (parent === undefined) return bad(`unknown parent ${toHex(header.parentHash)}`);
       if (header.number !== parent.header.number + 1n)
         bad(`number ${header.number} after parent #${parent.header.number}`);
+      if (header.difficulty < this.opts.rules.minDifficulty)
+        bad(`difficulty ${header.difficulty} below the chain's minimum ${this.opts.rules.minDifficulty}`);
       if (!checkPow(header, this.keccak)) bad('proof of work does not meet its difficulty');
       if (header.gasLimit > this.opts.rules.gasLimit)
         bad(`gas limit ${header.gasLimit} over ${this.opts.rules.gasLimit}`);

@@ -18,6 +18,7 @@ import {
   type BatchGetResponse,
   type BlockRef,
   checkPow,
+  DEFAULT_MIN_DIFFICULTY,
   decodeHeader,
   encodeHeader,
   type Genesis,
@@ -29,6 +30,7 @@ import {
   type GetStorageResponse,
   genesisHeader,
   headerHash,
+  minDifficultyOf,
   type ShardCount,
   ShardLayout,
   type ShardRoot,
@@ -120,6 +122,8 @@ export class StorageNode {
   private checkpointing: Promise<void> = Promise.resolve();
   /** Set while the log is replayed: its blocks are already in it. */
   private replaying = false;
+  /** The chain's difficulty rule: the least difficulty of a block (the genesis'). */
+  private minDifficulty = DEFAULT_MIN_DIFFICULTY;
 
   private constructor(
     readonly opts: StorageNodeOptions,
@@ -159,6 +163,7 @@ export class StorageNode {
       state,
     };
     const node = new StorageNode(o, v, modules);
+    node.minDifficulty = minDifficultyOf(genesis);
     node.log.info('genesis loaded', {
       shards: o.shards.length,
       accounts: genesis.alloc.length,
@@ -221,6 +226,7 @@ export class StorageNode {
     if (latest !== undefined) {
       const base = { ...decodeCheckpoint(latest.data, modules.hash), seq: latest.seq };
       node = new StorageNode(o, base, modules);
+      node.minDifficulty = minDifficultyOf(genesis);
       log.info('checkpoint loaded', {
         number: Number(base.header.number),
         seq: String(latest.seq),
@@ -329,6 +335,13 @@ export class StorageNode {
         {
           block: toHex(hash),
         },
+      );
+    }
+    if (header.difficulty < this.minDifficulty) {
+      throw new StorageError(
+        StorageErrorCode.BadBlock,
+        `block ${toHex(hash)} has difficulty ${header.difficulty}, below the chain's minimum ${this.minDifficulty}`,
+        { block: toHex(hash) },
       );
     }
     if (!checkPow(header, this.keccak)) {

@@ -20,7 +20,7 @@ import {
   runRole,
 } from '@monsoon/edge';
 import { chainRulesOf, SenderRecoveryPool } from '@monsoon/execution';
-import { type Genesis, parseGenesis } from '@monsoon/protocol';
+import { type Genesis, minDifficultyOf, parseGenesis } from '@monsoon/protocol';
 import { defaultMinerOptions, Miner } from '../miner.js';
 import { defaultMinerNodeOptions, MinerNode } from '../minerNode.js';
 import { defaultStoragePeerOptions } from '../storagePeer.js';
@@ -180,10 +180,16 @@ async function loadMiner(raw: RawOptions): Promise<MinerRoleConfig> {
       1,
     ),
   };
-  return {
-    ...config,
-    genesis: parseGenesis(await readJsonFile(read.str(raw.genesis, 'genesis'), 'genesis')),
-  };
+  const genesis = parseGenesis(await readJsonFile(read.str(raw.genesis, 'genesis'), 'genesis'));
+  const min = minDifficultyOf(genesis);
+  if (config.difficulty < min) {
+    bad(
+      'difficulty',
+      `at least ${min}, the genesis' difficulty rule (config.monsoon.minDifficulty, 1 when absent)`,
+      String(config.difficulty),
+    );
+  }
+  return { ...config, genesis };
 }
 
 async function startMiner(o: MinerRoleConfig, { logger }: RoleContext): Promise<RunningRole> {
