@@ -91,7 +91,13 @@ export class StoragePeer {
     private readonly modules: StoragePeerModules,
     channelOptions: Record<string, number>,
   ) {
-    this.client = new StorageServiceClient(address, credentials.createInsecure(), channelOptions);
+    this.client = new StorageServiceClient(address, credentials.createInsecure(), {
+      ...channelOptions,
+      // grpc-js's own reconnect backoff (up to 120 s) would keep a node that is back unreached
+      // long after our own retries ask again: held to ours.
+      'grpc.initial_reconnect_backoff_ms': Math.min(opts.retryMinMs * 4, opts.retryMaxMs),
+      'grpc.max_reconnect_backoff_ms': opts.retryMaxMs,
+    });
   }
 
   /** Blocks waiting to be sent to this node. */

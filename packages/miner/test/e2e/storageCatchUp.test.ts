@@ -11,52 +11,27 @@
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { credentials } from '@grpc/grpc-js';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { toHex } from '@monsoon/dsm-tree';
-import { unary } from '@monsoon/edge';
-import {
-  atHash,
-  getShardRootsRequestToProto,
-  getShardRootsResponseFromProto,
-  StorageServiceClient,
-} from '@monsoon/protocol';
 import { killAll, type Listening, startRole, until, writeGenesis } from '@monsoon/test-utils';
 import { addrs, genesis, minerHead, transfer } from '../helpers/minerProcess.js';
+import { rpc, startClientRole, stateRootAt } from '../helpers/roles.js';
 
 const WAIT_MS = 60_000;
 
-/** The state root `address` holds for block `hash`; rejects (NOT_FOUND) while it lacks the block. */
-async function stateRootAt(address: string, hash: Uint8Array): Promise<string> {
-  const c = new StorageServiceClient(address, credentials.createInsecure());
-  try {
-    const r = getShardRootsResponseFromProto(
-      await unary(c, c.getShardRoots, getShardRootsRequestToProto({ at: atHash(hash) })),
-    );
-    return toHex(r.stateRoot);
-  } finally {
-    c.close();
-  }
-}
-
-interface RpcAnswer<T> {
-  result?: T;
-  error?: { code: number; message: string };
-}
-
-async function rpc<T>(url: string, method: string, params: unknown[]): Promise<RpcAnswer<T>> {
-  const res = await fetch(url, {
-    method: 'POST',
-    headers: { 'content-type': 'application/json' },
-    body: JSON.stringify({ jsonrpc: '2.0', id: 1, method, params }),
-  });
-  return (await res.json()) as RpcAnswer<T>;
-}
-
 /** Sends a raw transaction through the client and waits for its receipt's status. */
 async function commit(url: string, raw: Uint8Array): Promise<string> {
-  const sent = await rpc<string>(url, 'eth_sendRawTransaction', [`0x${toHex(raw)}`]);
-  if (sent.result === undefined) throw new Error(`eth_sendRawTransaction: ${JSON.stringify(sent.error)}`);
+  // Until the client takes it: after an outage its channels to storage reconnect on grpc-js's
+  // own backoff, so its first reads may still fail UNAVAILABLE.
+  const sent = await until(
+    async () => {
+      const r = await rpc<string>(url, 'eth_sendRawTransaction', [`0x${toHex(raw)}`]);
+      if (r.error !== undefined && !/UNAVAILABLE|no replica/.test(r.error.message))
+        throw new Error(`eth_sendRawTransaction: ${r.error.message}`);
+      return r.result !== undefined && r;
+    },
+    { what: 'the client to take the transaction', timeoutMs: WAIT_MS },
+  );
   const receipt = await until(
     async () =>
       (await rpc<{ status: string } | null>(url, 'eth_getTransactionReceipt', [sent.result])).result ??
@@ -104,17 +79,11 @@ describe('a storage node kept down past the retries is caught up', () => {
       '--coinbase',
       `0x${'c0'.repeat(20)}`,
     ]);
-    const client = await startRole('client', [
-      '--genesis',
+    rpcUrl = await startClientRole(
       genesisFile,
-      '--miners',
       miner.address,
-      '--storage',
-      list,
-      '--rpc',
-      '127.0.0.1:0',
-    ]);
-    rpcUrl = String(client.line.rpc);
+      storage.map((s) => s.address),
+    );
   }, 60_000);
 
   afterAll(async () => {
