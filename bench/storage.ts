@@ -100,7 +100,10 @@ async function main(): Promise<void> {
     state.putAccount(a, makeAccount({ balance }));
   }
   const genesisFile = join(dir, 'genesis.json');
-  writeFileSync(genesisFile, JSON.stringify({ config: { chainId: 1337 }, alloc }));
+  writeFileSync(
+    genesisFile,
+    JSON.stringify({ config: { chainId: 1337, monsoon: { minDifficulty: 0 } }, alloc }),
+  );
   const t0 = performance.now();
   const { proc, address } = await startNode(genesisFile, join(dir, 'data'));
   const startSeconds = (performance.now() - t0) / 1000;

@@ -217,6 +217,8 @@ export class Cluster {
         seed: t.seed,
         count: opts.accounts ?? t.accounts,
         cacheDir: resolve(opts.cacheDir ?? join(dir, 'cache')),
+        // The chain's difficulty rule is what the topology's miners seal at (0: no work, said explicitly).
+        minDifficulty: BigInt(t.miners.difficulty),
         ...(onProgress ? { onProgress: (kind, done, total) => onProgress({ kind, done, total }) } : {}),
       });
     }

@@ -24,7 +24,13 @@ export type GenesisProgress = (step: 'accounts' | 'genesis', done: number, total
 /** Writes the genesis of `count` accounts under `seed` to `file`. */
 export async function generateGenesis(
   file: string,
-  opts: { seed: string; count: number; cacheDir: string; onProgress?: GenesisProgress },
+  opts: {
+    seed: string;
+    count: number;
+    cacheDir: string;
+    minDifficulty?: bigint;
+    onProgress?: GenesisProgress;
+  },
 ): Promise<ClusterGenesis> {
   const { seed, count, cacheDir, onProgress } = opts;
   const accounts = await AccountSet.create({
@@ -36,7 +42,7 @@ export async function generateGenesis(
   await writeGenesisFile(
     file,
     accounts,
-    {},
+    opts.minDifficulty !== undefined ? { minDifficulty: opts.minDifficulty } : {},
     onProgress && ((done, total) => onProgress('genesis', done, total)),
   );
   return { file, accounts: { seed, count }, chainId: defaultGenesisOptions.chainId };

@@ -11,6 +11,7 @@ import { type ChildProcess, spawn } from 'node:child_process';
 import { createWriteStream, type WriteStream } from 'node:fs';
 import { createInterface } from 'node:readline';
 import { finished } from 'node:stream/promises';
+import { PARENT_PIPE_ENV } from '@monsoon/edge';
 import { ClusterError, ClusterErrorCode } from './clusterError.js';
 
 /** How a process ended: its exit code, or the signal that ended it. */
@@ -84,10 +85,13 @@ export class RoleProcess {
   static spawn(opts: RoleProcessOptions): RoleProcess {
     const [file, argv] =
       opts.runner === 'exec' ? [opts.script, opts.args] : [process.execPath, [opts.script, ...opts.args]];
+    // A Node role gets a pipe as stdin that nothing writes to: the kernel closes it when this
+    // process dies, even by SIGKILL, and the role stops then (PARENT_PIPE_ENV, in runRole).
+    const node = opts.runner !== 'exec';
     const child = spawn(file, argv, {
-      stdio: ['ignore', 'pipe', 'pipe'],
+      stdio: [node ? 'pipe' : 'ignore', 'pipe', 'pipe'],
       detached: true,
-      env: process.env,
+      env: node ? { ...process.env, [PARENT_PIPE_ENV]: 'stdin' } : process.env,
     });
     if (child.pid === undefined) {
       child.on('error', () => undefined);

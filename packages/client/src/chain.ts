@@ -1,6 +1,8 @@
 /**
  * The chain as this client knows it: the canonical blocks a miner streams (SubscribeBlocks),
- * each checked against its own header (transactions root and receipts root recomputed), with
+ * each checked against its own header (proof of work; transactions root and receipts root
+ * recomputed) and against the chain (its parent is the block below it; its difficulty meets the
+ * genesis' rule), with
  * their receipts, an index of transactions by hash, and waiters for a transaction's inclusion.
  * A block at a height already held replaces it and everything above (a reorg).
  */
@@ -14,7 +16,13 @@ import {
   transactionsRoot,
 } from '@monsoon/execution';
 import { keccak } from '@monsoon/keccak';
-import { type BlockHeader, type BlockWithReceipts, decodeHeader, headerHash } from '@monsoon/protocol';
+import {
+  type BlockHeader,
+  type BlockWithReceipts,
+  checkPow,
+  decodeHeader,
+  headerHash,
+} from '@monsoon/protocol';
 import { ClientError, ClientErrorCode } from './clientError.js';
 
 export interface ClientBlock {
@@ -66,13 +74,14 @@ export function decodeReceipt(b: Uint8Array): Receipt {
   };
 }
 
-/** Decodes and checks a streamed block against its header's roots. */
+/** Decodes and checks a streamed block: its proof of work, and its header's roots against its content. */
 export function clientBlockOf(b: BlockWithReceipts): ClientBlock {
   const header = decodeHeader(b.headerRlp);
   const hash = headerHash(header, keccak);
   const bad = (why: string): never => {
     throw new ClientError(ClientErrorCode.BadProof, `block #${header.number} ${toHex(hash)}: ${why}`);
   };
+  if (!checkPow(header, keccak)) bad(`its proof of work does not meet its difficulty ${header.difficulty}`);
   if (!bytesEqual(transactionsRoot(b.transactions), header.transactionsRoot))
     bad('transactions do not match its transactions root');
   if (!bytesEqual(orderedTrieRoot(b.receipts), header.receiptsRoot))
@@ -92,12 +101,45 @@ export function clientBlockOf(b: BlockWithReceipts): ClientBlock {
   };
 }
 
+export interface ChainViewOptions {
+  /**
+   * Canonical blocks kept, the head included (genesis is kept too, for `earliest`): older ones
+   * and their transactions are forgotten, so a long run's memory stays flat.
+   */
+  window: number;
+  /**
+   * The chain's difficulty rule (ChainRules.minDifficulty, from the genesis): a block below it
+   * is refused. The in-process default, 0, takes any.
+   */
+  minDifficulty: bigint;
+}
+
+export const defaultChainViewOptions: ChainViewOptions = { window: 4096, minDifficulty: 0n };
+
 export class ChainView {
+  readonly opts: ChainViewOptions;
   private readonly canonical: ClientBlock[] = [];
+  /** Block 0 once it has left the window. */
+  private genesis: ClientBlock | undefined;
   private readonly byHash = new Map<string, ClientBlock>();
   private readonly txs = new Map<string, TxLocation>();
   private readonly waiters = new Map<string, ((l: TxLocation) => void)[]>();
   private readonly headListeners = new Set<(b: ClientBlock) => void>();
+
+  constructor(opts: Partial<ChainViewOptions> = {}) {
+    this.opts = { ...defaultChainViewOptions, ...opts };
+    if (!Number.isSafeInteger(this.opts.window) || this.opts.window < 1) {
+      throw new ClientError(
+        ClientErrorCode.BadArgument,
+        `chain window: expected a positive integer, found ${this.opts.window}`,
+      );
+    }
+  }
+
+  /** Canonical blocks held (genesis included once it has left the window). */
+  get size(): number {
+    return this.canonical.length + (this.genesis === undefined ? 0 : 1);
+  }
 
   get head(): ClientBlock | undefined {
     return this.canonical.at(-1);
@@ -112,6 +154,7 @@ export class ChainView {
   }
 
   byNumber(n: bigint): ClientBlock | undefined {
+    if (n === 0n && this.genesis !== undefined) return this.genesis;
     const first = this.canonical[0];
     if (first === undefined) return undefined;
     return this.canonical[Number(n - first.header.number)];
@@ -142,8 +185,18 @@ export class ChainView {
     return () => this.headListeners.delete(f);
   }
 
-  /** Adds a canonical block: the new head, replacing any held at its height or above. */
+  /**
+   * Adds a canonical block: the new head, replacing any held at its height or above. Its
+   * difficulty must meet the chain's rule and its parent must be the block held below it, so
+   * the roots of a header are only trusted on a chain of valid headers (BAD_PROOF otherwise).
+   */
   add(b: ClientBlock): void {
+    const refuse = (why: string): never => {
+      throw new ClientError(ClientErrorCode.BadProof, `block #${b.header.number} ${toHex(b.hash)}: ${why}`);
+    };
+    if (b.header.number > 0n && b.header.difficulty < this.opts.minDifficulty) {
+      refuse(`difficulty ${b.header.difficulty} is below the chain's minimum ${this.opts.minDifficulty}`);
+    }
     const first = this.canonical[0];
     if (first !== undefined) {
       const at = Number(b.header.number - first.header.number);
@@ -154,6 +207,14 @@ export class ChainView {
         throw new ClientError(
           ClientErrorCode.UnknownBlock,
           `block #${b.header.number} arrived after #${this.head!.header.number}: blocks missing in between`,
+        );
+      }
+      const parent =
+        this.canonical[at - 1] ??
+        refuse('it replaces the oldest block held, whose parent this view no longer has');
+      if (!bytesEqual(b.header.parentHash, parent.hash)) {
+        refuse(
+          `its parent is ${toHex(b.header.parentHash)}, the block held below it is ${toHex(parent.hash)}`,
         );
       }
       for (const gone of this.canonical.splice(at)) {
@@ -173,6 +234,21 @@ export class ChainView {
         for (const f of w) f(loc);
       }
     });
+    this.forgetOld();
     for (const f of this.headListeners) f(b);
+  }
+
+  /** Drops the blocks below the window (keeping genesis aside) and their transactions. */
+  private forgetOld(): void {
+    const over = this.canonical.length - this.opts.window;
+    if (over <= 0) return;
+    for (const gone of this.canonical.splice(0, over)) {
+      if (gone.header.number === 0n) {
+        this.genesis = gone;
+        continue;
+      }
+      this.byHash.delete(toHex(gone.hash));
+      for (const h of gone.txHashes) this.txs.delete(toHex(h));
+    }
   }
 }

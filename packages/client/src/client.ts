@@ -13,7 +13,7 @@
 import type { Common } from '@ethereumjs/common';
 import { type Logger, silentLogger } from '@monsoon/edge';
 import { type ChainRules, EvmPool, makeCommon, nativeCustomCrypto, type SignedTx } from '@monsoon/execution';
-import { ChainView, type ClientBlock } from './chain.js';
+import { ChainView, type ClientBlock, defaultChainViewOptions } from './chain.js';
 import { ChainFollower, defaultChainFollowerOptions } from './chainFollower.js';
 import { ClientError, ClientErrorCode } from './clientError.js';
 import { MinerPool } from './minerPool.js';
@@ -57,6 +57,8 @@ export interface ClientOptions {
   deadlineMs: number;
   /** The per-sender pool of transactions no miner has taken yet (geth's limits by default). */
   txPool: TxPoolOptions;
+  /** Canonical blocks (with transactions and receipts) kept; older ones are forgotten. */
+  chainWindow: number;
   logger: Logger;
   /** How state is read from storage: grpc, or one-sided walks (shm, rdma) in front of it. */
   storageTransport: StorageTransportKind;
@@ -69,6 +71,7 @@ export const defaultClientOptions: Omit<ClientOptions, 'miners' | 'storage' | 'r
   maxCachedNodes: 2_000_000,
   deadlineMs: defaultSubmitQueueOptions.deadlineMs,
   txPool: defaultTxPoolOptions,
+  chainWindow: defaultChainViewOptions.window,
   logger: silentLogger,
   storageTransport: 'grpc',
 };
@@ -91,7 +94,7 @@ export class Client implements RpcBackend {
     unbaggedWitnessBytes: 0,
     rawWitnessBytes: 0,
   };
-  readonly chain = new ChainView();
+  readonly chain: ChainView;
   readonly common: Common;
   private readonly miners: MinerPool;
   private readonly follower: ChainFollower;
@@ -109,6 +112,7 @@ export class Client implements RpcBackend {
     readonly opts: ClientOptions,
     readonly remote: RemoteState,
   ) {
+    this.chain = new ChainView({ window: opts.chainWindow, minDifficulty: opts.rules.minDifficulty });
     this.common = makeCommon(opts.rules, nativeCustomCrypto);
     this.miners = new MinerPool(opts.miners);
     this.follower = new ChainFollower(

@@ -1,5 +1,13 @@
 export { createAccessList, MAX_ACCESS_LIST_RUNS } from './accessList.js';
-export { ChainView, type ClientBlock, clientBlockOf, decodeReceipt, type TxLocation } from './chain.js';
+export {
+  ChainView,
+  type ChainViewOptions,
+  type ClientBlock,
+  clientBlockOf,
+  decodeReceipt,
+  defaultChainViewOptions,
+  type TxLocation,
+} from './chain.js';
 export {
   ChainFollower,
   type ChainFollowerModules,

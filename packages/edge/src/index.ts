@@ -44,6 +44,7 @@ export {
   EXIT_FAILURE,
   EXIT_USAGE,
   loadRoleOptions,
+  PARENT_PIPE_ENV,
   type RoleContext,
   type RoleSpec,
   type RunningRole,

@@ -166,6 +166,22 @@ export async function loadRoleOptions<C>(
   }
 }
 
+/**
+ * Set to `stdin` by a parent that gives the role a pipe as stdin and writes nothing to it (the
+ * cluster): the role stops, as on SIGTERM, when the pipe closes, which the kernel does when the
+ * parent dies, even by SIGKILL. So a cluster's roles never outlive it.
+ */
+export const PARENT_PIPE_ENV = 'MONSOON_PARENT_PIPE';
+
+/** Calls `gone` once stdin (a pipe from the parent) ends or closes. */
+function watchParent(gone: () => void): void {
+  process.stdin.on('end', gone);
+  process.stdin.on('close', gone);
+  process.stdin.on('error', gone);
+  process.stdin.on('data', () => undefined);
+  process.stdin.resume();
+}
+
 /** Runs a role until SIGTERM/SIGINT. `argv` excludes `node`, the script and the role's name. */
 export async function runRole<C>(
   spec: RoleSpec<C>,
@@ -191,7 +207,7 @@ export async function runRole<C>(
   }
 
   let stopping = false;
-  const stop = (signal: NodeJS.Signals): void => {
+  const stop = (signal: NodeJS.Signals | 'parent exited'): void => {
     if (stopping) {
       logger.warn('second signal: exiting without waiting', { signal });
       process.exit(EXIT_FAILURE);
@@ -216,6 +232,13 @@ export async function runRole<C>(
   };
   process.on('SIGTERM', stop);
   process.on('SIGINT', stop);
+  if (env[PARENT_PIPE_ENV] === 'stdin') {
+    // Not for this process's own children: their stdin is no pipe from here.
+    delete env[PARENT_PIPE_ENV];
+    watchParent(() => {
+      if (!stopping) stop('parent exited');
+    });
+  }
   logger.info('listening', {
     ...running.listening,
     advertise: advertisedAddress(running.listening.address, loaded.advertise),

@@ -20,7 +20,7 @@
  *   rules (all but the cap are @ethereumjs/evm's).
  */
 import { type Common, type CustomCrypto, createCustomCommon, Hardfork, Mainnet } from '@ethereumjs/common';
-import { FORKS, type Fork, type Genesis } from '@monsoon/protocol';
+import { FORKS, type Fork, type Genesis, minDifficultyOf } from '@monsoon/protocol';
 import { ExecutionError, ExecutionErrorCode } from './executionError.js';
 
 export { FORKS, type Fork, forkAtLeast } from '@monsoon/protocol';
@@ -35,6 +35,11 @@ export interface ChainRules {
   readonly blockReward: bigint;
   /** Upper bound on a block's gas. */
   readonly gasLimit: bigint;
+  /**
+   * The least difficulty of a block after the genesis (the genesis' `config.monsoon.minDifficulty`,
+   * 1 when it sets none). The in-process default is 0 (no work), for tests and benchmarks.
+   */
+  readonly minDifficulty: bigint;
 }
 
 export const defaultChainRules: ChainRules = {
@@ -43,11 +48,12 @@ export const defaultChainRules: ChainRules = {
   baseFeePerGas: 1_000_000_000n,
   blockReward: 2_000_000_000_000_000_000n,
   gasLimit: 30_000_000n,
+  minDifficulty: 0n,
 };
 
 /**
- * The rules of the chain `genesis` starts: its chain id, fork, gas limit and (when it gives
- * one) base fee, the rest from `base`.
+ * The rules of the chain `genesis` starts: its chain id, fork, gas limit, difficulty rule and
+ * (when it gives one) base fee, the rest from `base`.
  */
 export function chainRulesOf(genesis: Genesis, base: ChainRules = defaultChainRules): ChainRules {
   return {
@@ -56,6 +62,7 @@ export function chainRulesOf(genesis: Genesis, base: ChainRules = defaultChainRu
     fork: genesis.fork ?? base.fork,
     gasLimit: genesis.gasLimit,
     baseFeePerGas: genesis.baseFeePerGas ?? base.baseFeePerGas,
+    minDifficulty: minDifficultyOf(genesis),
   };
 }
 

@@ -15,5 +15,11 @@ export {
   defaultMinerNodeOptions,
   MinerNode,
   type MinerNodeOptions,
-  type StorageCounters,
 } from './minerNode.js';
+export { defaultPeerSyncOptions, type PeerLink, PeerSync, type PeerSyncOptions } from './peerSync.js';
+export {
+  defaultStoragePeerOptions,
+  type StorageCounters,
+  StoragePeer,
+  type StoragePeerOptions,
+} from './storagePeer.js';

@@ -75,6 +75,12 @@ export interface MinerOptions {
    */
   recovery: SenderRecovery;
   rules: ChainRules;
+  /**
+   * Blocks kept below the head (with their top layers, transactions, witnesses, receipts):
+   * older ones are forgotten, so a long run's memory stays flat. A peer block whose parent is
+   * older than this is refused (unknown parent), and SubscribeBlocks replays only this far.
+   */
+  keepBlocks: number;
   /** The EVM engine (default: revm where its addon is built, else @ethereumjs/evm). */
   engine?: EngineName;
 }
@@ -113,6 +119,7 @@ export const defaultMinerOptions: Omit<MinerOptions, 'rules'> = {
   shardCount: 16,
   maxBlockBytes: 8 * 1024 * 1024,
   recovery: inlineRecovery,
+  keepBlocks: 512,
 };
 
 /** A block this miner holds, with the state after it (its top layer). */
@@ -128,7 +135,8 @@ export interface ChainBlock {
   readonly witness: readonly Uint8Array[];
   /** One receipt per transaction (what the header's receipts root commits to). */
   readonly receipts: readonly Receipt[];
-  readonly parent: ChainBlock | undefined;
+  /** Undefined for genesis, and once the parent falls out of the kept window (`keepBlocks`). */
+  parent: ChainBlock | undefined;
 }
 
 /** A block just sealed or adopted: what peers and storage nodes are sent. */
@@ -210,6 +218,13 @@ export class Miner {
     keccak: Keccak = defaultKeccak,
   ): Promise<Miner> {
     const o: MinerOptions = { ...defaultMinerOptions, ...opts };
+    if (o.difficulty < o.rules.minDifficulty) {
+      throw new ExecutionError(
+        ExecutionErrorCode.BadBlock,
+        `difficulty ${o.difficulty}: the chain's rule asks at least ${o.rules.minDifficulty} of every block (genesis config.monsoon.minDifficulty)`,
+        { difficulty: o.difficulty, minDifficulty: o.rules.minDifficulty },
+      );
+    }
     let self: Miner | undefined;
     // Stubs resolve from the bag of what is executing; bag nodes are hashed once, on arrival.
     const source: VerifiedNodeSource = { getBin: (h) => self?.resolve(h) };
@@ -497,13 +512,34 @@ export class Miner {
       parent,
     };
     this.blocks.set(toHex(block.hash), block);
-    if (heavier(block, this.headBlock)) this.headBlock = block;
+    if (heavier(block, this.headBlock)) {
+      this.headBlock = block;
+      this.forgetOldBlocks();
+    }
     return {
       block,
       peer: { headerRlp: encodeHeader(header), transactions: raws, bag: witness },
       shards: this.shardUpdates(done.updates, done.updateKeys),
       expectedRoots,
     };
+  }
+
+  /**
+   * Forgets the blocks more than `keepBlocks` below the head, and the parent links into them,
+   * so nothing (not even a chain of parents) keeps them alive.
+   */
+  private forgetOldBlocks(): void {
+    const floor = this.headBlock.header.number - BigInt(this.opts.keepBlocks);
+    if (floor <= 0n) return;
+    for (const [k, b] of this.blocks) {
+      if (b.header.number < floor) this.blocks.delete(k);
+      else if (b.parent !== undefined && b.parent.header.number < floor) b.parent = undefined;
+    }
+  }
+
+  /** Blocks held (the head's window, forks included). */
+  get blockCount(): number {
+    return this.blocks.size;
   }
 
   private shardUpdates(updates: readonly AccountUpdate[], keys: readonly Uint8Array[]): ShardUpdate[] {
@@ -540,6 +576,8 @@ export class Miner {
       if (parent === undefined) return bad(`unknown parent ${toHex(header.parentHash)}`);
       if (header.number !== parent.header.number + 1n)
         bad(`number ${header.number} after parent #${parent.header.number}`);
+      if (header.difficulty < this.opts.rules.minDifficulty)
+        bad(`difficulty ${header.difficulty} below the chain's minimum ${this.opts.rules.minDifficulty}`);
       if (!checkPow(header, this.keccak)) bad('proof of work does not meet its difficulty');
       if (header.gasLimit > this.opts.rules.gasLimit)
         bad(`gas limit ${header.gasLimit} over ${this.opts.rules.gasLimit}`);

@@ -9,7 +9,6 @@ import {
   credentials,
   type ServerDuplexStream,
   type ServerWritableStream,
-  type ServiceError,
   status,
 } from '@grpc/grpc-js';
 import { toHex } from '@monsoon/dsm-tree';
@@ -29,17 +28,12 @@ import {
   type Sample,
   silentLogger,
   streamHeads,
-  unary,
   unaryRpc,
 } from '@monsoon/edge';
 import { encodeReceipt, isExecutionError } from '@monsoon/execution';
 import {
-  type ApplyBlockRequest,
-  applyBlockRequestToProto,
   blockWithReceiptsToProto,
   encodeHeader,
-  getShardRootsRequestToProto,
-  HEAD,
   type Head,
   headToProto,
   isProtocolError,
@@ -49,12 +43,20 @@ import {
   type minerPb,
   peerMessageFromProto,
   peerMessageToProto,
-  StorageServiceClient,
-  shardRootFromProto,
   submitRequestFromProto,
   submitResponseToProto,
 } from '@monsoon/protocol';
+import { BlockLog } from './blockLog.js';
 import type { ChainBlock, Miner, SealedBlock } from './miner.js';
+import { defaultPeerSyncOptions, type PeerLink, PeerSync, type PeerSyncOptions } from './peerSync.js';
+import {
+  defaultStoragePeerOptions,
+  type StorageCounters,
+  StoragePeer,
+  type StoragePeerOptions,
+} from './storagePeer.js';
+
+export type { StorageCounters } from './storagePeer.js';
 
 export interface MinerNodeOptions {
   /** `host:port`; port 0 = any free port. */
@@ -67,8 +69,26 @@ export interface MinerNodeOptions {
   peers: readonly string[];
   /** Storage nodes' `host:port`s: every block's updates go to each (its shards only). */
   storage: readonly string[];
-  /** Most tries per storage node and block before the refusal is reported (0 = forever). */
-  storageRetries: number;
+  /**
+   * How each storage node is fed (backoff, backlog, deadlines). A node that cannot be reached
+   * keeps its blocks; one that comes back behind is caught up from its head.
+   */
+  storageFeed: Partial<Omit<StoragePeerOptions, 'shardCount'>>;
+  /**
+   * Sealed blocks (with their per-shard updates) kept below the head for catching storage nodes
+   * up: a node further behind than this (or than the miner's `keepBlocks`) is reported, not
+   * caught up.
+   */
+  storageCatchUpBlocks: number;
+  /**
+   * Where the miner logs its chain (every block it adopts); on start it re-executes what the
+   * log holds and continues from there. Undefined: nothing on disk (a restart is at genesis).
+   */
+  dataDir?: string;
+  /** fsync the chain log after every block ('always') or leave it to the OS ('none'). */
+  fsync: 'always' | 'none';
+  /** Fetching the missing ancestors of peers' blocks (how many per request, how many may wait). */
+  peerSync: Partial<PeerSyncOptions>;
   maxReceiveMessageBytes: number;
 }
 
@@ -77,16 +97,12 @@ export const defaultMinerNodeOptions: MinerNodeOptions = {
   blockIntervalMs: 1000,
   peers: [],
   storage: [],
-  storageRetries: 8,
+  storageFeed: {},
+  storageCatchUpBlocks: 512,
+  fsync: 'always',
+  peerSync: {},
   maxReceiveMessageBytes: 256 * 1024 * 1024,
 };
-
-/** What became of the blocks sent to a storage node (or to all of them). */
-export interface StorageCounters {
-  applied: number;
-  refused: number;
-  retries: number;
-}
 
 const CHANNEL = {
   'grpc.max_receive_message_length': 256 * 1024 * 1024,
@@ -109,79 +125,13 @@ function headOf(b: ChainBlock): Head {
   };
 }
 
-/** One storage node: the shards it holds (asked once) and an ordered queue of blocks to send. */
-class StoragePeer {
-  readonly client: StorageServiceClient;
-  readonly counters: StorageCounters = { applied: 0, refused: 0, retries: 0 };
-  shards: Set<number> | undefined;
-  private chain: Promise<void> = Promise.resolve();
-
-  constructor(
-    readonly address: string,
-    private readonly node: MinerNode,
-  ) {
-    this.client = new StorageServiceClient(address, credentials.createInsecure(), CHANNEL);
-  }
-
-  /** Resolves once every block queued so far has been delivered or given up on. */
-  idle(): Promise<void> {
-    return this.chain;
-  }
-
-  send(b: SealedBlock): Promise<void> {
-    this.chain = this.chain.then(() => this.deliver(b));
-    return this.chain;
-  }
-
-  private async deliver(b: SealedBlock): Promise<void> {
-    const { opts, log } = this.node;
-    for (let attempt = 1; ; attempt++) {
-      try {
-        if (this.shards === undefined) {
-          const r = await unary(
-            this.client,
-            this.client.getShardRoots,
-            getShardRootsRequestToProto({ at: HEAD }),
-          );
-          this.shards = new Set(r.roots.map((x) => shardRootFromProto(x).shard));
-        }
-        const mine = this.shards;
-        const req: ApplyBlockRequest = {
-          headerRlp: b.peer.headerRlp,
-          shards: b.shards.filter((s) => mine.has(s.shard)),
-          expectedRoots: b.expectedRoots,
-        };
-        await unary(
-          this.client,
-          this.client.applyBlock,
-          applyBlockRequestToProto(req, { shardCount: this.node.miner.opts.shardCount }),
-        );
-        this.counters.applied++;
-        return;
-      } catch (e) {
-        const err = e as ServiceError;
-        const refused = err.code === status.INVALID_ARGUMENT || err.code === status.FAILED_PRECONDITION;
-        if (refused || (opts.storageRetries > 0 && attempt >= opts.storageRetries)) {
-          this.counters.refused++;
-          log.error('storage node refused a block', {
-            storage: this.address,
-            number: Number(b.block.header.number),
-            hash: toHex(b.block.hash),
-            code: err.code,
-            error: err.details ?? err.message,
-          });
-          return;
-        }
-        this.counters.retries++;
-        await new Promise((r) => setTimeout(r, Math.min(5000, 50 * 2 ** attempt)));
-      }
-    }
-  }
-}
-
 type PeerStream =
   | ServerDuplexStream<minerPb.PeerMessage, minerPb.PeerMessage>
   | ClientDuplexStream<minerPb.PeerMessage, minerPb.PeerMessage>;
+
+interface PeerStreamLink extends PeerLink {
+  readonly stream: PeerStream;
+}
 
 export class MinerNode {
   /**
@@ -191,6 +141,10 @@ export class MinerNode {
   readonly metrics = new MetricsRegistry();
   private server: GrpcServer | undefined;
   private readonly storagePeers: StoragePeer[];
+  /** Peer blocks in, their missing ancestors fetched from the peer that sent them. */
+  private readonly sync: PeerSync<PeerStreamLink>;
+  /** Recent sealed blocks by hash, with their updates: what a storage node that is behind is sent. */
+  private readonly recentSealed = new Map<string, SealedBlock>();
   private readonly peerStreams = new Set<PeerStream>();
   /** The miner's head, announced to SubscribeHeads streams whenever a block moves it. */
   private readonly heads: HeadFeed<ChainBlock>;
@@ -199,6 +153,13 @@ export class MinerNode {
   private readonly peerClients: MinerServiceClient[] = [];
   private readonly submitSeconds: Histogram;
   private metricsServer: MetricsServer | undefined;
+  /**
+   * The head subscribers see: the miner's head once it is in the chain log (at once without
+   * one), so a head a client saw survives a restart.
+   */
+  private announcedHead: ChainBlock;
+  /** The chain log, with `dataDir`. */
+  private blockLog: BlockLog | undefined;
   private timer: NodeJS.Timeout | undefined;
 
   private constructor(
@@ -206,9 +167,21 @@ export class MinerNode {
     readonly opts: MinerNodeOptions,
     readonly log: Logger,
   ) {
-    this.storagePeers = opts.storage.map((a) => new StoragePeer(a, this));
+    const feed: StoragePeerOptions = {
+      ...defaultStoragePeerOptions,
+      ...opts.storageFeed,
+      shardCount: miner.opts.shardCount,
+    };
+    this.storagePeers = opts.storage.map(
+      (a) => new StoragePeer(a, feed, { log, sealed: (h) => this.recentSealed.get(toHex(h)) }, CHANNEL),
+    );
+    this.sync = new PeerSync(
+      { ...defaultPeerSyncOptions, ...opts.peerSync },
+      { miner, log, adopted: (sealed, from) => this.announce(sealed, from.stream) },
+    );
+    this.announcedHead = miner.head;
     this.heads = new HeadFeed(
-      () => miner.head,
+      () => this.announcedHead,
       (b) => toHex(b.hash),
     );
     this.submitSeconds = this.metrics.histogram(
@@ -226,6 +199,7 @@ export class MinerNode {
     log: Logger = silentLogger,
   ): Promise<MinerNode> {
     const n = new MinerNode(miner, { ...defaultMinerNodeOptions, ...opts }, log);
+    if (n.opts.dataDir !== undefined) await n.restoreChain(n.opts.dataDir);
     await n.listen();
     if (n.opts.metrics !== undefined) {
       try {
@@ -248,6 +222,31 @@ export class MinerNode {
     return n;
   }
 
+  /** Re-executes the blocks the chain log holds, then logs every block adopted from now on. */
+  private async restoreChain(dataDir: string): Promise<void> {
+    const started = performance.now();
+    const { log: blockLog, blocks } = await BlockLog.open({ dataDir, fsync: this.opts.fsync }, this.log);
+    let refused = 0;
+    for (const b of blocks) {
+      try {
+        await this.miner.receiveBlock(b);
+      } catch (e) {
+        // Its parent was in a tail lost to a crash: a peer will send it again.
+        refused++;
+        this.log.warn('logged block not restored', { error: (e as Error).message });
+      }
+    }
+    this.blockLog = blockLog;
+    this.announcedHead = this.miner.head;
+    this.log.info('chain restored', {
+      blocks: blocks.length,
+      refused,
+      head: Number(this.miner.head.header.number),
+      hash: toHex(this.miner.head.hash),
+      ms: Math.round(performance.now() - started),
+    });
+  }
+
   /** The bound MinerService address, `host:port` (the real port when `listen` asked for 0). */
   get address(): string {
     return this.server?.address() ?? '';
@@ -260,11 +259,12 @@ export class MinerNode {
 
   /** What became of the blocks sent to storage, over every storage node. */
   get storageCounters(): StorageCounters {
-    const sum: StorageCounters = { applied: 0, refused: 0, retries: 0 };
+    const sum: StorageCounters = { applied: 0, refused: 0, retries: 0, caughtUp: 0 };
     for (const p of this.storagePeers) {
       sum.applied += p.counters.applied;
       sum.refused += p.counters.refused;
       sum.retries += p.counters.retries;
+      sum.caughtUp += p.counters.caughtUp;
     }
     return sum;
   }
@@ -310,6 +310,16 @@ export class MinerNode {
       'monsoon_miner_storage_retries_total',
       'ApplyBlock calls to a storage node tried again after a failure, by storage node.',
       () => this.storagePeers.map((p) => ({ labels: { storage: p.address }, value: p.counters.retries })),
+    );
+    m.observableCounter(
+      'monsoon_miner_storage_caught_up_blocks_total',
+      'Blocks sent again to a storage node that was behind, by storage node.',
+      () => this.storagePeers.map((p) => ({ labels: { storage: p.address }, value: p.counters.caughtUp })),
+    );
+    m.gauge(
+      'monsoon_miner_storage_backlog_blocks',
+      'Blocks waiting to be sent to a storage node, by storage node.',
+      () => this.storagePeers.map((p) => ({ labels: { storage: p.address }, value: p.behind })),
     );
     addProcessMetrics(m);
   }
@@ -363,7 +373,7 @@ export class MinerNode {
   private streamBlocks(
     call: ServerWritableStream<minerPb.SubscribeBlocksRequest, minerPb.BlockWithReceipts>,
   ): () => void {
-    const head = this.miner.head;
+    const head = this.announcedHead;
     const floor = call.request.fromNumber ?? head.header.number;
     const sent = new Map<bigint, string>();
     let ended = false;
@@ -417,6 +427,13 @@ export class MinerNode {
 
   private attachPeer(stream: PeerStream, who: string): void {
     this.peerStreams.add(stream);
+    const link: PeerStreamLink = {
+      who,
+      stream,
+      send: (m) => {
+        if (this.peerStreams.has(stream)) stream.write(peerMessageToProto(m));
+      },
+    };
     const drop = () => this.peerStreams.delete(stream);
     stream.on('error', drop);
     stream.on('end', drop);
@@ -429,18 +446,8 @@ export class MinerNode {
         this.log.warn('malformed peer message', { peer: who, error: (e as Error).message });
         return;
       }
-      this.miner.receiveBlock(msg.block).then(
-        (sealed) => {
-          if (sealed === undefined) return;
-          this.log.info('peer block adopted', {
-            peer: who,
-            number: Number(sealed.block.header.number),
-            head: toHex(this.miner.head.hash),
-          });
-          this.announce(sealed, stream);
-        },
-        (e) => this.log.warn('peer block refused', { peer: who, error: (e as Error).message }),
-      );
+      if (msg.kind === 'getBlocks') this.sync.answer(msg.hash, msg.count, link);
+      else this.sync.receive(msg.block, link);
     });
   }
 
@@ -459,12 +466,34 @@ export class MinerNode {
     this.announce(sealed, undefined);
   }
 
-  /** To every peer (but the one it came from), every storage node, every head subscriber. */
+  /** To every peer (but the one it came from), every storage node, the chain log, every head subscriber. */
   private announce(sealed: SealedBlock, from: PeerStream | undefined): void {
     const msg = peerMessageToProto({ kind: 'block', block: sealed.peer });
     for (const s of this.peerStreams) if (s !== from) s.write(msg);
-    for (const p of this.storagePeers) void p.send(sealed);
-    this.heads.check();
+    if (this.storagePeers.length > 0) this.keepSealed(sealed);
+    for (const p of this.storagePeers) p.send(sealed);
+    const head = this.miner.head === sealed.block;
+    const heard = () => {
+      if (head) this.announcedHead = sealed.block;
+      this.heads.check();
+    };
+    if (this.blockLog === undefined) {
+      heard();
+      return;
+    }
+    // Head subscribers (clients) hear of a block once it is in the log: a head they saw survives a restart.
+    void this.blockLog
+      .append(sealed.peer)
+      .catch((e) => this.log.error('chain log append failed', { error: (e as Error).message }))
+      .then(heard);
+  }
+
+  /** Remembers `sealed` for catch-ups and forgets what fell out of the window below the head. */
+  private keepSealed(sealed: SealedBlock): void {
+    this.recentSealed.set(toHex(sealed.block.hash), sealed);
+    const floor = this.miner.head.header.number - BigInt(this.opts.storageCatchUpBlocks);
+    if (this.recentSealed.size <= this.opts.storageCatchUpBlocks) return;
+    for (const [k, s] of this.recentSealed) if (s.block.header.number < floor) this.recentSealed.delete(k);
   }
 
   /** Waits until every storage node has been sent every block so far. */
@@ -478,7 +507,8 @@ export class MinerNode {
     for (const end of [...this.headStreams]) end();
     for (const s of this.peerStreams) s.end();
     for (const c of this.peerClients) c.close();
-    for (const p of this.storagePeers) p.client.close();
+    for (const p of this.storagePeers) p.close();
     await this.server?.close();
+    await this.blockLog?.close();
   }
 }

@@ -103,7 +103,14 @@ export {
   parseChainConfig,
 } from './domain/chainConfig.js';
 export type { RefusedBy, SendResult } from './domain/clientApi.js';
-export { type Genesis, type GenesisAccount, genesisHeader, parseGenesis } from './domain/genesis.js';
+export {
+  DEFAULT_MIN_DIFFICULTY,
+  type Genesis,
+  type GenesisAccount,
+  genesisHeader,
+  minDifficultyOf,
+  parseGenesis,
+} from './domain/genesis.js';
 export type { Head } from './domain/head.js';
 export type { BlockWithReceipts, PeerBlock, PeerMessage } from './domain/peer.js';
 export type {

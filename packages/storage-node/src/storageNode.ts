@@ -18,6 +18,7 @@ import {
   type BatchGetResponse,
   type BlockRef,
   checkPow,
+  DEFAULT_MIN_DIFFICULTY,
   decodeHeader,
   encodeHeader,
   type Genesis,
@@ -29,6 +30,7 @@ import {
   type GetStorageResponse,
   genesisHeader,
   headerHash,
+  minDifficultyOf,
   type ShardCount,
   ShardLayout,
   type ShardRoot,
@@ -137,6 +139,8 @@ export class StorageNode {
   private fresh: FreshNode[] = [];
   private started = false;
   private readonly faults: NodeFaults | undefined;
+  /** The chain's difficulty rule: the least difficulty of a block (the genesis'). */
+  private minDifficulty = DEFAULT_MIN_DIFFICULTY;
 
   private constructor(
     readonly opts: StorageNodeOptions,
@@ -193,6 +197,7 @@ export class StorageNode {
       state,
     };
     const node = new StorageNode(o, v, modules);
+    node.minDifficulty = minDifficultyOf(genesis);
     node.log.info('genesis loaded', {
       shards: o.shards.length,
       accounts: genesis.alloc.length,
@@ -255,6 +260,7 @@ export class StorageNode {
     if (latest !== undefined) {
       const base = { ...decodeCheckpoint(latest.data, modules.hash), seq: latest.seq };
       node = new StorageNode(o, base, modules);
+      node.minDifficulty = minDifficultyOf(genesis);
       log.info('checkpoint loaded', {
         number: Number(base.header.number),
         seq: String(latest.seq),
@@ -267,6 +273,15 @@ export class StorageNode {
       { dir: join(opts.dataDir, 'wal'), ...(opts.fsync ? { fsync: opts.fsync } : {}) },
       modules.logger ? { logger: modules.logger } : {},
     );
+    if (latest !== undefined && wal.lastSeq < latest.seq) {
+      // The log lost a tail the checkpoint covers (an unsynced tail cut): numbering on from
+      // there would give new blocks seqs the checkpoint already covers, and replay skip them.
+      log.warn('wal ends before the newest checkpoint; restarting it after the checkpoint', {
+        walLastSeq: String(wal.lastSeq),
+        checkpointSeq: String(latest.seq),
+      });
+      await wal.restartAt(latest.seq + 1n);
+    }
     node.wal = wal;
     node.checkpoints = checkpoints;
     node.checkpointEvery = opts.checkpointEvery ?? 1024;
@@ -356,6 +371,13 @@ export class StorageNode {
         {
           block: toHex(hash),
         },
+      );
+    }
+    if (header.difficulty < this.minDifficulty) {
+      throw new StorageError(
+        StorageErrorCode.BadBlock,
+        `block ${toHex(hash)} has difficulty ${header.difficulty}, below the chain's minimum ${this.minDifficulty}`,
+        { block: toHex(hash) },
       );
     }
     if (!checkPow(header, this.keccak)) {

@@ -438,6 +438,38 @@ export class WriteAheadLog {
   }
 
   /**
+   * Drops every record and numbers the next one `seq`, for a log whose records a newer
+   * checkpoint covers all of: after a tail cut (a lost unsynced tail) the log may end at or
+   * below the checkpoint's seq, and records appended from there would reuse numbers the
+   * checkpoint already covers, so a replay would skip them. Only before the first append.
+   * Crash-safe: the old segments go first, then the new one is created, so a crash in between
+   * leaves an empty log, which the same check on the next open restarts again.
+   */
+  async restartAt(seq: bigint): Promise<void> {
+    if (this.closed) throw new StorageError(StorageErrorCode.Closed, 'restartAt after close()');
+    if (seq <= this.lastSeq || this.queue.length > 0 || this.flushing !== undefined) {
+      throw new StorageError(
+        StorageErrorCode.BadArgument,
+        `restartAt(${seq}): expected an idle log ending below it, found lastSeq ${this.lastSeq} and ${this.queue.length} appends queued`,
+        { seq, lastSeq: this.lastSeq },
+      );
+    }
+    await this.truncating;
+    await this.fh.close();
+    for (const seg of this.segments.splice(0)) {
+      await rm(join(this.dir, segmentFileName(seg.firstSeq)), { force: true });
+    }
+    await syncDir(this.dir);
+    await createSegment(this.dir, seq);
+    this.fh = await open(join(this.dir, segmentFileName(seq)), 'r+');
+    this.segments.push({ firstSeq: seq, size: SEGMENT_HEADER_BYTES });
+    this.writePos = SEGMENT_HEADER_BYTES;
+    this.nextSeq = seq;
+    this.ackedSeq = seq - 1n;
+    this.log.warn('wal restarted past a checkpoint', { dir: this.dir, firstSeq: seq });
+  }
+
+  /**
    * Writes and syncs whatever is queued (pending appends still resolve), then closes the
    * active segment. Idempotent.
    */

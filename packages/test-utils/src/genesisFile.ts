@@ -6,7 +6,7 @@ import { bytesToHex as hex } from '@monsoon/util';
 
 const quantity = (n: bigint) => `0x${n.toString(16)}`;
 
-/** A genesis in which each of `addresses` holds 1000 ether and nothing else. */
+/** A genesis in which each of `addresses` holds 1000 ether and nothing else; blocks need no work (minDifficulty 0). */
 export function fundedGenesis(addresses: readonly Uint8Array[], chainId: bigint, gasLimit: bigint): Genesis {
   return {
     chainId,
@@ -16,6 +16,7 @@ export function fundedGenesis(addresses: readonly Uint8Array[], chainId: bigint,
     extraData: new Uint8Array(0),
     coinbase: new Uint8Array(20),
     nonce: new Uint8Array(8),
+    minDifficulty: 0n,
     alloc: addresses.map((address) => ({
       address,
       nonce: 0n,
@@ -40,7 +41,10 @@ export function genesisJson(g: Genesis): Record<string, unknown> {
     };
   }
   return {
-    config: { chainId: Number(g.chainId) },
+    config: {
+      chainId: Number(g.chainId),
+      ...(g.minDifficulty !== undefined ? { monsoon: { minDifficulty: Number(g.minDifficulty) } } : {}),
+    },
     difficulty: quantity(g.difficulty),
     gasLimit: quantity(g.gasLimit),
     timestamp: quantity(g.timestamp),

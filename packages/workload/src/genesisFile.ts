@@ -41,6 +41,11 @@ export interface GenesisOptions {
   readonly tokenBalance: bigint;
   /** Where the token contract lives. */
   readonly tokenAddress: Uint8Array;
+  /**
+   * The chain's difficulty rule (`config.monsoon.minDifficulty`): the least difficulty of a block.
+   * 0 (the default here, for benchmarks) lets miners seal without proof of work, and says so in the file.
+   */
+  readonly minDifficulty: bigint;
 }
 
 const ETHER = 10n ** 18n;
@@ -54,6 +59,7 @@ export const defaultGenesisOptions: GenesisOptions = {
   balance: 1_000_000n * ETHER,
   tokenBalance: 1_000_000n * ETHER,
   tokenAddress: DEFAULT_TOKEN_ADDRESS,
+  minDifficulty: 0n,
 };
 
 /** One `alloc` entry, as geth writes it: hex quantities, 32-byte storage keys and values. */
@@ -68,7 +74,7 @@ export interface GenesisAllocEntry {
  * start, which is what the chain runs (geth would read it the same way).
  */
 export interface GenesisDocument {
-  config: Record<string, number>;
+  config: Record<string, number | Record<string, number>>;
   nonce: string;
   timestamp: string;
   extraData: string;
@@ -115,6 +121,8 @@ function resolveOptions(accounts: AddressSource, opts: Partial<GenesisOptions>):
   if (o.tokenBalance < 0n || o.tokenBalance * BigInt(accounts.count) > MAX_UINT256) {
     bad('tokenBalance', 'a total supply (tokenBalance × accounts) that fits uint256', o.tokenBalance);
   }
+  if (o.minDifficulty < 0n || o.minDifficulty > BigInt(Number.MAX_SAFE_INTEGER))
+    bad('minDifficulty', 'an integer in [0, 2^53)', o.minDifficulty);
   if (o.tokenAddress.length !== 20)
     bad('tokenAddress', 'a 20-byte address', `${o.tokenAddress.length} bytes`);
   return o;
@@ -138,6 +146,7 @@ function header(o: GenesisOptions): Omit<GenesisDocument, 'alloc'> {
       mergeNetsplitBlock: 0,
       shanghaiTime: 0,
       terminalTotalDifficulty: 0,
+      monsoon: { minDifficulty: Number(o.minDifficulty) },
     },
     nonce: '0x0000000000000000',
     timestamp: quantityToHex(o.timestamp),

@@ -1,17 +1,29 @@
 /**
  * `npm run cluster` (the built packages/cli/dist/cli/cluster.js) as a user runs it: the small
  * topology comes up and prints the JSON-RPC URL first; SIGTERM stops everything and exits 0; a
- * process that dies takes the cluster down with its log tail on stderr and exit 1; bad flags
+ * process that dies takes the cluster down with its log tail on stderr and exit 1; a cluster
+ * SIGKILLed leaves no role process behind (each watches a pipe from it); bad flags
  * and topologies are one line on stderr and exit 2.
  */
 import { type ChildProcess, spawn } from 'node:child_process';
-import { existsSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import { readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
-import { isAlive, killLeftovers, tempDir } from '@monsoon/test-utils';
+import { isAlive, killLeftovers, tempDir, until } from '@monsoon/test-utils';
+
+/** Exited: no such process, or a zombie waiting to be reaped. */
+function gone(pid: number): boolean {
+  if (!isAlive(pid)) return true;
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    return stat.slice(stat.lastIndexOf(')') + 2).startsWith('Z');
+  } catch {
+    return true;
+  }
+}
 
 const CLI = fileURLToPath(new URL('../../dist/cli/cluster.js', import.meta.url));
 const SMALL = fileURLToPath(new URL('../../../../deploy/topologies/small.json', import.meta.url));
@@ -100,6 +112,14 @@ describe('npm run cluster', () => {
       /miner-0 \(pid \d+\) was killed by SIGKILL while the cluster was running; last \d+ lines of .*miner-0\.log:\n {2}\| \{/,
     );
     for (const pid of started) expect(isAlive(pid)).toBe(false);
+  });
+
+  it('leaves no role process behind when the cluster itself is SIGKILLed', async () => {
+    const { r, pids: started } = await startSmall();
+    r.child.kill('SIGKILL');
+    await r.exit;
+    // Each role notices its stdin pipe close and stops (a zombie no one reaps yet counts as gone).
+    await until(() => started.every(gone), { what: 'every role process to exit', timeoutMs: 40_000 });
   });
 
   it('refuses bad flags and bad topologies with one line and exit 2', async () => {

@@ -23,7 +23,7 @@ beforeAll(async () => {
   await writeFile(
     genesis,
     JSON.stringify({
-      config: { chainId: 1337 },
+      config: { chainId: 1337, monsoon: { minDifficulty: 0 } },
       difficulty: '0x0',
       gasLimit: '0x1c9c380',
       // Accounts under more than one first nibble: 16 shards need at least two.

@@ -75,6 +75,11 @@ export const CLIENT_OPTIONS: readonly RoleOption[] = [
     description:
       'state reads: grpc | shm (one-sided walks of the regions storage nodes on this host export, gRPC for the rest) | rdma (default: grpc)',
   },
+  {
+    name: 'chainWindow',
+    arg: '<n>',
+    description: `canonical blocks (transactions, receipts) kept; older ones are forgotten (default: ${defaultClientOptions.chainWindow})`,
+  },
 ];
 
 /** What the client role runs with. */
@@ -88,6 +93,7 @@ export interface ClientRoleConfig {
   readonly compactLevels: number;
   readonly maxBatch: number;
   readonly storageTransport: StorageTransportKind;
+  readonly chainWindow: number;
 }
 
 function required(list: string[], name: string): string[] {
@@ -122,6 +128,7 @@ async function loadClient(raw: RawOptions): Promise<ClientRoleConfig> {
       'storageTransport',
       STORAGE_TRANSPORTS,
     ),
+    chainWindow: read.int(raw.chainWindow ?? defaultClientOptions.chainWindow, 'chainWindow', 1),
   };
   const genesis = parseGenesis(await readJsonFile(read.str(raw.genesis, 'genesis'), 'genesis'));
   return { ...config, rules: chainRulesOf(genesis) };
@@ -135,6 +142,7 @@ async function startClient(o: ClientRoleConfig, { logger }: RoleContext): Promis
     compactLevels: o.compactLevels,
     maxBatch: o.maxBatch,
     storageTransport: o.storageTransport,
+    chainWindow: o.chainWindow,
     logger,
   });
   let rpc: RpcServer | undefined;

@@ -9,10 +9,22 @@ import { encodeReceipt, receiptsRoot, transactionsRoot } from '@monsoon/executio
 import { keccak } from '@monsoon/keccak';
 import { type BlockHeader, encodeHeader } from '@monsoon/protocol';
 
-function block(number: bigint, tag: number, txs: Uint8Array[] = []): ClientBlock {
+/** A block on `parent` (a parent hash of zeros when none is given), told apart by `tag`. */
+function block(
+  number: bigint,
+  tag: number,
+  txs: Uint8Array[] = [],
+  parent?: ClientBlock,
+  difficulty = 0n,
+): ClientBlock {
   return {
     hash: keccak.keccak256(Uint8Array.of(Number(number), tag)),
-    header: { number } as BlockHeader,
+    header: {
+      parentHash: parent?.hash ?? new Uint8Array(32),
+      number,
+      difficulty,
+      nonce: new Uint8Array(8),
+    } as BlockHeader,
     transactions: txs,
     txHashes: txs.map((t) => keccak.keccak256(t)),
     receipts: [],
@@ -25,7 +37,10 @@ describe('ChainView', () => {
   it('replays leave the head alone; a fork replaces from its height; gaps are refused', async () => {
     const chain = new ChainView();
     const tx = Uint8Array.of(1, 2, 3);
-    const b = [block(0n, 0), block(1n, 0), block(2n, 0, [tx]), block(3n, 0)];
+    const b = [block(0n, 0)];
+    b.push(block(1n, 0, [], b[0]));
+    b.push(block(2n, 0, [tx], b[1]));
+    b.push(block(3n, 0, [], b[2]));
     for (const x of b) chain.add(x);
     expect(chain.head).toBe(b[3]);
     for (const x of b.slice(1)) {
@@ -34,14 +49,14 @@ describe('ChainView', () => {
     }
     expect(chain.transaction(keccak.keccak256(tx))?.block).toBe(b[2]);
 
-    const fork = block(2n, 9);
+    const fork = block(2n, 9, [], b[1]);
     chain.add(fork);
     expect(chain.head).toBe(fork);
     expect(chain.byNumber(3n)).toBeUndefined();
     expect(chain.transaction(keccak.keccak256(tx))).toBeUndefined();
 
     const waiting = chain.included(keccak.keccak256(tx));
-    const again = block(3n, 9, [tx]);
+    const again = block(3n, 9, [tx], fork);
     chain.add(again);
     expect((await waiting).block).toBe(again);
 
@@ -53,6 +68,50 @@ describe('ChainView', () => {
     }
     expect(isClientError(caught)).toBe(true);
     expect(chain.head).toBe(again);
+  });
+
+  it('keeps a window of blocks: older ones and their transactions are forgotten, genesis stays', () => {
+    const chain = new ChainView({ window: 3 });
+    const txs = Array.from({ length: 8 }, (_, i) => Uint8Array.of(7, i));
+    const b: ClientBlock[] = [];
+    txs.forEach((tx, i) => {
+      b.push(block(BigInt(i), 0, i === 0 ? [] : [tx], b[i - 1]));
+    });
+    for (const x of b) chain.add(x);
+    expect(chain.size).toBe(4); // blocks 5, 6, 7 and genesis
+    expect(chain.byNumber(0n)).toBe(b[0]);
+    for (let n = 1; n <= 4; n++) {
+      expect(chain.byNumber(BigInt(n))).toBeUndefined();
+      expect(chain.block(b[n]!.hash)).toBeUndefined();
+      expect(chain.transaction(keccak.keccak256(txs[n]!))).toBeUndefined();
+    }
+    for (let n = 5; n <= 7; n++) {
+      expect(chain.byNumber(BigInt(n))).toBe(b[n]);
+      expect(chain.transaction(keccak.keccak256(txs[n]!))?.block).toBe(b[n]);
+    }
+    // A replay of a forgotten block is of no use and changes nothing.
+    chain.add(b[2]!);
+    expect(chain.head).toBe(b[7]);
+    expect(chain.size).toBe(4);
+  });
+
+  it('refuses a block whose parent is not the block held below it, or below the difficulty rule', () => {
+    const chain = new ChainView({ minDifficulty: 5n });
+    const g = block(0n, 0);
+    chain.add(g);
+    const one = block(1n, 0, [], g, 5n);
+    chain.add(one);
+    const stranger = block(2n, 0, [], block(1n, 7, [], g, 5n), 5n);
+    expect(() => chain.add(stranger)).toThrow(/its parent is [0-9a-f]{64}, the block held below it is/);
+    expect(() => chain.add(block(2n, 1, [], one, 4n))).toThrow(/difficulty 4 is below the chain's minimum 5/);
+    expect(chain.head).toBe(one);
+    const two = block(2n, 2, [], one, 5n);
+    chain.add(two);
+    expect(chain.head).toBe(two);
+    // A reorg still links: a new block 2 on block 1 replaces the old one.
+    const other = block(2n, 3, [], one, 6n);
+    chain.add(other);
+    expect(chain.head).toBe(other);
   });
 
   it("checks a streamed block's transactions and receipts against its header", () => {
@@ -93,6 +152,14 @@ describe('ChainView', () => {
     expect(() =>
       clientBlockOf({ headerRlp: encodeHeader(header), transactions: [txs[1]!, txs[0]!], receipts: encoded }),
     ).toThrow(/transactions root/);
+    // A difficulty its nonce does not meet (a work-free header claiming 2^40).
+    expect(() =>
+      clientBlockOf({
+        headerRlp: encodeHeader({ ...header, difficulty: 1n << 40n }),
+        transactions: txs,
+        receipts: encoded,
+      }),
+    ).toThrow(/proof of work does not meet its difficulty 1099511627776/);
     expect(() =>
       clientBlockOf({
         headerRlp: encodeHeader(header),

@@ -20,9 +20,10 @@ import {
   runRole,
 } from '@monsoon/edge';
 import { chainRulesOf, SenderRecoveryPool } from '@monsoon/execution';
-import { type Genesis, parseGenesis } from '@monsoon/protocol';
+import { type Genesis, minDifficultyOf, parseGenesis } from '@monsoon/protocol';
 import { defaultMinerOptions, Miner } from '../miner.js';
 import { defaultMinerNodeOptions, MinerNode } from '../minerNode.js';
+import { defaultStoragePeerOptions } from '../storagePeer.js';
 
 /** The miner role's own options. */
 export const MINER_OPTIONS: readonly RoleOption[] = [
@@ -71,6 +72,32 @@ export const MINER_OPTIONS: readonly RoleOption[] = [
       'worker threads recovering senders while submissions execute, 0 = on the execution thread (default: 0)',
   },
   { name: 'shardCount', arg: '<n>', description: '16 or 256 (default: 16)' },
+  {
+    name: 'dataDir',
+    arg: '<dir>',
+    description: 'log the chain here and continue from it on restart (default: nothing on disk)',
+    path: true,
+  },
+  {
+    name: 'fsync',
+    arg: '<always|none>',
+    description: 'fsync the chain log after every block, or leave it to the OS (default: always)',
+  },
+  {
+    name: 'keepBlocks',
+    arg: '<n>',
+    description: `blocks kept below the head; older ones are forgotten (default: ${defaultMinerOptions.keepBlocks})`,
+  },
+  {
+    name: 'storageRetryMax',
+    arg: '<ms>',
+    description: `longest wait between tries to reach a storage node; its blocks are kept meanwhile (default: ${defaultStoragePeerOptions.retryMaxMs})`,
+  },
+  {
+    name: 'storageCatchUp',
+    arg: '<blocks>',
+    description: `sealed blocks kept below the head to catch up a storage node that is behind (default: ${defaultMinerNodeOptions.storageCatchUpBlocks})`,
+  },
 ];
 
 /** What the miner role runs with. */
@@ -87,6 +114,11 @@ export interface MinerRoleConfig {
   readonly maxBlockTxs: number;
   readonly recoveryThreads: number;
   readonly shardCount: 16 | 256;
+  readonly keepBlocks: number;
+  readonly dataDir: string | undefined;
+  readonly fsync: 'always' | 'none';
+  readonly storageRetryMaxMs: number;
+  readonly storageCatchUpBlocks: number;
 }
 
 function bad(option: string, expected: string, found: unknown): never {
@@ -134,11 +166,30 @@ async function loadMiner(raw: RawOptions): Promise<MinerRoleConfig> {
     maxBlockTxs: read.int(raw.maxBlockTxs ?? defaultMinerOptions.maxBlockTransactions, 'maxBlockTxs', 1),
     recoveryThreads: read.int(raw.recoveryThreads ?? 0, 'recoveryThreads'),
     shardCount: shardCount as 16 | 256,
+    keepBlocks: read.int(raw.keepBlocks ?? defaultMinerOptions.keepBlocks, 'keepBlocks', 1),
+    dataDir: raw.dataDir === undefined ? undefined : read.str(raw.dataDir, 'dataDir'),
+    fsync: read.oneOf(raw.fsync ?? defaultMinerNodeOptions.fsync, 'fsync', ['always', 'none'] as const),
+    storageRetryMaxMs: read.int(
+      raw.storageRetryMax ?? defaultStoragePeerOptions.retryMaxMs,
+      'storageRetryMax',
+      1,
+    ),
+    storageCatchUpBlocks: read.int(
+      raw.storageCatchUp ?? defaultMinerNodeOptions.storageCatchUpBlocks,
+      'storageCatchUp',
+      1,
+    ),
   };
-  return {
-    ...config,
-    genesis: parseGenesis(await readJsonFile(read.str(raw.genesis, 'genesis'), 'genesis')),
-  };
+  const genesis = parseGenesis(await readJsonFile(read.str(raw.genesis, 'genesis'), 'genesis'));
+  const min = minDifficultyOf(genesis);
+  if (config.difficulty < min) {
+    bad(
+      'difficulty',
+      `at least ${min}, the genesis' difficulty rule (config.monsoon.minDifficulty, 1 when absent)`,
+      String(config.difficulty),
+    );
+  }
+  return { ...config, genesis };
 }
 
 async function startMiner(o: MinerRoleConfig, { logger }: RoleContext): Promise<RunningRole> {
@@ -151,6 +202,7 @@ async function startMiner(o: MinerRoleConfig, { logger }: RoleContext): Promise<
     difficulty: o.difficulty,
     maxBlockTransactions: o.maxBlockTxs,
     shardCount: o.shardCount,
+    keepBlocks: o.keepBlocks,
     ...(o.recoveryThreads > 0
       ? { recovery: await SenderRecoveryPool.create({ threads: o.recoveryThreads }) }
       : {}),
@@ -168,6 +220,10 @@ async function startMiner(o: MinerRoleConfig, { logger }: RoleContext): Promise<
       storage: [...o.storage],
       peers: [...o.peers],
       blockIntervalMs: o.blockIntervalMs,
+      storageFeed: { retryMaxMs: o.storageRetryMaxMs },
+      storageCatchUpBlocks: o.storageCatchUpBlocks,
+      fsync: o.fsync,
+      ...(o.dataDir !== undefined ? { dataDir: o.dataDir } : {}),
     },
     logger,
   );

@@ -1,7 +1,7 @@
 /**
  * The miner's /metrics: the CLI's `--metrics` serves Prometheus text whose counters move with
  * what the miner does (a Submit accepted, a malformed one refused, each timed by status); a
- * bad address is refused at start; per storage node, blocks refused and retries are counted.
+ * bad address is refused at start; per storage node, retries and the blocks kept for it are counted.
  */
 import { mkdtemp, rm } from 'node:fs/promises';
 import { createServer } from 'node:net';
@@ -12,7 +12,7 @@ import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { ERROR_CODE_TRAILER, unary } from '@monsoon/edge';
 import { Miner, MinerNode } from '@monsoon/miner';
 import { MinerServiceClient, TxStatus } from '@monsoon/protocol';
-import { killAll, spawnRole, startRole, writeGenesis } from '@monsoon/test-utils';
+import { killAll, spawnRole, startRole, until, writeGenesis } from '@monsoon/test-utils';
 import { addrs, genesis, genesisTree, rules, submit, transfer } from '../helpers/minerProcess.js';
 
 let dir: string;
@@ -100,7 +100,7 @@ describe('miner --metrics', () => {
 });
 
 describe('MinerNode metrics', () => {
-  it('counts, per storage node, the retries and the block refused after them', async () => {
+  it('counts, per storage node, the retries and keeps the blocks of one it cannot reach', async () => {
     // A port nothing listens on: every ApplyBlock there fails UNAVAILABLE and is retried.
     const dead = await new Promise<string>((resolve) => {
       const s = createServer().listen(0, '127.0.0.1', () => {
@@ -109,17 +109,28 @@ describe('MinerNode metrics', () => {
       });
     });
     const miner = await Miner.create(genesis, { rules });
-    const node = await MinerNode.start(miner, { blockIntervalMs: 0, storage: [dead], storageRetries: 2 });
+    const node = await MinerNode.start(miner, {
+      blockIntervalMs: 0,
+      storage: [dead],
+      storageFeed: { retryMinMs: 5, retryMaxMs: 20, warnAfter: 2 },
+    });
     try {
       await node.sealNow();
-      await node.storageSettled();
-      const text = await node.metrics.render();
-      expect(sample(text, `monsoon_miner_storage_blocks_total{storage="${dead}",result="refused"}`)).toBe(1);
+      await node.sealNow();
+      // Never given up on: the retries go on and both blocks stay queued for the node.
+      const text = await until(
+        async () => {
+          const t = await node.metrics.render();
+          return (sample(t, `monsoon_miner_storage_retries_total{storage="${dead}"}`) ?? 0) >= 4 && t;
+        },
+        { what: 'four retries', timeoutMs: 20_000 },
+      );
+      expect(sample(text, `monsoon_miner_storage_blocks_total{storage="${dead}",result="refused"}`)).toBe(0);
       expect(sample(text, `monsoon_miner_storage_blocks_total{storage="${dead}",result="applied"}`)).toBe(0);
-      expect(sample(text, `monsoon_miner_storage_retries_total{storage="${dead}"}`)).toBe(1);
-      expect(sample(text, 'monsoon_miner_blocks_sealed_total')).toBe(1);
-      expect(sample(text, 'monsoon_miner_head_number')).toBe(1);
-      expect(node.storageCounters).toEqual({ applied: 0, refused: 1, retries: 1 });
+      expect(sample(text, `monsoon_miner_storage_backlog_blocks{storage="${dead}"}`)).toBe(2);
+      expect(sample(text, 'monsoon_miner_blocks_sealed_total')).toBe(2);
+      expect(sample(text, 'monsoon_miner_head_number')).toBe(2);
+      expect(node.storageCounters).toMatchObject({ applied: 0, refused: 0, caughtUp: 0 });
     } finally {
       await node.close();
     }

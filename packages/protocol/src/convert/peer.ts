@@ -1,7 +1,7 @@
 /** Converters for the miners' Peer stream. */
 import type { BlockWithReceipts, PeerBlock, PeerMessage } from '../domain/peer.js';
 import type * as pb from '../generated/monsoon/miner/v1/miner.js';
-import { consistent, missing, nonEmpty, nonEmptyList } from './checks.js';
+import { consistent, fixed, missing, nonEmpty, nonEmptyList, uint32 } from './checks.js';
 import { nodeBagFromProto, nodeBagToProto } from './common.js';
 
 export function peerBlockToProto(b: PeerBlock, field = 'block'): pb.Block {
@@ -21,6 +21,14 @@ export function peerBlockFromProto(b: pb.Block, field = 'block'): PeerBlock {
 }
 
 export function peerMessageToProto(m: PeerMessage): pb.PeerMessage {
+  if (m.kind === 'getBlocks') {
+    return {
+      msg: {
+        $case: 'getBlocks',
+        value: { hash: fixed(m.hash, 32, 'getBlocks.hash'), count: uint32(m.count, 'getBlocks.count') },
+      },
+    };
+  }
   return { msg: { $case: 'block', value: peerBlockToProto(m.block) } };
 }
 
@@ -30,7 +38,14 @@ export function peerMessageToProto(m: PeerMessage): pb.PeerMessage {
  */
 export function peerMessageFromProto(m: pb.PeerMessage): PeerMessage {
   const msg = m.msg;
-  if (msg === undefined) return missing('msg', 'a block');
+  if (msg === undefined) return missing('msg', 'a block or getBlocks');
+  if (msg.$case === 'getBlocks') {
+    return {
+      kind: 'getBlocks',
+      hash: fixed(msg.value.hash, 32, 'getBlocks.hash'),
+      count: uint32(msg.value.count, 'getBlocks.count'),
+    };
+  }
   return { kind: 'block', block: peerBlockFromProto(msg.value) };
 }
 

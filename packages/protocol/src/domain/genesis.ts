@@ -5,7 +5,7 @@
  * account's nonce and balance in hex or decimal, strings or JSON numbers; code, extraData and
  * hashes as 0x-hex; the chain config's numbers as JSON numbers (see chainConfig.ts for the fork
  * it picks). `difficulty`, `alloc` and each account's `balance` are required, as geth requires
- * them. Anything else is refused with a BadGenesis ProtocolError naming the field.
+ * them. Monsoon's own rule sits in `config.monsoon` (`minDifficulty`, see Genesis). Anything else is refused with a BadGenesis ProtocolError naming the field.
  */
 
 import { EMPTY_ROOT } from '@monsoon/dsm-tree';
@@ -38,6 +38,21 @@ export interface Genesis {
   /** The header's 8-byte nonce (geth's `nonce` is a uint64 quantity). */
   readonly nonce: Uint8Array;
   readonly alloc: readonly GenesisAccount[];
+  /**
+   * The chain's difficulty rule: every block after the genesis must have at least this
+   * difficulty (its proof of work meeting it), `config.monsoon.minDifficulty` in the file.
+   * Absent from the file: {@link DEFAULT_MIN_DIFFICULTY} (no block without proof of work); a
+   * chain without work (benchmarks, tests) must say 0 explicitly.
+   */
+  readonly minDifficulty?: bigint | undefined;
+}
+
+/** The least difficulty of a block when the genesis sets none: difficulty 0 (no work) is refused. */
+export const DEFAULT_MIN_DIFFICULTY = 1n;
+
+/** The least difficulty the chain of `g` allows a block after the genesis. */
+export function minDifficultyOf(g: Genesis): bigint {
+  return g.minDifficulty ?? DEFAULT_MIN_DIFFICULTY;
 }
 
 const NONE = new Uint8Array(0);
@@ -100,6 +115,13 @@ export function parseGenesis(doc: unknown): Genesis {
   hexBytes(g.mixHash, 'mixHash', { length: 32 }, NONE);
   hexBytes(g.parentHash, 'parentHash', { length: 32 }, NONE);
   const { chainId, fork } = parseChainConfig(g.config, { timestamp, difficulty });
+  const monsoon = jsonObject(jsonObject(g.config, 'config')?.monsoon, 'config.monsoon');
+  const minDifficulty = hexOrDecimal(
+    monsoon?.minDifficulty,
+    'config.monsoon.minDifficulty',
+    256,
+    DEFAULT_MIN_DIFFICULTY,
+  );
   const baseFee = g.baseFeePerGas;
   return {
     chainId,
@@ -113,6 +135,7 @@ export function parseGenesis(doc: unknown): Genesis {
     coinbase: hexBytes(g.coinbase, 'coinbase', { length: 20 }, new Uint8Array(20)),
     nonce: uint64Bytes(hexOrDecimal(g.nonce, 'nonce', 64, 0n)),
     alloc,
+    minDifficulty,
   };
 }
 

@@ -10,8 +10,16 @@ export interface PeerBlock {
   readonly bag: readonly Uint8Array[];
 }
 
-/** One message on a Peer stream. */
-export type PeerMessage = { readonly kind: 'block'; readonly block: PeerBlock };
+/** One message on a Peer stream: a block, or a request for a block and its ancestors. */
+export type PeerMessage =
+  | { readonly kind: 'block'; readonly block: PeerBlock }
+  | {
+      readonly kind: 'getBlocks';
+      /** The newest block wanted (32 bytes). */
+      readonly hash: Uint8Array;
+      /** It and up to count − 1 of its ancestors (the peer may send fewer). */
+      readonly count: number;
+    };
 
 /** A canonical block as a miner streams it to clients: with its receipts. */
 export interface BlockWithReceipts {

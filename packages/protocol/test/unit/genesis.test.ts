@@ -5,7 +5,14 @@
  * BadGenesis ProtocolError that names the field.
  */
 import { describe, expect, it } from '@jest/globals';
-import { type Genesis, isProtocolError, ProtocolErrorCode, parseGenesis } from '@monsoon/protocol';
+import {
+  DEFAULT_MIN_DIFFICULTY,
+  type Genesis,
+  isProtocolError,
+  minDifficultyOf,
+  ProtocolErrorCode,
+  parseGenesis,
+} from '@monsoon/protocol';
 
 const hex = (b: Uint8Array): string => Buffer.from(b).toString('hex');
 const A = '0x1111111111111111111111111111111111111111';
@@ -119,6 +126,21 @@ describe('parseGenesis reads what geth writes', () => {
     expect(hex(parseGenesis({ ...gethHex(), nonce: '0x0000000000000042' }).nonce)).toBe('0000000000000042');
     expect(hex(parseGenesis({ ...gethHex(), nonce: '66' }).nonce)).toBe('0000000000000042');
     expect(hex(parseGenesis({ ...gethHex(), nonce: '' }).nonce)).toBe('0000000000000000');
+  });
+
+  it('reads the difficulty rule from config.monsoon.minDifficulty: 1 when absent, 0 only when said', () => {
+    expect(parseGenesis({ difficulty: '0x0', alloc: {} }).minDifficulty).toBe(1n);
+    expect(minDifficultyOf(parseGenesis({ difficulty: '0x0', alloc: {} }))).toBe(DEFAULT_MIN_DIFFICULTY);
+    const zero = { config: { chainId: 7, monsoon: { minDifficulty: 0 } }, difficulty: '0x0', alloc: {} };
+    expect(parseGenesis(zero).minDifficulty).toBe(0n);
+    const hexed = { config: { monsoon: { minDifficulty: '0x400' } }, difficulty: '0x0', alloc: {} };
+    expect(parseGenesis(hexed).minDifficulty).toBe(1024n);
+    expect(() => parseGenesis({ config: { monsoon: 5 }, difficulty: '0x0', alloc: {} })).toThrow(
+      /config\.monsoon/,
+    );
+    expect(() =>
+      parseGenesis({ config: { monsoon: { minDifficulty: -1 } }, difficulty: '0x0', alloc: {} }),
+    ).toThrow(/config\.monsoon\.minDifficulty/);
   });
 
   it('keeps the defaults for what geth lets a file leave out', () => {

@@ -114,6 +114,21 @@ describe('Peer', () => {
     );
   });
 
+  it('round-trips a request for a block and its ancestors; refuses a hash of the wrong length', () => {
+    const get = { kind: 'getBlocks' as const, hash: hash(9), count: 64 };
+    expect(peerMessageFromProto(wire(minerPb.PeerMessage, peerMessageToProto(get)))).toStrictEqual(get);
+    expectProtocolError(
+      () =>
+        peerMessageFromProto(
+          wire(minerPb.PeerMessage, {
+            msg: { $case: 'getBlocks', value: { hash: filled(31, 1), count: 1 } },
+          }),
+        ),
+      ProtocolErrorCode.BadLength,
+      'getBlocks.hash',
+    );
+  });
+
   it('refuses a message with nothing in it, and a block without a header', () => {
     expectProtocolError(
       () => peerMessageFromProto(wire(minerPb.PeerMessage, {})),

@@ -96,7 +96,12 @@ async function startStorage(
   let metricsServer: MetricsServer | undefined;
   try {
     server = await StorageServer.create(
-      { listen: cfg.listen, maxReceiveMessageBytes: cfg.maxMessageBytes, maxBatchQueries: cfg.maxBatch },
+      {
+        listen: cfg.listen,
+        maxReceiveMessageBytes: cfg.maxMessageBytes,
+        maxBatchQueries: cfg.maxBatch,
+        maxNodes: cfg.maxNodes,
+      },
       { node, logger: log, metrics, ...(region?.info() !== undefined ? { region: region.info()! } : {}) },
     );
     if (cfg.metrics !== undefined) {

@@ -55,6 +55,7 @@ export interface StorageCliConfig {
   exportRegion: string | undefined;
   /** The region's arena, MiB. */
   regionMb: number;
+  maxNodes: number;
 }
 
 /** The role's own options (`config`, `logLevel` and `advertise` are every role's: `@monsoon/edge`). */
@@ -98,7 +99,12 @@ export const STORAGE_OPTIONS: readonly RoleOption[] = [
   {
     name: 'maxBatch',
     arg: '<n>',
-    description: 'most BatchGet queries or slots, or GetNodes hashes (default: 10000)',
+    description: `most BatchGet queries or slots (default: ${defaultStorageServerOptions.maxBatchQueries})`,
+  },
+  {
+    name: 'maxNodes',
+    arg: '<n>',
+    description: `most GetNodes hashes (default: ${defaultStorageServerOptions.maxNodes})`,
   },
   {
     name: 'backend',
@@ -166,6 +172,7 @@ export const defaultStorageCliOptions = {
   backend: 'memory' as const,
   memoryBudget: '2GiB',
   regionMb: 2048,
+  maxNodes: defaultStorageServerOptions.maxNodes,
 };
 
 function bad(option: string, expected: string, found: unknown): never {
@@ -255,5 +262,6 @@ export function resolveStorageConfig(flags: RawOptions, config: RawOptions = {})
     leveldb: read.optionalHostPort(pick('leveldb'), 'leveldb'),
     exportRegion: exportRegionOf(pick('exportRegion')),
     regionMb: read.int(pick('regionMb') ?? defaultStorageCliOptions.regionMb, 'regionMb', 1),
+    maxNodes: read.int(pick('maxNodes') ?? defaultStorageCliOptions.maxNodes, 'maxNodes', 1),
   };
 }

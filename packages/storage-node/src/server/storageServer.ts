@@ -4,6 +4,7 @@
  * Errors become statuses here and only here (see grpcStatus.ts); the node never sees a protobuf
  * type.
  */
+import { setImmediate } from 'node:timers/promises';
 import { type ServerWritableStream, status } from '@grpc/grpc-js';
 import { EMPTY_CODE_HASH } from '@monsoon/dsm-tree';
 import {
@@ -25,6 +26,8 @@ import {
   batchGetRequestFromProto,
   batchGetResponseToProto,
   type commonPb,
+  type GetNodesRequest,
+  type GetNodesResponse,
   getAccountRequestFromProto,
   getAccountResponseToProto,
   getCodeRequestFromProto,
@@ -49,17 +52,26 @@ import { grpcStatusOf } from './grpcStatus.js';
 
 /** The shared server's options (listen, largest request, shutdown deadline) and the storage node's own. */
 export interface StorageServerOptions extends GrpcServerOptions {
-  /**
-   * Most queries in a BatchGet, most slots over all its queries, and most hashes in a GetNodes;
-   * more is INVALID_ARGUMENT.
-   */
+  /** Most queries in a BatchGet, and most slots over all its queries; more is INVALID_ARGUMENT. */
   maxBatchQueries: number;
+  /**
+   * Most hashes in a GetNodes; more is INVALID_ARGUMENT. A hash is looked for in every version
+   * held (up to the window), so one costs far more than a BatchGet query.
+   */
+  maxNodes: number;
+  /**
+   * A GetNodes looks for at most this many (hash, version) pairs between two turns of the event
+   * loop, so a large one never stalls block application, other callers or a SIGTERM.
+   */
+  nodeProbesPerTurn: number;
 }
 
 export const defaultStorageServerOptions: StorageServerOptions = {
   ...defaultGrpcServerOptions,
   listen: '127.0.0.1:50051',
   maxBatchQueries: 10_000,
+  maxNodes: 1024,
+  nodeProbesPerTurn: 256,
 };
 
 /** A version as SubscribeHeads sends it. */
@@ -89,6 +101,8 @@ export class StorageServer {
   private readonly region: StorageServerModules['region'];
   private readonly log: Logger;
   private readonly streams = new Set<() => void>();
+  /** Set by close(): long calls stop at their next turn instead of running to the end. */
+  private closing = false;
   /** Set once bound. */
   private server!: GrpcServer;
 
@@ -111,11 +125,13 @@ export class StorageServer {
     modules: StorageServerModules,
   ): Promise<StorageServer> {
     const o: StorageServerOptions = { ...defaultStorageServerOptions, ...opts };
-    if (!Number.isSafeInteger(o.maxBatchQueries) || o.maxBatchQueries < 1) {
-      throw new StorageError(
-        StorageErrorCode.BadArgument,
-        `maxBatchQueries: expected a positive integer, found ${o.maxBatchQueries}`,
-      );
+    for (const k of ['maxBatchQueries', 'maxNodes', 'nodeProbesPerTurn'] as const) {
+      if (!Number.isSafeInteger(o[k]) || o[k] < 1) {
+        throw new StorageError(
+          StorageErrorCode.BadArgument,
+          `${k}: expected a positive integer, found ${o[k]}`,
+        );
+      }
     }
     const s = new StorageServer(o, modules);
     s.server = await GrpcServer.create<StorageServiceServer>(
@@ -142,6 +158,7 @@ export class StorageServer {
    * is not closed: it belongs to the caller.
    */
   close(): Promise<void> {
+    this.closing = true;
     const closed = this.server.close();
     for (const end of [...this.streams]) end();
     return closed;
@@ -158,6 +175,38 @@ export class StorageServer {
       },
     );
     this.streams.add(end);
+  }
+
+  /**
+   * GetNodes in slices of about `nodeProbesPerTurn` (hash, version) lookups, yielding the event
+   * loop between slices: an unknown hash is looked for in every version held, so a large request
+   * is seconds of work, and blocks, other calls and a shutdown go on between its slices. Each
+   * slice searches the versions held at that moment (nodes are content-addressed: any is right).
+   */
+  private async getNodes(r: GetNodesRequest): Promise<GetNodesResponse> {
+    const n = r.hashes.length;
+    const nodes: (Uint8Array | undefined)[] = [];
+    for (let i = 0; i < n; ) {
+      if (this.closing) {
+        throw new CallRefused(
+          status.UNAVAILABLE,
+          'SHUTTING_DOWN',
+          `the node is shutting down; GetNodes stopped after ${i} of ${n} hashes`,
+        );
+      }
+      const step = Math.max(1, Math.floor(this.opts.nodeProbesPerTurn / this.node.versions.size));
+      const end = Math.min(n, i + step);
+      const slice = {
+        hashes: r.hashes.slice(i, end),
+        ...(r.paths !== undefined && r.paths.length > 0 ? { paths: r.paths.slice(i, end) } : {}),
+      };
+      // A tiered node faults in what the slice reaches (a memory node answers at once).
+      const part = await this.node.read(() => this.node.getNodes(slice));
+      for (const x of part.nodes) nodes.push(x);
+      i = end;
+      if (i < n) await setImmediate();
+    }
+    return { nodes };
   }
 
   private methods(): MethodTable<StorageServiceServer> {
@@ -208,10 +257,10 @@ export class StorageServer {
       }),
       getNodes: unaryRpc({
         decode: (r: storagePb.GetNodesRequest) => {
-          if (r.hashes.length > max) tooMany('hashes', r.hashes.length, max);
+          if (r.hashes.length > this.opts.maxNodes) tooMany('hashes', r.hashes.length, this.opts.maxNodes);
           return getNodesRequestFromProto(r);
         },
-        run: (r) => node.read(() => node.getNodes(r)),
+        run: (r) => this.getNodes(r),
         encode: getNodesResponseToProto,
       }),
       getShardRoots: unaryRpc({

@@ -201,7 +201,7 @@ describe('malformed and refused requests to a storage process', () => {
         paths: [],
       }),
       status.INVALID_ARGUMENT,
-      'BAD_ARGUMENT: hashes: expected at most 10000, found 10001',
+      'BAD_ARGUMENT: hashes: expected at most 1024, found 10001',
     );
     await expectStatus(
       applyWire({ ...good(), headerRlp: new Uint8Array(2 * 1024 * 1024).fill(1) }),

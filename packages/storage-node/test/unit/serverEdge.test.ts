@@ -93,6 +93,7 @@ describe('storage CLI options', () => {
       backend: 'memory',
       memoryBudget: 2 * 1024 ** 3,
       leveldb: undefined,
+      maxNodes: 1024,
     });
   });
 

@@ -76,9 +76,23 @@ export interface PeerMessage {
   /** What the message carries. */
   msg?:
     | //
-    /** A block a miner mined or learnt of. */
+    /** A block a miner mined or learnt of, or one asked for with get_blocks. */
     { $case: "block"; value: Block }
+    | //
+    /**
+     * Asks for a block and its ancestors (a miner that lacks a block's parent asks the peer
+     * that sent it); answered with `block` messages, oldest first, of the blocks the peer holds.
+     */
+    { $case: "getBlocks"; value: GetBlocks }
     | undefined;
+}
+
+/** A request for a block and its ancestors, by hash. */
+export interface GetBlocks {
+  /** The newest block wanted, 32 bytes. */
+  hash: Uint8Array;
+  /** How many blocks: it and up to count-1 of its ancestors (the answering miner may send fewer). */
+  count: number;
 }
 
 /** A block as gossiped between miners: enough to re-execute and check it without I/O. */
@@ -349,6 +363,9 @@ export const PeerMessage: MessageFns<PeerMessage> = {
       case "block":
         Block.encode(message.msg.value, writer.uint32(10).fork()).join();
         break;
+      case "getBlocks":
+        GetBlocks.encode(message.msg.value, writer.uint32(18).fork()).join();
+        break;
     }
     return writer;
   },
@@ -372,6 +389,14 @@ export const PeerMessage: MessageFns<PeerMessage> = {
             }
 
             message.msg = { $case: "block", value: Block.decode(reader, reader.uint32()) };
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.msg = { $case: "getBlocks", value: GetBlocks.decode(reader, reader.uint32()) };
             continue;
           }
         }
@@ -398,7 +423,80 @@ export const PeerMessage: MessageFns<PeerMessage> = {
         }
         break;
       }
+      case "getBlocks": {
+        if (object.msg?.value !== undefined && object.msg?.value !== null) {
+          message.msg = { $case: "getBlocks", value: GetBlocks.fromPartial(object.msg.value) };
+        }
+        break;
+      }
     }
+    return message;
+  },
+};
+
+function createBaseGetBlocks(): GetBlocks {
+  return { hash: new Uint8Array(0), count: 0 };
+}
+
+export const GetBlocks: MessageFns<GetBlocks> = {
+  encode(message: GetBlocks, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.hash.length !== 0) {
+      writer.uint32(10).bytes(message.hash);
+    }
+    if (message.count !== 0) {
+      writer.uint32(16).uint32(message.count);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): GetBlocks {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseGetBlocks();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.hash = reader.bytes();
+            continue;
+          }
+          case 2: {
+            if (tag !== 16) {
+              break;
+            }
+
+            message.count = reader.uint32();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  create<I extends Exact<DeepPartial<GetBlocks>, I>>(base?: I): GetBlocks {
+    return GetBlocks.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<GetBlocks>, I>>(object: I): GetBlocks {
+    const message = createBaseGetBlocks();
+    message.hash = object.hash ?? new Uint8Array(0);
+    message.count = object.count ?? 0;
     return message;
   },
 };
