@@ -20,6 +20,7 @@ import type { ChainView } from './chain.js';
 import type { ChainFollower } from './chainFollower.js';
 import { ClientError, ClientErrorCode } from './clientError.js';
 import { type ReadBackend, stateAt } from './readBackend.js';
+import { firstReads } from './speculate.js';
 import type { SubmitQueue } from './submitQueue.js';
 import type { PoolEntry, PoolTx, TxPool } from './txPool.js';
 
@@ -92,7 +93,8 @@ export class PoolSubmitter {
   /** Admits `tx` (from `from`, encoded as `raw`) and resolves as `wait` says; throws the pool's or the submission's refusal. */
   async send(signed: SignedTx, from: Uint8Array, raw: Uint8Array, wait: SendWait): Promise<void> {
     const { pool, reads, follower } = this.modules;
-    const account = await reads.accountAt(from, stateAt(follower.stateHead()));
+    // The pre-execution's first reads come in the same storage round: it then finds them cached.
+    const account = await reads.accountAt(from, stateAt(follower.stateHead()), firstReads(signed, from));
     const tx: PooledTx = {
       hash: signed.hash,
       sender: from,

@@ -9,6 +9,7 @@
  */
 import {
   type Account,
+  byteKey,
   bytesEqual,
   DsmError,
   DsmErrorCode,
@@ -60,7 +61,7 @@ interface PendingBatch {
 export class RemoteState {
   private readonly batches = new Map<string, PendingBatch>();
   private cache: NodeBag;
-  /** Hashes of account-trie nodes above the compaction level (the miners hold them). */
+  /** Hashes (binary strings) of account-trie nodes above the compaction level (the miners hold them). */
   private top = new Set<string>();
   readonly counters: FetchCounters = { calls: 0, bytes: 0, refused: 0 };
 
@@ -74,11 +75,17 @@ export class RemoteState {
 
   /**
    * A tree at `root` resolving from the cache. `served`, when given, collects every node and
-   * code blob the tree was handed (an execution's witness).
+   * code blob the tree was handed (an execution's witness). The cache holds each node under the
+   * hash it computed when the node arrived, so the tree takes nodes from it without hashing
+   * them again (a node is used only where a hash the root commits to names it).
    */
   tree(root: Uint8Array, served?: NodeBag): StateTree {
     return StateTree.fromRootHash(root, {
       hash: this.keccak,
+      source: {
+        getBin: (h) => (served === undefined ? this.cache.getBin(h) : served.takeFrom(this.cache, h)),
+      },
+      // Code blobs (looked up by code hash, not through the trie).
       resolver: (h) => {
         const n = this.cache.get(h);
         if (n !== undefined && served !== undefined) served.add(n);
@@ -87,14 +94,14 @@ export class RemoteState {
     });
   }
 
-  /** Whether `node` (a witness node) sits in the account trie above the compaction level. */
-  isTop(node: Uint8Array): boolean {
-    return this.top.has(toHex(this.keccak.keccak256(node)));
+  /** Whether the node with this hash (a binary string) sits in the account trie above the compaction level. */
+  private isTop(hash: string): boolean {
+    return this.top.has(hash);
   }
 
-  /** The nodes of `served` a miner needs (those above the compaction level left out). */
-  bagOf(served: NodeBag): Uint8Array[] {
-    return served.values().filter((n) => !this.isTop(n));
+  /** The nodes of `served` a miner needs (those above the compaction level left out), without hashing any. */
+  bagOf(served: NodeBag): NodeBag {
+    return served.filter((h) => !this.isTop(h));
   }
 
   /**
@@ -154,12 +161,15 @@ export class RemoteState {
       for (let i = 0; i < all.length; i += MAX_BATCH) {
         const qs = all.slice(i, i + MAX_BATCH);
         this.counters.calls++;
+        let verified: NodeBag | undefined;
         const res = await this.storage.batchGet(
           batch.shard,
           { at: atHash(batch.at.blockHash), queries: qs, omitLevels: 0 },
-          (r, replica) => this.check(batch.at, qs, r, replica),
+          (r, replica) => {
+            verified = this.check(batch.at, qs, r, replica);
+          },
         );
-        this.remember(batch.at, qs, res);
+        this.remember(batch.at, qs, res, verified!);
       }
       for (const w of batch.waiters) w.resolve();
     } catch (e) {
@@ -167,13 +177,13 @@ export class RemoteState {
     }
   }
 
-  /** Throws BAD_PROOF unless the answer proves exactly what it claims, at `at`. */
+  /** Throws BAD_PROOF unless the answer proves exactly what it claims, at `at`; returns its nodes, hashed once. */
   private check(
     at: StateRef,
     qs: readonly AccountQuery[],
     res: BatchGetResponse,
     replica: StorageReplica,
-  ): void {
+  ): NodeBag {
     const refuse = (why: string): never => {
       this.counters.refused++;
       throw new ClientError(ClientErrorCode.BadProof, `storage node ${replica.address}: ${why}`, {
@@ -185,9 +195,10 @@ export class RemoteState {
     if (res.results.length !== qs.length) refuse(`${res.results.length} results for ${qs.length} queries`);
     const bag = new NodeBag({ hash: this.keccak });
     bag.addNodes(res.bag);
+    // Both bags keep nodes under the hashes they computed: the tree uses them unhashed.
     const tree = StateTree.fromRootHash(at.stateRoot, {
       hash: this.keccak,
-      resolver: (h) => bag.get(h) ?? this.cache.get(h),
+      source: { getBin: (h) => bag.getBin(h) ?? this.cache.getBin(h) },
     });
     qs.forEach((q, i) => {
       const r = res.results[i]!;
@@ -222,6 +233,7 @@ export class RemoteState {
       )
         refuse(`sends code for ${where} that does not hash to its code hash`);
     });
+    return bag;
   }
 
   /**
@@ -286,14 +298,19 @@ export class RemoteState {
     }
   }
 
-  /** Caches a checked answer, marking account-trie nodes above the compaction level. */
-  private remember(at: StateRef, qs: readonly AccountQuery[], res: BatchGetResponse): void {
+  /** Caches a checked answer (`verified`: its nodes as `check` hashed them), marking account-trie nodes above the compaction level. */
+  private remember(
+    at: StateRef,
+    qs: readonly AccountQuery[],
+    res: BatchGetResponse,
+    verified: NodeBag,
+  ): void {
     if (this.cache.size > this.opts.maxCachedNodes) {
       this.cache = new NodeBag({ hash: this.keccak });
       this.top = new Set();
     }
     for (const n of res.bag) this.counters.bytes += n.length;
-    this.cache.addNodes(res.bag);
+    this.cache.merge(verified);
     for (const r of res.results) {
       if (r.code.length > 0) {
         this.counters.bytes += r.code.length;
@@ -304,7 +321,7 @@ export class RemoteState {
     const tree = this.tree(at.stateRoot);
     for (const q of qs) {
       for (const n of tree.proveAccount(q.address).slice(0, this.opts.compactLevels)) {
-        this.top.add(toHex(this.keccak.keccak256(n)));
+        this.top.add(byteKey(this.keccak.keccak256(n)));
       }
     }
   }
@@ -322,13 +339,19 @@ function missingKey(e: unknown): AccountQuery | undefined {
   return { address: meta.address, slots: slot instanceof Uint8Array ? [slot] : [], code: true };
 }
 
+/** Whether `f` runs without a DsmError (a node not cached). */
 function resolvable(f: () => unknown): boolean {
+  // A miss is the common answer and its error is dropped here: don't pay for its stack trace.
+  const limit = Error.stackTraceLimit;
+  Error.stackTraceLimit = 0;
   try {
     f();
     return true;
   } catch (e) {
     if (isDsmError(e)) return false;
     throw e;
+  } finally {
+    Error.stackTraceLimit = limit;
   }
 }
 

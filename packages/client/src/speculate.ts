@@ -32,6 +32,13 @@ export interface Speculation {
   readonly rounds: number;
 }
 
+/** What a pre-execution of `tx` reads first: its sender's account, and its callee's with the code. */
+export function firstReads(tx: SignedTx, sender: Uint8Array): AccountQuery[] {
+  const first: AccountQuery[] = [{ address: sender, slots: [], code: false }];
+  if (tx.to !== undefined) first.push({ address: tx.to, slots: [], code: true });
+  return first;
+}
+
 export async function speculate(
   remote: RemoteState,
   at: StateRef,
@@ -42,9 +49,7 @@ export async function speculate(
   sender: Uint8Array,
   evms: EvmPool,
 ): Promise<Speculation> {
-  const first: AccountQuery[] = [{ address: sender, slots: [], code: false }];
-  if (tx.to !== undefined) first.push({ address: tx.to, slots: [], code: true });
-  const { value, served, rounds } = await remote.withState(at, first, async (tree) => {
+  const { value, served, rounds } = await remote.withState(at, firstReads(tx, sender), async (tree) => {
     const account = tree.getAccount(sender);
     if (account !== undefined && account.nonce < tx.nonce) {
       tree.putAccount(sender, makeAccount({ ...account, nonce: tx.nonce }));

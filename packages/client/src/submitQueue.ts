@@ -184,10 +184,9 @@ export class SubmitQueue {
     const bag = new NodeBag({ hash: keccak });
     for (const q of group) {
       counters.rawWitnessBytes += q.served.byteSize;
-      for (const n of remote.bagOf(q.served)) {
-        counters.unbaggedWitnessBytes += n.length;
-        bag.add(n);
-      }
+      const needed = remote.bagOf(q.served);
+      counters.unbaggedWitnessBytes += needed.byteSize;
+      bag.merge(needed);
     }
     const nodes = bag.values();
     counters.submissions++;
