@@ -54,14 +54,14 @@ export async function speculate(
     if (account !== undefined && account.nonce < tx.nonce) {
       tree.putAccount(sender, makeAccount({ ...account, nonce: tx.nonce }));
     }
-    const evm = await evms.take();
+    // A plain transfer takes no EVM from the pool; a call borrows one until it is done.
+    const executor = await BlockExecutor.create(tree, env, rules, { common, evms });
     try {
-      const executor = await BlockExecutor.create(tree, env, rules, { common, evm });
       const outcome = await executor.execute(tx, sender);
       if (outcome.status === 'missing') throw outcome.error;
       return outcome;
     } finally {
-      evms.give(evm);
+      executor.release();
     }
   });
   return { outcome: value, served, rounds };
