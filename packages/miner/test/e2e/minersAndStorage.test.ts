@@ -19,29 +19,14 @@ import {
   getShardRootsRequestToProto,
   getShardRootsResponseFromProto,
   HEAD,
-  headFromProto,
-  MinerServiceClient,
   StorageServiceClient,
   TxStatus,
 } from '@monsoon/protocol';
 import { killAll, startRole, until, writeGenesis } from '@monsoon/test-utils';
-import { addrs, genesis, genesisTree, submit, transfer } from '../helpers/minerProcess.js';
+import { addrs, genesis, genesisTree, minerHead, submit, transfer } from '../helpers/minerProcess.js';
 
 const storageClient = (address: string) => new StorageServiceClient(address, credentials.createInsecure());
 const WAIT_MS = 30_000;
-
-function minerHead(address: string) {
-  const c = new MinerServiceClient(address, credentials.createInsecure());
-  return new Promise<ReturnType<typeof headFromProto>>((resolve, reject) => {
-    const s = c.subscribeHeads({});
-    s.once('data', (h) => {
-      resolve(headFromProto(h));
-      s.cancel();
-      c.close();
-    });
-    s.once('error', (e) => (String(e).includes('CANCELLED') ? undefined : reject(e)));
-  });
-}
 
 describe('two miners and two storage nodes, as processes', () => {
   let dir: string;

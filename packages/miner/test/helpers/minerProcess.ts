@@ -10,6 +10,7 @@ import { unary } from '@monsoon/edge';
 import { defaultChainRules, makeCommon } from '@monsoon/execution';
 import { keccak } from '@monsoon/keccak';
 import {
+  headFromProto,
   MinerServiceClient,
   type SubmitRequest,
   type SubmitResponse,
@@ -51,4 +52,18 @@ export async function submit(address: string, req: SubmitRequest): Promise<Submi
   } finally {
     client.close();
   }
+}
+
+/** The miner's head as its SubscribeHeads stream gives it first. */
+export function minerHead(address: string) {
+  const c = new MinerServiceClient(address, credentials.createInsecure());
+  return new Promise<ReturnType<typeof headFromProto>>((resolve, reject) => {
+    const s = c.subscribeHeads({});
+    s.once('data', (h) => {
+      resolve(headFromProto(h));
+      s.cancel();
+      c.close();
+    });
+    s.once('error', (e) => (String(e).includes('CANCELLED') ? undefined : reject(e)));
+  });
 }
