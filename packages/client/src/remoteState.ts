@@ -53,6 +53,7 @@ const MAX_BATCH = 1000;
 
 interface PendingBatch {
   readonly at: StateRef;
+  /** A shard of the batch's route (its queries may be in any shard of the route). */
   readonly shard: number;
   readonly queries: AccountQuery[];
   readonly waiters: { resolve: () => void; reject: (e: unknown) => void }[];
@@ -105,8 +106,8 @@ export class RemoteState {
   }
 
   /**
-   * Fetches and verifies what `queries` name at `at`: one BatchGet per shard, all shards in
-   * parallel. Afterwards every queried account, slot and code resolves from the cache.
+   * Fetches and verifies what `queries` name at `at`: one BatchGet per route (the shards one
+   * set of nodes holds), all in parallel. Afterwards every queried account, slot and code resolves from the cache.
    */
   async fetch(at: StateRef, queries: readonly AccountQuery[]): Promise<void> {
     const byShard = new Map<number, AccountQuery[]>();
@@ -120,11 +121,12 @@ export class RemoteState {
   }
 
   /**
-   * Joins the queries to the batch going to `shard` at `at` at the end of this event-loop turn:
-   * every pre-execution running at once shares one BatchGet per shard instead of one each.
+   * Joins the queries to the batch going to `shard`'s nodes at `at` at the end of this
+   * event-loop turn: every pre-execution running at once shares one BatchGet per route (the
+   * shards the same nodes hold) instead of one each.
    */
   private enqueue(at: StateRef, shard: number, qs: readonly AccountQuery[]): Promise<void> {
-    const k = `${toHex(at.blockHash)}/${shard}`;
+    const k = `${toHex(at.blockHash)}/${this.storage.routeOf(shard)}`;
     let batch = this.batches.get(k);
     if (batch === undefined) {
       batch = { at, shard, queries: [], waiters: [] };

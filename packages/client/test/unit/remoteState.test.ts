@@ -75,6 +75,21 @@ describe('RemoteState', () => {
     remote.storage.close();
   });
 
+  it('asks for the accounts of every shard one node holds in one BatchGet', async () => {
+    const remote = await remoteOver([honest]);
+    const wanted = addrs.slice(10, 30);
+    const shards = new Set(wanted.map((a) => keccak.keccak256(a)[0]! >> 4));
+    expect(shards.size).toBeGreaterThan(4);
+    const { value } = await remote.withState(
+      at,
+      wanted.map((address) => ({ address, slots: [], code: false })),
+      (t) => wanted.map((a) => t.getAccount(a)?.nonce),
+    );
+    expect(value).toEqual(wanted.map((_, i) => BigInt(10 + i)));
+    expect(remote.counters.calls).toBe(1);
+    remote.storage.close();
+  });
+
   it('fetches a slot of an account it already holds (the account alone being cached is not enough)', async () => {
     const remote = await remoteOver([honest]);
     await remote.withState(at, [{ address: token, slots: [], code: false }], (t) => t.getAccount(token));
