@@ -176,21 +176,23 @@ try {
   });
   const procs: ClusterProcess[] = [...cluster.storage, ...cluster.miners, ...cluster.clients];
   const cpu0 = new Map(procs.map((p) => [p.name, cpuSeconds(p.pid)]));
+  const driverCpu0 = process.cpuUsage();
   const result = await driver.run();
-  const cpu = Object.fromEntries(
-    procs.map((p) => [
-      p.name,
-      Number(
-        (
-          (cpuSeconds(p.pid) - cpu0.get(p.name)!) /
-          ((result.timing.runMs + result.timing.drainMs) / 1000)
-        ).toFixed(2),
-      ),
-    ]),
-  );
+  const driverUsage = process.cpuUsage(driverCpu0);
+  const used = new Map(procs.map((p) => [p.name, cpuSeconds(p.pid) - cpu0.get(p.name)!]));
+  used.set('driver', (driverUsage.user + driverUsage.system) / 1e6);
+  const wall = (result.timing.runMs + result.timing.drainMs) / 1000;
+  const cpu = Object.fromEntries([...used].map(([name, s]) => [name, Number((s / wall).toFixed(2))]));
+  // CPU per committed transaction by role (all of a role's processes; the driver is this process).
+  const cpuMsPerTx: Record<string, number> = {};
+  for (const [name, s] of used) {
+    const role = name.replace(/-\d+$/, '');
+    cpuMsPerTx[role] = (cpuMsPerTx[role] ?? 0) + (s * 1000) / Math.max(1, result.counts.committed);
+  }
+  for (const role of Object.keys(cpuMsPerTx)) cpuMsPerTx[role] = Number(cpuMsPerTx[role]!.toFixed(3));
   status.clear();
   console.log(
-    `monsoon: ${result.throughput.committedPerSecond.toFixed(0)} committed tx/s over ${(result.timing.runMs / 1000).toFixed(0)} s, cores per process ${JSON.stringify(cpu)}`,
+    `monsoon: ${result.throughput.committedPerSecond.toFixed(0)} committed tx/s over ${(result.timing.runMs / 1000).toFixed(0)} s, cores per process ${JSON.stringify(cpu)}, CPU ms per committed tx by role ${JSON.stringify(cpuMsPerTx)}`,
   );
   say('collecting the committed blocks');
   const blocks = await canonicalBlocks(cluster.miners[0]!.address);
@@ -217,6 +219,7 @@ try {
       counts: result.counts,
       witness: result.witness,
       coresPerProcess: cpu,
+      cpuMsPerTx,
     },
     baseline: { best, defaults },
     ratio:

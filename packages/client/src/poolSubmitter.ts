@@ -16,10 +16,11 @@
 import { toHex } from '@monsoon/dsm-tree';
 import { type Logger, silentLogger } from '@monsoon/edge';
 import type { SignedTx } from '@monsoon/execution';
-import type { ChainView } from './chain.js';
+import type { ChainView, ClientBlock } from './chain.js';
 import type { ChainFollower } from './chainFollower.js';
 import { ClientError, ClientErrorCode } from './clientError.js';
-import { type ReadBackend, stateAt } from './readBackend.js';
+import { nextEnv, type ReadBackend, stateAt } from './readBackend.js';
+import { firstReads } from './speculate.js';
 import type { SubmitQueue } from './submitQueue.js';
 import type { PoolEntry, PoolTx, TxPool } from './txPool.js';
 
@@ -27,6 +28,8 @@ import type { PoolEntry, PoolTx, TxPool } from './txPool.js';
 export interface PooledTx extends PoolTx {
   readonly signed: SignedTx;
   readonly raw: Uint8Array;
+  /** The state head its admission read the sender (and the pre-execution's first keys) at. */
+  readonly readAt: ClientBlock;
 }
 
 export interface PoolSubmitterOptions {
@@ -91,8 +94,11 @@ export class PoolSubmitter {
 
   /** Admits `tx` (from `from`, encoded as `raw`) and resolves as `wait` says; throws the pool's or the submission's refusal. */
   async send(signed: SignedTx, from: Uint8Array, raw: Uint8Array, wait: SendWait): Promise<void> {
-    const { pool, reads, follower } = this.modules;
-    const account = await reads.accountAt(from, stateAt(follower.stateHead()));
+    const { pool, reads, follower, chain } = this.modules;
+    // The pre-execution's first reads come in the same storage round: it then finds them cached.
+    const readAt = follower.stateHead();
+    const coinbase = nextEnv(chain.requireHead()).coinbase;
+    const account = await reads.accountAt(from, stateAt(readAt), firstReads(signed, from, coinbase));
     const tx: PooledTx = {
       hash: signed.hash,
       sender: from,
@@ -102,6 +108,7 @@ export class PoolSubmitter {
       cost: signed.gasLimit * signed.maxFeePerGas + signed.value,
       signed,
       raw,
+      readAt,
     };
     let admitted: ReturnType<TxPool<PooledTx>['add']>;
     try {
@@ -144,7 +151,7 @@ export class PoolSubmitter {
     const { pool, submitter } = this.modules;
     const { tx } = e;
     try {
-      await submitter.send(tx.signed, tx.sender, tx.raw);
+      await submitter.send(tx.signed, tx.sender, tx.raw, tx.readAt);
     } catch (err) {
       // Its nonce is free again: what the sender queued above it now waits behind a gap.
       for (const q of pool.failed(tx.hash)) this.waiters.get(toHex(q.tx.hash))?.markQueued();

@@ -107,10 +107,15 @@ export class ReadBackend {
 
   // ------------------------------------------------------------ state reads
 
-  /** The account at a block (undefined: it does not exist), proven against the block's root. */
-  async accountAt(address: Uint8Array, at: StateRef) {
-    const { value } = await this.modules.remote.withState(at, [{ address, slots: [], code: false }], (t) =>
-      t.getAccount(address),
+  /**
+   * The account at a block (undefined: it does not exist), proven against the block's root.
+   * `alsoFetch` is fetched in the same storage round (what the caller reads next at `at`).
+   */
+  async accountAt(address: Uint8Array, at: StateRef, alsoFetch: readonly AccountQuery[] = []) {
+    const { value } = await this.modules.remote.withState(
+      at,
+      [{ address, slots: [], code: false }, ...alsoFetch],
+      (t) => t.getAccount(address),
     );
     return value;
   }

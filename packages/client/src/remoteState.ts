@@ -9,6 +9,7 @@
  */
 import {
   type Account,
+  byteKey,
   bytesEqual,
   DsmError,
   DsmErrorCode,
@@ -55,6 +56,7 @@ const MAX_BATCH = 1000;
 
 interface PendingBatch {
   readonly at: StateRef;
+  /** A shard of the batch's route (its queries may be in any shard of the route). */
   readonly shard: number;
   readonly queries: AccountQuery[];
   readonly waiters: { resolve: () => void; reject: (e: unknown) => void }[];
@@ -63,7 +65,7 @@ interface PendingBatch {
 export class RemoteState {
   private readonly batches = new Map<string, PendingBatch>();
   private cache: NodeBag;
-  /** Hashes of account-trie nodes above the compaction level (the miners hold them). */
+  /** Hashes (binary strings) of account-trie nodes above the compaction level (the miners hold them). */
   private top = new Set<string>();
   readonly counters: FetchCounters = { calls: 0, bytes: 0, refused: 0, oneSided: 0 };
 
@@ -79,11 +81,17 @@ export class RemoteState {
 
   /**
    * A tree at `root` resolving from the cache. `served`, when given, collects every node and
-   * code blob the tree was handed (an execution's witness).
+   * code blob the tree was handed (an execution's witness). The cache holds each node under the
+   * hash it computed when the node arrived, so the tree takes nodes from it without hashing
+   * them again (a node is used only where a hash the root commits to names it).
    */
   tree(root: Uint8Array, served?: NodeBag): StateTree {
     return StateTree.fromRootHash(root, {
       hash: this.keccak,
+      source: {
+        getBin: (h) => (served === undefined ? this.cache.getBin(h) : served.takeFrom(this.cache, h)),
+      },
+      // Code blobs (looked up by code hash, not through the trie).
       resolver: (h) => {
         const n = this.cache.get(h);
         if (n !== undefined && served !== undefined) served.add(n);
@@ -92,19 +100,19 @@ export class RemoteState {
     });
   }
 
-  /** Whether `node` (a witness node) sits in the account trie above the compaction level. */
-  isTop(node: Uint8Array): boolean {
-    return this.top.has(toHex(this.keccak.keccak256(node)));
+  /** Whether the node with this hash (a binary string) sits in the account trie above the compaction level. */
+  private isTop(hash: string): boolean {
+    return this.top.has(hash);
   }
 
-  /** The nodes of `served` a miner needs (those above the compaction level left out). */
-  bagOf(served: NodeBag): Uint8Array[] {
-    return served.values().filter((n) => !this.isTop(n));
+  /** The nodes of `served` a miner needs (those above the compaction level left out), without hashing any. */
+  bagOf(served: NodeBag): NodeBag {
+    return served.filter((h) => !this.isTop(h));
   }
 
   /**
-   * Fetches and verifies what `queries` name at `at`: one BatchGet per shard, all shards in
-   * parallel. Afterwards every queried account, slot and code resolves from the cache.
+   * Fetches and verifies what `queries` name at `at`: one BatchGet per route (the shards one
+   * set of nodes holds), all in parallel. Afterwards every queried account, slot and code resolves from the cache.
    */
   async fetch(at: StateRef, queries: readonly AccountQuery[]): Promise<void> {
     const byShard = new Map<number, AccountQuery[]>();
@@ -118,11 +126,12 @@ export class RemoteState {
   }
 
   /**
-   * Joins the queries to the batch going to `shard` at `at` at the end of this event-loop turn:
-   * every pre-execution running at once shares one BatchGet per shard instead of one each.
+   * Joins the queries to the batch going to `shard`'s nodes at `at` at the end of this
+   * event-loop turn: every pre-execution running at once shares one BatchGet per route (the
+   * shards the same nodes hold) instead of one each.
    */
   private enqueue(at: StateRef, shard: number, qs: readonly AccountQuery[]): Promise<void> {
-    const k = `${toHex(at.blockHash)}/${shard}`;
+    const k = `${toHex(at.blockHash)}/${this.storage.routeOf(shard)}`;
     let batch = this.batches.get(k);
     if (batch === undefined) {
       batch = { at, shard, queries: [], waiters: [] };
@@ -166,12 +175,15 @@ export class RemoteState {
           continue;
         }
         this.counters.calls++;
+        let verified: NodeBag | undefined;
         const res = await this.storage.batchGet(
           batch.shard,
           { at: atHash(batch.at.blockHash), queries: qs, omitLevels: 0 },
-          (r, replica) => this.check(batch.at, qs, r, replica),
+          (r, replica) => {
+            verified = this.check(batch.at, qs, r, replica);
+          },
         );
-        this.remember(batch.at, qs, res);
+        this.remember(batch.at, qs, res, verified!);
       }
       for (const w of batch.waiters) w.resolve();
     } catch (e) {
@@ -179,13 +191,13 @@ export class RemoteState {
     }
   }
 
-  /** Throws BAD_PROOF unless the answer proves exactly what it claims, at `at`. */
+  /** Throws BAD_PROOF unless the answer proves exactly what it claims, at `at`; returns its nodes, hashed once. */
   private check(
     at: StateRef,
     qs: readonly AccountQuery[],
     res: BatchGetResponse,
     replica: StorageReplica,
-  ): void {
+  ): NodeBag {
     const refuse = (why: string): never => {
       this.counters.refused++;
       throw new ClientError(ClientErrorCode.BadProof, `storage node ${replica.address}: ${why}`, {
@@ -197,9 +209,10 @@ export class RemoteState {
     if (res.results.length !== qs.length) refuse(`${res.results.length} results for ${qs.length} queries`);
     const bag = new NodeBag({ hash: this.keccak });
     bag.addNodes(res.bag);
+    // Both bags keep nodes under the hashes they computed: the tree uses them unhashed.
     const tree = StateTree.fromRootHash(at.stateRoot, {
       hash: this.keccak,
-      resolver: (h) => bag.get(h) ?? this.cache.get(h),
+      source: { getBin: (h) => bag.getBin(h) ?? this.cache.getBin(h) },
     });
     qs.forEach((q, i) => {
       const r = res.results[i]!;
@@ -234,6 +247,7 @@ export class RemoteState {
       )
         refuse(`sends code for ${where} that does not hash to its code hash`);
     });
+    return bag;
   }
 
   /**
@@ -298,14 +312,24 @@ export class RemoteState {
     }
   }
 
-  /** Caches a checked answer, marking account-trie nodes above the compaction level. */
-  private remember(at: StateRef, qs: readonly AccountQuery[], res: OneSidedAnswer): void {
+  /**
+   * Caches a checked answer, marking account-trie nodes above the compaction level. `verified`:
+   * its nodes as `check` hashed them (a gRPC answer); a one-sided answer's nodes are added as they
+   * are (the walk checked each against its parent's hash).
+   */
+  private remember(
+    at: StateRef,
+    qs: readonly AccountQuery[],
+    res: OneSidedAnswer,
+    verified?: NodeBag,
+  ): void {
     if (this.cache.size > this.opts.maxCachedNodes) {
       this.cache = new NodeBag({ hash: this.keccak });
       this.top = new Set();
     }
     for (const n of res.bag) this.counters.bytes += n.length;
-    this.cache.addNodes(res.bag);
+    if (verified !== undefined) this.cache.merge(verified);
+    else this.cache.addNodes(res.bag);
     for (const r of res.results) {
       if (r.code.length > 0) {
         this.counters.bytes += r.code.length;
@@ -316,7 +340,7 @@ export class RemoteState {
     const tree = this.tree(at.stateRoot);
     for (const q of qs) {
       for (const n of tree.proveAccount(q.address).slice(0, this.opts.compactLevels)) {
-        this.top.add(toHex(this.keccak.keccak256(n)));
+        this.top.add(byteKey(this.keccak.keccak256(n)));
       }
     }
   }
@@ -334,13 +358,19 @@ function missingKey(e: unknown): AccountQuery | undefined {
   return { address: meta.address, slots: slot instanceof Uint8Array ? [slot] : [], code: true };
 }
 
+/** Whether `f` runs without a DsmError (a node not cached). */
 function resolvable(f: () => unknown): boolean {
+  // A miss is the common answer and its error is dropped here: don't pay for its stack trace.
+  const limit = Error.stackTraceLimit;
+  Error.stackTraceLimit = 0;
   try {
     f();
     return true;
   } catch (e) {
     if (isDsmError(e)) return false;
     throw e;
+  } finally {
+    Error.stackTraceLimit = limit;
   }
 }
 

@@ -57,6 +57,7 @@ export const defaultShardedStorageOptions: ShardedStorageOptions = {
 export class ShardedStorage {
   private closed = false;
   private readonly streams = new Set<{ cancel(): void }>();
+  private readonly routes = new Map<number, string>();
 
   private constructor(
     readonly layout: ShardLayout,
@@ -122,6 +123,23 @@ export class ShardedStorage {
 
   shardOfKey(hashedKey: Uint8Array): number {
     return this.layout.shardOfKey(hashedKey);
+  }
+
+  /**
+   * The route of a shard: the nodes holding it (their addresses, sorted). Shards on one route
+   * are held by the same nodes, so one BatchGet to any of them can ask for all of them.
+   */
+  routeOf(shard: number): string {
+    let r = this.routes.get(shard);
+    if (r === undefined) {
+      r = this.replicas
+        .filter((x) => x.shards.has(shard))
+        .map((x) => x.address)
+        .sort()
+        .join(',');
+      this.routes.set(shard, r);
+    }
+    return r;
   }
 
   /** Replicas of a shard, the ones with fewer bad answers and failures first. */

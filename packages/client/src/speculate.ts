@@ -32,6 +32,20 @@ export interface Speculation {
   readonly rounds: number;
 }
 
+/**
+ * What a pre-execution of `tx` in a block paid to `coinbase` reads first: its sender's account,
+ * its callee's with the code, and the coinbase's (every transaction pays it a fee: left out, each
+ * pre-execution at a new state would stop there and fetch it in a round of its own).
+ */
+export function firstReads(tx: SignedTx, sender: Uint8Array, coinbase: Uint8Array): AccountQuery[] {
+  const first: AccountQuery[] = [
+    { address: sender, slots: [], code: false },
+    { address: coinbase, slots: [], code: false },
+  ];
+  if (tx.to !== undefined) first.push({ address: tx.to, slots: [], code: true });
+  return first;
+}
+
 export async function speculate(
   remote: RemoteState,
   at: StateRef,
@@ -42,22 +56,24 @@ export async function speculate(
   sender: Uint8Array,
   evms: EvmPool,
 ): Promise<Speculation> {
-  const first: AccountQuery[] = [{ address: sender, slots: [], code: false }];
-  if (tx.to !== undefined) first.push({ address: tx.to, slots: [], code: true });
-  const { value, served, rounds } = await remote.withState(at, first, async (tree) => {
-    const account = tree.getAccount(sender);
-    if (account !== undefined && account.nonce < tx.nonce) {
-      tree.putAccount(sender, makeAccount({ ...account, nonce: tx.nonce }));
-    }
-    const evm = await evms.take();
-    try {
-      const executor = await BlockExecutor.create(tree, env, rules, { common, evm });
-      const outcome = await executor.execute(tx, sender);
-      if (outcome.status === 'missing') throw outcome.error;
-      return outcome;
-    } finally {
-      evms.give(evm);
-    }
-  });
+  const { value, served, rounds } = await remote.withState(
+    at,
+    firstReads(tx, sender, env.coinbase),
+    async (tree) => {
+      const account = tree.getAccount(sender);
+      if (account !== undefined && account.nonce < tx.nonce) {
+        tree.putAccount(sender, makeAccount({ ...account, nonce: tx.nonce }));
+      }
+      // A plain transfer takes no EVM from the pool; a call borrows one until it is done.
+      const executor = await BlockExecutor.create(tree, env, rules, { common, evms });
+      try {
+        const outcome = await executor.execute(tx, sender);
+        if (outcome.status === 'missing') throw outcome.error;
+        return outcome;
+      } finally {
+        executor.release();
+      }
+    },
+  );
   return { outcome: value, served, rounds };
 }

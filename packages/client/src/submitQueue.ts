@@ -13,7 +13,7 @@ import { unary } from '@monsoon/edge';
 import type { ChainRules, EvmPool, SignedTx } from '@monsoon/execution';
 import { keccak } from '@monsoon/keccak';
 import { submitRequestToProto, submitResponseFromProto, type TxResult, TxStatus } from '@monsoon/protocol';
-import type { ChainView } from './chain.js';
+import type { ChainView, ClientBlock } from './chain.js';
 import type { ChainFollower } from './chainFollower.js';
 import { ClientError, ClientErrorCode } from './clientError.js';
 import type { MinerPool } from './minerPool.js';
@@ -97,11 +97,20 @@ export class SubmitQueue {
    * Pre-executes `tx` (from `from`, encoded as `raw`) and submits it; resolves once a miner
    * accepted it. Throws the ExecutionError of a pre-execution that ends invalid (no miner sees
    * it), MinerRefused for a miner's refusal, STALE_RETRIES when it stayed stale.
+   *
+   * `readAt`: a state the caller just read the transaction's first keys at (its admission).
+   * The first pre-execution runs there while the state head is at most one block past it: the
+   * reads are cached, where the newer head would cost a storage round (a block changes the
+   * upper trie nodes of every path), and the miner revises a witness a block old.
    */
-  async send(tx: SignedTx, from: Uint8Array, raw: Uint8Array): Promise<void> {
+  async send(tx: SignedTx, from: Uint8Array, raw: Uint8Array, readAt?: ClientBlock): Promise<void> {
     const { follower, counters } = this.modules;
     for (let attempt = 0; ; attempt++) {
-      const state = follower.stateHead();
+      const head = follower.stateHead();
+      const state =
+        attempt === 0 && readAt !== undefined && readAt.header.number + 1n >= head.header.number
+          ? readAt
+          : head;
       const at = stateAt(state);
       const t0 = performance.now();
       const spec = await speculate(
@@ -184,10 +193,9 @@ export class SubmitQueue {
     const bag = new NodeBag({ hash: keccak });
     for (const q of group) {
       counters.rawWitnessBytes += q.served.byteSize;
-      for (const n of remote.bagOf(q.served)) {
-        counters.unbaggedWitnessBytes += n.length;
-        bag.add(n);
-      }
+      const needed = remote.bagOf(q.served);
+      counters.unbaggedWitnessBytes += needed.byteSize;
+      bag.merge(needed);
     }
     const nodes = bag.values();
     counters.submissions++;

@@ -1,5 +1,6 @@
 // Re-exported from @monsoon/util for the packages that import them from here.
 export {
+  byteKey,
   bytesEqual,
   CodedError,
   fromHex,

@@ -50,6 +50,13 @@ export class NodeBag {
     return n;
   }
 
+  /** The nodes whose hashes (32-byte binary strings, as `getBin` takes) `keep` accepts, in a new bag: no hashing. */
+  filter(keep: (hash: Bin) => boolean): NodeBag {
+    const out = new NodeBag({ hash: this.keccak });
+    for (const [h, n] of this.nodes) if (keep(h)) out.put(h, n);
+    return out;
+  }
+
   /** Adds every node of another bag. */
   merge(other: NodeBag): void {
     for (const [h, n] of other.nodes) this.put(h, n);

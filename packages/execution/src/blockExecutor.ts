@@ -87,6 +87,13 @@ export interface BlockExecutorOptions {
    * caller gives it back; no two executors may use one EVM at once.
    */
   evm?: EVMInterface;
+  /**
+   * Where to borrow the EVM from (made with the same Common), instead of `evm`: one is taken the
+   * first time a transaction needs it — a plain transfer never does — and held until
+   * {@link BlockExecutor.release}. A client pre-executing many transfers at once then holds no
+   * EVMs for them (and builds none when the pool runs dry).
+   */
+  evms?: EvmPool;
 }
 
 /**
@@ -111,6 +118,11 @@ export class EvmPool {
 
   give(evm: EVMInterface): void {
     if (this.free.length < this.keep) this.free.push(evm);
+  }
+
+  /** EVMs waiting to be taken. */
+  get idle(): number {
+    return this.free.length;
   }
 }
 
@@ -162,6 +174,23 @@ function clearTransientStorage(evm: EVMInterface): void {
   ts._indices = [0];
 }
 
+/** Hex (no 0x) of the precompile addresses in a precompile map. */
+function precompilesOf(active: ReadonlyMap<string, unknown>): string[] {
+  return [...active.keys()].map((h) => h.replace(/^0x/, ''));
+}
+
+/** Precompiles by Common and fork: executors without an EVM of their own are made per transaction. */
+const precompilesByCommon = new WeakMap<Common, { fork: string; hex: string[] }>();
+
+/** Hex (no 0x) of the precompiles active in `common`'s fork. */
+function activePrecompiles(common: Common): string[] {
+  const held = precompilesByCommon.get(common);
+  if (held !== undefined && held.fork === common.hardfork()) return held.hex;
+  const hex = precompilesOf(getActivePrecompiles(common));
+  precompilesByCommon.set(common, { fork: common.hardfork(), hex });
+  return hex;
+}
+
 /** Whether the fallback from revm to @ethereumjs/evm was reported (once per process). */
 let fallbackReported = false;
 
@@ -210,8 +239,10 @@ export class BlockExecutor {
   /** Everything the block wrote so far, folded per transaction. */
   private readonly written = new WriteSet();
   private finished = false;
-  /** The ethereumjs engine's EVM (undefined when revm runs the block). */
-  private readonly evm: EVMInterface | undefined;
+  /** The ethereumjs engine's EVM (undefined when revm runs the block, or until one is borrowed). */
+  private evm: EVMInterface | undefined;
+  /** Where `evm` is borrowed from when a transaction first needs it (see BlockExecutorOptions.evms). */
+  private readonly evms: EvmPool | undefined;
   private readonly revm: RevmEngine | undefined;
   private readonly coinbase: Address;
   private readonly coinbaseKey: string;
@@ -219,7 +250,7 @@ export class BlockExecutor {
   private readonly warmHex: readonly string[];
   /** Precompile addresses (latin1): a value transfer to one runs it, so it is not plain. */
   private readonly precompiles: ReadonlySet<string>;
-  private readonly maxRefundQuotient: bigint;
+  private maxRefundQuotient: bigint;
   /** EIP-6780 (Cancun): SELFDESTRUCT deletes only an account created in the same transaction. */
   private readonly eip6780: boolean;
 
@@ -229,26 +260,29 @@ export class BlockExecutor {
     readonly rules: ChainRules,
     private readonly sm: TreeStateManager,
     common: Common,
-    engine: { evm: EVMInterface; block: Block } | RevmEngine,
+    engine: { evm: EVMInterface; block: Block } | RevmEngine | EvmPool,
     private readonly fast: boolean,
   ) {
-    const js = engine instanceof RevmEngine ? undefined : engine;
+    const js = engine instanceof RevmEngine || engine instanceof EvmPool ? undefined : engine;
     this.evm = js?.evm;
     this.block = js?.block;
+    this.evms = engine instanceof EvmPool ? engine : undefined;
+    this.common = common;
     this.revm = engine instanceof RevmEngine ? engine : undefined;
     this.coinbase = new Address(env.coinbase);
     this.coinbaseKey = bytesKey(env.coinbase);
-    const active = js?.evm.precompiles ?? getActivePrecompiles(common);
-    const precompiles = [...active.keys()].map((h) => h.replace(/^0x/, ''));
+    const precompiles = js !== undefined ? precompilesOf(js.evm.precompiles) : activePrecompiles(common);
     // EIP-2929: precompiles are warm; EIP-3651 (Shanghai): so is the coinbase.
     this.warmHex = common.isActivatedEIP(3651) ? [...precompiles, toHex(env.coinbase)] : precompiles;
     this.precompiles = new Set(precompiles.map((h) => Buffer.from(h, 'hex').toString('latin1')));
-    // The EVM's parameters are in the EVM's Common (revm applies the refund cap itself).
+    // The EVM's parameters are in the EVM's Common (revm applies the refund cap itself; a
+    // borrowed EVM's is read when it is borrowed).
     this.maxRefundQuotient = js?.evm.common.param('maxRefundQuotient') ?? 5n;
     this.eip6780 = common.isActivatedEIP(6780);
   }
 
-  private readonly block: Block | undefined;
+  private block: Block | undefined;
+  private readonly common: Common;
 
   /** The engine that runs this block's contract calls and creations. */
   get engine(): EngineName {
@@ -282,6 +316,8 @@ export class BlockExecutor {
       const revm = new RevmEngine(sm, env, rules, recordAccesses);
       return new BlockExecutor(state, env, rules, sm, common, revm, fast);
     }
+    if (opts.evm === undefined && opts.evms !== undefined)
+      return new BlockExecutor(state, env, rules, sm, common, opts.evms, fast);
     let evm = opts.evm;
     if (evm === undefined) evm = (await createVM({ common, stateManager: sm })).evm;
     else rebind(evm, sm);
@@ -321,7 +357,8 @@ export class BlockExecutor {
       } else if (this.revm !== undefined) receipt = await this.runRevm(this.revm, tx, sender);
       else {
         const from = new Address(sender);
-        receipt = await this.runEvm(this.evm!, tx, from, await sm.getAccount(from), fees);
+        const evm = this.evm ?? (await this.borrowEvm());
+        receipt = await this.runEvm(evm, tx, from, await sm.getAccount(from), fees);
       }
       this.written.absorb(this.sm.flush());
       this.revm?.commit();
@@ -336,6 +373,22 @@ export class BlockExecutor {
       if (isExecutionError(e)) return { status: 'invalid', error: e };
       throw e;
     }
+  }
+
+  /** Gives a borrowed EVM back to its pool (a no-op when none was borrowed); a later transaction borrows again. */
+  release(): void {
+    if (this.evms === undefined || this.evm === undefined) return;
+    this.evms.give(this.evm);
+    this.evm = undefined;
+  }
+
+  private async borrowEvm(): Promise<EVMInterface> {
+    const evm = await this.evms!.take();
+    rebind(evm, this.sm);
+    this.block ??= blockOf(this.env, this.rules, this.common);
+    this.maxRefundQuotient = evm.common.param('maxRefundQuotient');
+    this.evm = evm;
+    return evm;
   }
 
   /**

@@ -1,4 +1,10 @@
-export { MINER_OPTIONS, type MinerRoleConfig, minerRole, runMiner } from './cli/minerCommand.js';
+export {
+  defaultRecoveryThreads,
+  MINER_OPTIONS,
+  type MinerRoleConfig,
+  minerRole,
+  runMiner,
+} from './cli/minerCommand.js';
 export {
   type ChainBlock,
   defaultMinerOptions,

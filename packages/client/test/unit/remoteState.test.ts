@@ -5,18 +5,12 @@
  * marked) and the read is served by the honest replica; with only liars, the read fails with
  * an error naming the node — nothing unproven is ever returned or cached.
  */
-import { Server, ServerCredentials, type ServerUnaryCall, type sendUnaryData } from '@grpc/grpc-js';
+import type { Server } from '@grpc/grpc-js';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { ClientErrorCode, isClientError, RemoteState, ShardedStorage } from '@monsoon/client';
-import { encodeAccount, makeAccount, StateTree } from '@monsoon/dsm-tree';
+import { makeAccount, StateTree } from '@monsoon/dsm-tree';
 import { keccak } from '@monsoon/keccak';
-import {
-  batchGetRequestFromProto,
-  batchGetResponseToProto,
-  getShardRootsResponseToProto,
-  StorageServiceDefinition,
-  type storagePb,
-} from '@monsoon/protocol';
+import { serveStorage } from '../helpers/storageStandIn.js';
 
 const N = 64;
 const addrs = Array.from({ length: N }, (_, i) => keccak.keccak256(Uint8Array.of(3, i)).subarray(12));
@@ -30,62 +24,6 @@ state.putStorage(token, slot, Uint8Array.of(42));
 const root = state.root();
 const blockHash = new Uint8Array(32).fill(0xbb);
 
-type Lie = 'none' | 'value' | 'proof';
-
-async function serve(lie: Lie): Promise<{ address: string; server: Server }> {
-  const server = new Server();
-  const impl = {
-    getShardRoots(_c: ServerUnaryCall<unknown, unknown>, cb: sendUnaryData<storagePb.GetShardRootsResponse>) {
-      cb(
-        null,
-        getShardRootsResponseToProto({
-          blockHash,
-          number: 1n,
-          stateRoot: root,
-          shardCount: 16,
-          roots: Array.from({ length: 16 }, (_, shard) => ({
-            shard,
-            root: state.accounts.refAt([shard]) ?? new Uint8Array(0),
-          })),
-        }),
-      );
-    },
-    batchGet(
-      call: ServerUnaryCall<storagePb.BatchGetRequest, unknown>,
-      cb: sendUnaryData<storagePb.BatchGetResponse>,
-    ) {
-      const req = batchGetRequestFromProto(call.request);
-      const bag = state.proveAccounts(req.queries.map((q) => q.address));
-      for (const q of req.queries) bag.push(...state.proveStorageMany(q.address, [...q.slots]));
-      const results = req.queries.map((q) => {
-        let a = state.getAccount(q.address);
-        if (a !== undefined && lie === 'value') a = { ...a, balance: a.balance + 1n };
-        return {
-          address: q.address,
-          accountRlp: a === undefined ? undefined : encodeAccount(a),
-          slotValues: q.slots.map((s) => state.getStorage(q.address, s) ?? new Uint8Array(0)),
-          code: new Uint8Array(0),
-        };
-      });
-      if (lie === 'proof') {
-        // Swap the leaf of the first account for a forged one with another balance.
-        const leafIndex = bag.findIndex((n) => n.length > 60 && n.length < 120);
-        const forged = bag[leafIndex]!.slice();
-        forged[forged.length - 40]! ^= 1;
-        bag[leafIndex] = forged;
-      }
-      cb(null, batchGetResponseToProto({ blockHash, number: 1n, results, bag }, req));
-    },
-  };
-  server.addService(StorageServiceDefinition, impl as never);
-  const port = await new Promise<number>((resolve, reject) =>
-    server.bindAsync('127.0.0.1:0', ServerCredentials.createInsecure(), (e, p) =>
-      e ? reject(e) : resolve(p),
-    ),
-  );
-  return { address: `127.0.0.1:${port}`, server };
-}
-
 const servers: Server[] = [];
 const at = { blockHash, stateRoot: root };
 let honest: string;
@@ -93,9 +31,9 @@ let liarValue: string;
 let liarProof: string;
 
 beforeAll(async () => {
-  const h = await serve('none');
-  const v = await serve('value');
-  const p = await serve('proof');
+  const h = await serveStorage(state, blockHash, 'none');
+  const v = await serveStorage(state, blockHash, 'value');
+  const p = await serveStorage(state, blockHash, 'proof');
   servers.push(h.server, v.server, p.server);
   honest = h.address;
   liarValue = v.address;
@@ -127,8 +65,28 @@ describe('RemoteState', () => {
     // The root node is above the compaction level: used, but never put in a bag.
     const rootNode = state.proveAccount(addrs[5]!)[0]!;
     expect(served.values().some((n) => Buffer.from(n).equals(Buffer.from(rootNode)))).toBe(true);
-    expect(remote.bagOf(served).some((n) => Buffer.from(n).equals(Buffer.from(rootNode)))).toBe(false);
-    expect(remote.bagOf(served).length).toBe(served.size - 1);
+    expect(
+      remote
+        .bagOf(served)
+        .values()
+        .some((n) => Buffer.from(n).equals(Buffer.from(rootNode))),
+    ).toBe(false);
+    expect(remote.bagOf(served).size).toBe(served.size - 1);
+    remote.storage.close();
+  });
+
+  it('asks for the accounts of every shard one node holds in one BatchGet', async () => {
+    const remote = await remoteOver([honest]);
+    const wanted = addrs.slice(10, 30);
+    const shards = new Set(wanted.map((a) => keccak.keccak256(a)[0]! >> 4));
+    expect(shards.size).toBeGreaterThan(4);
+    const { value } = await remote.withState(
+      at,
+      wanted.map((address) => ({ address, slots: [], code: false })),
+      (t) => wanted.map((a) => t.getAccount(a)?.nonce),
+    );
+    expect(value).toEqual(wanted.map((_, i) => BigInt(10 + i)));
+    expect(remote.counters.calls).toBe(1);
     remote.storage.close();
   });
 

@@ -48,8 +48,11 @@ function txs(seed: number) {
   });
 }
 
-async function run(seed: number, evm?: Awaited<ReturnType<EvmPool['take']>>) {
-  const ex = await BlockExecutor.create(state(seed), env, rules, { common, ...(evm ? { evm } : {}) });
+async function run(seed: number, evm?: Awaited<ReturnType<EvmPool['take']>> | EvmPool) {
+  const ex = await BlockExecutor.create(state(seed), env, rules, {
+    common,
+    ...(evm instanceof EvmPool ? { evms: evm } : evm ? { evm } : {}),
+  });
   const outcomes = [];
   for (const { tx, sender } of txs(seed)) {
     const o = await ex.execute(tx, sender);
@@ -58,6 +61,7 @@ async function run(seed: number, evm?: Awaited<ReturnType<EvmPool['take']>>) {
   // A transaction refused before the EVM (nonce reused) must leave nothing behind either.
   outcomes.push((await ex.execute(txs(seed)[0]!.tx, addrs[0]!)).status);
   const done = await ex.finish();
+  ex.release();
   return { outcomes, root: toHex(done.stateRoot) };
 }
 
@@ -73,5 +77,32 @@ describe('EvmPool', () => {
     }
     pool.give(evm);
     expect(await pool.take()).toBe(evm);
+  });
+
+  it('an executor borrowing from the pool gives what one with its own EVM gives, and takes none for plain transfers', async () => {
+    const pool = new EvmPool(common, 4);
+    pool.give(await pool.take());
+    for (const seed of [1, 2]) expect(await run(seed, pool)).toEqual(await run(seed));
+    expect(pool.idle).toBe(1);
+
+    const ex = await BlockExecutor.create(state(4), env, rules, { common, evms: pool });
+    const transfer = createFeeMarket1559Tx(
+      {
+        nonce: 0n,
+        to: addrs[5]!,
+        value: 5n,
+        gasLimit: 21_000n,
+        maxFeePerGas: 2_000_000_000n,
+        maxPriorityFeePerGas: 1n,
+      },
+      { common },
+    ).sign(keys[4]!);
+    expect((await ex.execute(transfer, addrs[4]!)).status).toBe('included');
+    expect(pool.idle).toBe(1); // no EVM held for a plain transfer
+    const call = txs(4)[0]!;
+    expect((await ex.execute(call.tx, call.sender)).status).toBe('included');
+    expect(pool.idle).toBe(0); // the call borrowed it…
+    ex.release();
+    expect(pool.idle).toBe(1); // …until released
   });
 });

@@ -5,6 +5,7 @@
  * `MONSOON_*` environment, `--config`, logs, exit codes and signals are the shared role
  * scaffold's (`runRole` in `@monsoon/edge`).
  */
+import { availableParallelism } from 'node:os';
 import { fromHex, toHex } from '@monsoon/dsm-tree';
 import {
   EdgeError,
@@ -26,6 +27,16 @@ import { defaultMinerNodeOptions, MinerNode } from '../minerNode.js';
 import { defaultStoragePeerOptions } from '../storagePeer.js';
 
 /** The miner role's own options. */
+/**
+ * Sender-recovery worker threads a miner starts unless told: the cores beyond two (one for the
+ * execution thread, one for the rest of the process: gRPC, bag checks, garbage collection), at
+ * most four. On a two-core machine shared with storage and clients, none: a worker would only
+ * take CPU from the roles beside it.
+ */
+export function defaultRecoveryThreads(cores = availableParallelism()): number {
+  return Math.max(0, Math.min(4, cores - 2));
+}
+
 export const MINER_OPTIONS: readonly RoleOption[] = [
   { name: 'genesis', arg: '<file>', description: 'geth-style genesis.json (required)', path: true },
   {
@@ -68,8 +79,7 @@ export const MINER_OPTIONS: readonly RoleOption[] = [
   {
     name: 'recoveryThreads',
     arg: '<n>',
-    description:
-      'worker threads recovering senders while submissions execute, 0 = on the execution thread (default: 0)',
+    description: `worker threads recovering senders while submissions execute, 0 = on the execution thread (default: the cores beyond two, at most four; here ${defaultRecoveryThreads()})`,
   },
   { name: 'shardCount', arg: '<n>', description: '16 or 256 (default: 16)' },
   {
@@ -164,7 +174,7 @@ async function loadMiner(raw: RawOptions): Promise<MinerRoleConfig> {
     difficulty: BigInt(String(difficultyRaw)),
     blockIntervalMs: read.int(raw.blockInterval ?? defaultMinerNodeOptions.blockIntervalMs, 'blockInterval'),
     maxBlockTxs: read.int(raw.maxBlockTxs ?? defaultMinerOptions.maxBlockTransactions, 'maxBlockTxs', 1),
-    recoveryThreads: read.int(raw.recoveryThreads ?? 0, 'recoveryThreads'),
+    recoveryThreads: read.int(raw.recoveryThreads ?? defaultRecoveryThreads(), 'recoveryThreads'),
     shardCount: shardCount as 16 | 256,
     keepBlocks: read.int(raw.keepBlocks ?? defaultMinerOptions.keepBlocks, 'keepBlocks', 1),
     dataDir: raw.dataDir === undefined ? undefined : read.str(raw.dataDir, 'dataDir'),
