@@ -317,12 +317,7 @@ export class RemoteState {
    * its nodes as `check` hashed them (a gRPC answer); a one-sided answer's nodes are added as they
    * are (the walk checked each against its parent's hash).
    */
-  private remember(
-    at: StateRef,
-    qs: readonly AccountQuery[],
-    res: OneSidedAnswer,
-    verified?: NodeBag,
-  ): void {
+  private remember(at: StateRef, qs: readonly AccountQuery[], res: OneSidedAnswer, verified?: NodeBag): void {
     if (this.cache.size > this.opts.maxCachedNodes) {
       this.cache = new NodeBag({ hash: this.keccak });
       this.top = new Set();

@@ -20,6 +20,12 @@ export {
 export { CACHE_ENTRY_OVERHEAD, NodeCache } from './nodeStore/nodeCache.js';
 export type { NodeFaults } from './nodeStore/nodeFaults.js';
 export {
+  defaultRegionExportOptions,
+  RegionExport,
+  type RegionExportOptions,
+  type RegionInfo,
+} from './nodeStore/regionExport.js';
+export {
   defaultTieredStoreOptions,
   RESIDENT_NODE_BYTES,
   type TieredStats,
@@ -27,12 +33,6 @@ export {
   type TieredStoreModules,
   type TieredStoreOptions,
 } from './nodeStore/tieredStore.js';
-export {
-  defaultRegionExportOptions,
-  RegionExport,
-  type RegionExportOptions,
-  type RegionInfo,
-} from './nodeStore/regionExport.js';
 export type { FreshNode, VersionObserver } from './nodeStore/versionObserver.js';
 export { grpcStatusOf } from './server/grpcStatus.js';
 export { StorageMetrics } from './server/storageMetrics.js';

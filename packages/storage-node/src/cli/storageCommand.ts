@@ -19,8 +19,8 @@ import {
 } from '@monsoon/edge';
 import { type Genesis, parseGenesis } from '@monsoon/protocol';
 import { connectRemoteNodeDb, openLocalNodeDb } from '../nodeStore/levelNodeStore.js';
-import { TieredStore } from '../nodeStore/tieredStore.js';
 import { autoRegionPath, RegionExport } from '../nodeStore/regionExport.js';
+import { TieredStore } from '../nodeStore/tieredStore.js';
 import { StorageMetrics } from '../server/storageMetrics.js';
 import { StorageServer } from '../server/storageServer.js';
 import { isStorageError, StorageError, StorageErrorCode } from '../storageError.js';
