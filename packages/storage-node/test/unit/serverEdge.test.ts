@@ -94,6 +94,8 @@ describe('storage CLI options', () => {
       memoryBudget: 2 * 1024 ** 3,
       leveldb: undefined,
       maxNodes: 1024,
+      exportRegion: undefined,
+      regionMb: 2048,
     });
   });
 
