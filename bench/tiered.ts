@@ -27,7 +27,9 @@
  *   LevelDB files sit in the OS page cache), single read + proof p50 0.10 ms.
  *   ApplyBlock: tiered 1,000-4,600 account updates/s against memory mode's 6,000-21,000.
  *   Genesis into LevelDB: 58-125 s at 1M (memory mode builds it in ~38 s).
- *   (RSS is not the tiered node's: the memory-mode reference shares the process.)
+ *   (RSS is not the tiered node's: the memory-mode reference shares the process, and its
+ *   ~2.5 GB heap makes the tiered path's allocations pay for big-heap GCs, ~29% of a 1M
+ *   profile: the sides should run in separate processes.)
  * Conclusion: the goals (≥ 50% of the all-memory proof rate at 10% with the 90/10 skew, cold
  * p99 ≤ 2 ms) are missed by far: the tiered read path costs more than the conventional one.
  * Why (profiles): a read re-runs per cold trie level (a batch re-runs each query's probe),
