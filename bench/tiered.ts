@@ -17,16 +17,19 @@
  * bounds) and the heap growth they stand for; the process RSS includes the memory-mode node
  * (the reference), so it is reported but is not the tiered node's.
  *
- * Measured 2026-11-24 (`npm run bench -- tiered --accounts 100000,1000000 --seconds 2`, 2 cores
- * shared with three other jobs: load average 8.5-9.7, so every figure is noisy, ±50%), at 1M
+ * Measured 2026-11-24 02:05 (`npm run bench -- tiered --accounts 100000,1000000 --seconds 2`,
+ * 2 cores shared with other jobs: load average ~8, so every figure is noisy, ±50%), at 1M
  * accounts (233 MiB of state in memory mode, 1.36M nodes, 180 bytes each):
- *   memory mode: 58,716 batched proofs/s (90/10), 47,212 (uniform); single read p50 0.010 ms.
- *   tiered, 10% budget: 1,123 (90/10), 2,629 (uniform); single read p50 0.35 ms, p99 8 ms;
- *   RSS is not the tiered node's (the reference shares the process).
- *   tiered, 100% budget: 2,340 / 4,965.
- *   @ethereumjs/mpt over classic-level: 10,070 / 8,952 proofs/s at a 10% node cache (the
+ *   memory mode: 30,442 batched proofs/s (90/10), 33,108 (uniform); single read p50 0.011 ms.
+ *   tiered, 10% budget: 951 (90/10), 6,291 (uniform); single read p50 0.31-0.39 ms, p99 5-10 ms;
+ *   100% budget: 1,183 / 3,227. At 100K: 8,782 / 16,484 (100%), 5,208 / 5,459 (10%).
+ *   @ethereumjs/mpt over classic-level: 9,265 / 8,791 proofs/s with a 10% node cache (the
  *   LevelDB files sit in the OS page cache), single read + proof p50 0.10 ms.
- *   ApplyBlock: tiered 1,000-2,400 account updates/s against memory mode's 7,500-20,000.
+ *   ApplyBlock: tiered 1,000-4,600 account updates/s against memory mode's 6,000-21,000.
+ *   Genesis into LevelDB: 58-125 s at 1M (memory mode builds it in ~38 s).
+ *   (RSS is not the tiered node's: the memory-mode reference shares the process, and its
+ *   ~2.5 GB heap makes the tiered path's allocations pay for big-heap GCs, ~29% of a 1M
+ *   profile: the sides should run in separate processes.)
  * Conclusion: the goals (≥ 50% of the all-memory proof rate at 10% with the 90/10 skew, cold
  * p99 ≤ 2 ms) are missed by far: the tiered read path costs more than the conventional one.
  * Why (profiles): a read re-runs per cold trie level (a batch re-runs each query's probe),
@@ -386,14 +389,15 @@ for (const N of SIZES) {
     after = sampleMemory();
     const perEntry =
       (before.heapUsed + before.external - after.heapUsed - after.external - encBytes) / entries;
-    console.log(`cache: ${fmt(entries)} entries freed, ${fmt(perEntry)} bytes each besides the encoding`);
+    if (entries > 0)
+      console.log(`cache: ${fmt(entries)} entries freed, ${fmt(perEntry)} bytes each besides the encoding`);
     results.push({
       accounts: N,
       stateBytes,
       stateNodes,
       memLoadS,
       tieredLoadS,
-      cacheEntryOverheadBytes: perEntry,
+      cacheEntryOverheadBytes: entries > 0 ? perEntry : null,
     });
     await tiered.close();
     await mptLevel?.close();
