@@ -4,6 +4,7 @@
  * mapping itself are tested in packages/edge.)
  */
 
+import { resolve } from 'node:path';
 import { status } from '@grpc/grpc-js';
 import { describe, expect, it } from '@jest/globals';
 import { DsmError, DsmErrorCode } from '@monsoon/dsm-tree';
@@ -88,7 +89,13 @@ describe('storage CLI options', () => {
       logLevel: 'info',
       maxMessageBytes: 64 * 1024 * 1024,
       maxBatch: 10_000,
+      exportRegion: undefined,
+      regionMb: 2048,
     });
+    expect(resolveStorageConfig({ genesis: 'g.json', exportRegion: 'auto' }).exportRegion).toBe('auto');
+    expect(resolveStorageConfig({ genesis: 'g.json', exportRegion: 'r.region' }).exportRegion).toBe(
+      resolve('r.region'),
+    );
   });
 
   it('flags over the config file; config paths relative to the file; kebab-case keys', () => {
