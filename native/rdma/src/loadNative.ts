@@ -27,6 +27,28 @@ export interface RdmaBinding {
     mapping: number,
   ): { rkey: number; lkey: number; addr: bigint; bytes: number };
   closeDevice(device: number): void;
+  /** An RC queue pair in INIT on port 1 of `device`; what the peer needs to connect to it. */
+  createQueuePair(device: number): { handle: number; qpn: number; lid: number; gid: Uint8Array; psn: number };
+  /** INIT → RTR → RTS towards the peer's queue pair (its numbers exchanged out of band, e.g. gRPC). */
+  connectQueuePair(
+    qp: number,
+    peer: { qpn: number; lid: number; gid: Uint8Array; psn: number },
+    localPsn: number,
+  ): void;
+  /**
+   * One chain of RDMA READs (one doorbell), completions polled off the JS thread: `ops` holds
+   * triples [remoteOffset, length, localOffset] from `remoteAddr` (with `rkey`) into the
+   * registered local `mapping`. Resolves with the number of READs; rejects RDMA_CLOSED when the
+   * connection fails.
+   */
+  readBatch(
+    qp: number,
+    mapping: number,
+    remoteAddr: bigint,
+    rkey: number,
+    ops: Float64Array,
+  ): Promise<number>;
+  closeQueuePair(qp: number): void;
 }
 
 /** The addon as node-gyp builds it; src/ and dist/ are both one level below the package root. */

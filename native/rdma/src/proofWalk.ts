@@ -8,7 +8,10 @@
 import { keccak as defaultKeccak, type Keccak } from '@monsoon/keccak';
 import { RdmaError, RdmaErrorCode } from './rdmaError.js';
 
-/** A verified node by hash, or undefined when it can't be had this way. */
+/**
+ * A verified node by hash, or undefined when it can't be had this way. The bytes must be the
+ * fetcher's own copy, never changed afterwards (answers keep views into them).
+ */
 export type NodeFetch = (hash: Uint8Array) => Uint8Array | undefined;
 
 export interface TrieWalk {
@@ -228,9 +231,13 @@ function nibbleOf(key: Uint8Array, i: number): number {
   return i & 1 ? key[i >> 1]! & 15 : key[i >> 1]! >> 4;
 }
 
+/**
+ * A string item's payload, as a view: the nodes a walk is handed are its own verified copies
+ * (see NodeFetch), never changed after, so their bytes can be shared with the answer.
+ */
 function stringOf(b: Uint8Array, it: Item): Uint8Array | undefined {
   if (it.list) throw bad('a value is a list');
-  return it.end === it.start ? undefined : b.slice(it.start, it.end);
+  return it.end === it.start ? undefined : b.subarray(it.start, it.end);
 }
 
 function sameBytes(a: Uint8Array, b: Uint8Array): boolean {
@@ -377,5 +384,5 @@ function storageValue(v: Uint8Array): Uint8Array {
   const it: Item = { start: 0, end: 0, list: false };
   item(v, 0, v.length, it);
   if (it.list) throw bad('a storage value is a list');
-  return v.slice(it.start, it.end);
+  return v.subarray(it.start, it.end);
 }

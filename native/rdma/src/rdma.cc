@@ -21,6 +21,7 @@
 #include <memory>
 #include <string>
 #include <utility>
+#include <vector>
 
 #ifdef MONSOON_HAVE_VERBS
 #include <infiniband/verbs.h>
@@ -47,6 +48,90 @@ struct Mapping {
 struct Device {
   ibv_context* ctx = nullptr;
   ibv_pd* pd = nullptr;
+};
+
+// A reliable-connected queue pair and its completion queue, on port 1 of its device.
+struct QueuePair {
+  uint32_t device = 0;
+  ibv_cq* cq = nullptr;
+  ibv_qp* qp = nullptr;
+  bool busy = false;  // a batch is in flight (one at a time per queue pair)
+};
+
+// One batch of RDMA READs: remote [addr, addr + len) into local [laddr, laddr + len), posted as one
+// chain (one doorbell), completions polled off the JS thread.
+class ReadBatchWorker : public Napi::AsyncWorker {
+ public:
+  ReadBatchWorker(Napi::Env env, QueuePair* qp, std::vector<ibv_sge> sges, std::vector<uint64_t> remote,
+                  uint32_t rkey)
+      : Napi::AsyncWorker(env),
+        deferred_(Napi::Promise::Deferred::New(env)),
+        qp_(qp),
+        sges_(std::move(sges)),
+        remote_(std::move(remote)),
+        rkey_(rkey) {}
+
+  Napi::Promise Promise() { return deferred_.Promise(); }
+
+  void Execute() override {
+    size_t n = sges_.size();
+    std::vector<ibv_send_wr> wrs(n);
+    for (size_t i = 0; i < n; i++) {
+      ibv_send_wr& wr = wrs[i];
+      std::memset(&wr, 0, sizeof wr);
+      wr.wr_id = i;
+      wr.sg_list = &sges_[i];
+      wr.num_sge = 1;
+      wr.opcode = IBV_WR_RDMA_READ;
+      // Only the last is signaled: RC completes in order, so its completion covers the batch.
+      wr.send_flags = i + 1 == n ? IBV_SEND_SIGNALED : 0;
+      wr.wr.rdma.remote_addr = remote_[i];
+      wr.wr.rdma.rkey = rkey_;
+      wr.next = i + 1 < n ? &wrs[i + 1] : nullptr;
+    }
+    ibv_send_wr* bad = nullptr;
+    int rc = ibv_post_send(qp_->qp, wrs.data(), &bad);
+    if (rc != 0) {
+      code_ = "RDMA_SYSTEM_ERROR";
+      message_ = std::string("ibv_post_send: ") + std::strerror(rc);
+      return;
+    }
+    ibv_wc wc;
+    for (;;) {
+      int got = ibv_poll_cq(qp_->cq, 1, &wc);
+      if (got < 0) {
+        code_ = "RDMA_SYSTEM_ERROR";
+        message_ = "ibv_poll_cq failed";
+        return;
+      }
+      if (got == 0) continue;
+      if (wc.status != IBV_WC_SUCCESS) {
+        code_ = "RDMA_CLOSED";
+        message_ = std::string("RDMA READ failed: ") + ibv_wc_status_str(wc.status) +
+                   " (the connection is broken or closed)";
+        return;
+      }
+      if (wc.wr_id + 1 == n) return;
+    }
+  }
+
+  void OnOK() override {
+    qp_->busy = false;
+    if (code_ != nullptr) {
+      deferred_.Reject(Coded(Env(), code_, message_).Value());
+      return;
+    }
+    deferred_.Resolve(Napi::Number::New(Env(), static_cast<double>(sges_.size())));
+  }
+
+ private:
+  Napi::Promise::Deferred deferred_;
+  QueuePair* qp_;
+  std::vector<ibv_sge> sges_;
+  std::vector<uint64_t> remote_;
+  uint32_t rkey_;
+  const char* code_ = nullptr;
+  std::string message_;
 };
 #endif
 
@@ -181,6 +266,10 @@ class RdmaAddon : public Napi::Addon<RdmaAddon> {
                              InstanceMethod("openDevice", &RdmaAddon::OpenDevice),
                              InstanceMethod("registerRegion", &RdmaAddon::RegisterRegion),
                              InstanceMethod("closeDevice", &RdmaAddon::CloseDevice),
+                             InstanceMethod("createQueuePair", &RdmaAddon::CreateQueuePair),
+                             InstanceMethod("connectQueuePair", &RdmaAddon::ConnectQueuePair),
+                             InstanceMethod("readBatch", &RdmaAddon::ReadBatch),
+                             InstanceMethod("closeQueuePair", &RdmaAddon::CloseQueuePair),
                          });
     env.AddCleanupHook([this]() { ReleaseAll(); });
   }
@@ -316,7 +405,20 @@ class RdmaAddon : public Napi::Addon<RdmaAddon> {
     uint32_t h = HandleArg(info, 0);
     auto it = devices_.find(h);
     if (it == devices_.end()) throw Coded(info.Env(), "RDMA_BAD_HANDLE", "device " + std::to_string(h) + " is not open");
-    // Regions registered with it go first.
+    // Its queue pairs and the regions registered with it go first (not while a batch is in flight).
+    for (auto& [qh, q] : queuePairs_) {
+      (void)qh;
+      if (q->device == h && q->busy)
+        throw Coded(info.Env(), "RDMA_BAD_ARGUMENT", "a batch is in flight on one of this device's queue pairs");
+    }
+    for (auto q = queuePairs_.begin(); q != queuePairs_.end();) {
+      if (q->second->device == h) {
+        ReleaseQueuePair(*q->second);
+        q = queuePairs_.erase(q);
+      } else {
+        ++q;
+      }
+    }
     for (auto& [mh, m] : mappings_) {
       (void)mh;
       if (m->mr != nullptr && m->mr->pd == it->second->pd) {
@@ -330,6 +432,191 @@ class RdmaAddon : public Napi::Addon<RdmaAddon> {
     throw Coded(info.Env(), "RDMA_NO_VERBS", "the addon was built without the verbs headers (libibverbs-dev, librdmacm-dev)");
 #endif
   }
+
+  static Napi::Error NoVerbs(Napi::Env env) {
+    return Coded(env, "RDMA_NO_VERBS", "the addon was built without the verbs headers (libibverbs-dev, librdmacm-dev)");
+  }
+
+  // createQueuePair(device) -> { handle, qpn, lid, gid (16 bytes), psn }: an RC queue pair in
+  // INIT on port 1, remote reads allowed; its numbers go to the peer (over gRPC) to connect.
+  Napi::Value CreateQueuePair(const Napi::CallbackInfo& info) {
+    Napi::Env env = info.Env();
+#ifdef MONSOON_HAVE_VERBS
+    uint32_t dh = HandleArg(info, 0);
+    auto d = devices_.find(dh);
+    if (d == devices_.end()) throw Coded(env, "RDMA_BAD_HANDLE", "device " + std::to_string(dh) + " is not open");
+    Device& dev = *d->second;
+    auto q = std::make_unique<QueuePair>();
+    q->device = dh;
+    q->cq = ibv_create_cq(dev.ctx, 4096, nullptr, nullptr, 0);
+    if (q->cq == nullptr) throw Coded(env, "RDMA_SYSTEM_ERROR", std::string("ibv_create_cq: ") + std::strerror(errno));
+    ibv_qp_init_attr init;
+    std::memset(&init, 0, sizeof init);
+    init.send_cq = q->cq;
+    init.recv_cq = q->cq;
+    init.qp_type = IBV_QPT_RC;
+    init.cap.max_send_wr = 4096;
+    init.cap.max_recv_wr = 1;
+    init.cap.max_send_sge = 1;
+    init.cap.max_recv_sge = 1;
+    q->qp = ibv_create_qp(dev.pd, &init);
+    if (q->qp == nullptr) {
+      int err = errno;
+      ibv_destroy_cq(q->cq);
+      throw Coded(env, "RDMA_SYSTEM_ERROR", std::string("ibv_create_qp: ") + std::strerror(err));
+    }
+    ibv_qp_attr attr;
+    std::memset(&attr, 0, sizeof attr);
+    attr.qp_state = IBV_QPS_INIT;
+    attr.pkey_index = 0;
+    attr.port_num = 1;
+    attr.qp_access_flags = IBV_ACCESS_REMOTE_READ | IBV_ACCESS_LOCAL_WRITE;
+    int rc = ibv_modify_qp(q->qp, &attr, IBV_QP_STATE | IBV_QP_PKEY_INDEX | IBV_QP_PORT | IBV_QP_ACCESS_FLAGS);
+    ibv_port_attr port;
+    ibv_gid gid;
+    if (rc == 0) rc = ibv_query_port(dev.ctx, 1, &port);
+    if (rc == 0) rc = ibv_query_gid(dev.ctx, 1, 0, &gid);
+    if (rc != 0) {
+      ReleaseQueuePair(*q);
+      throw Coded(env, "RDMA_SYSTEM_ERROR", std::string("queue pair to INIT: ") + std::strerror(rc));
+    }
+    uint32_t h = next_++;
+    Napi::Object o = Napi::Object::New(env);
+    o.Set("handle", Napi::Number::New(env, h));
+    o.Set("qpn", Napi::Number::New(env, q->qp->qp_num));
+    o.Set("lid", Napi::Number::New(env, port.lid));
+    o.Set("gid", Napi::Buffer<uint8_t>::Copy(env, gid.raw, 16));
+    o.Set("psn", Napi::Number::New(env, q->qp->qp_num & 0xffffff));
+    queuePairs_[h] = std::move(q);
+    return o;
+#else
+    (void)info;
+    throw NoVerbs(env);
+#endif
+  }
+
+  // connectQueuePair(qp, { qpn, lid, gid, psn }, localPsn): INIT -> RTR -> RTS towards the peer.
+  void ConnectQueuePair(const Napi::CallbackInfo& info) {
+    Napi::Env env = info.Env();
+#ifdef MONSOON_HAVE_VERBS
+    QueuePair& q = QueuePairArg(info, 0);
+    if (info.Length() < 3 || !info[1].IsObject() || !info[2].IsNumber())
+      throw Coded(env, "RDMA_BAD_ARGUMENT", "connectQueuePair(qp, { qpn, lid, gid, psn }, localPsn)");
+    Napi::Object peer = info[1].As<Napi::Object>();
+    if (!peer.Get("qpn").IsNumber() || !peer.Get("lid").IsNumber() || !peer.Get("psn").IsNumber() ||
+        !peer.Get("gid").IsBuffer() || peer.Get("gid").As<Napi::Buffer<uint8_t>>().Length() != 16)
+      throw Coded(env, "RDMA_BAD_ARGUMENT", "the peer needs qpn, lid and psn numbers and a 16-byte gid");
+    ibv_qp_attr attr;
+    std::memset(&attr, 0, sizeof attr);
+    attr.qp_state = IBV_QPS_RTR;
+    attr.path_mtu = IBV_MTU_1024;
+    attr.dest_qp_num = peer.Get("qpn").As<Napi::Number>().Uint32Value();
+    attr.rq_psn = peer.Get("psn").As<Napi::Number>().Uint32Value() & 0xffffff;
+    attr.max_dest_rd_atomic = 16;
+    attr.min_rnr_timer = 12;
+    attr.ah_attr.is_global = 1;
+    attr.ah_attr.dlid = static_cast<uint16_t>(peer.Get("lid").As<Napi::Number>().Uint32Value());
+    attr.ah_attr.port_num = 1;
+    std::memcpy(attr.ah_attr.grh.dgid.raw, peer.Get("gid").As<Napi::Buffer<uint8_t>>().Data(), 16);
+    attr.ah_attr.grh.hop_limit = 1;
+    attr.ah_attr.grh.sgid_index = 0;
+    int rc = ibv_modify_qp(q.qp, &attr,
+                           IBV_QP_STATE | IBV_QP_AV | IBV_QP_PATH_MTU | IBV_QP_DEST_QPN | IBV_QP_RQ_PSN |
+                               IBV_QP_MAX_DEST_RD_ATOMIC | IBV_QP_MIN_RNR_TIMER);
+    if (rc != 0) throw Coded(env, "RDMA_SYSTEM_ERROR", std::string("queue pair to RTR: ") + std::strerror(rc));
+    std::memset(&attr, 0, sizeof attr);
+    attr.qp_state = IBV_QPS_RTS;
+    attr.timeout = 14;
+    attr.retry_cnt = 7;
+    attr.rnr_retry = 7;
+    attr.sq_psn = info[2].As<Napi::Number>().Uint32Value() & 0xffffff;
+    attr.max_rd_atomic = 16;
+    rc = ibv_modify_qp(q.qp, &attr,
+                       IBV_QP_STATE | IBV_QP_TIMEOUT | IBV_QP_RETRY_CNT | IBV_QP_RNR_RETRY | IBV_QP_SQ_PSN |
+                           IBV_QP_MAX_QP_RD_ATOMIC);
+    if (rc != 0) throw Coded(env, "RDMA_SYSTEM_ERROR", std::string("queue pair to RTS: ") + std::strerror(rc));
+#else
+    (void)info;
+    throw NoVerbs(env);
+#endif
+  }
+
+  // readBatch(qp, localMapping, remoteAddr: bigint, rkey, ops: Float64Array [remoteOffset, length,
+  // localOffset]…) -> Promise<number of READs>: one chain of READs into a registered local mapping.
+  Napi::Value ReadBatch(const Napi::CallbackInfo& info) {
+    Napi::Env env = info.Env();
+#ifdef MONSOON_HAVE_VERBS
+    QueuePair& q = QueuePairArg(info, 0);
+    uint32_t mh = HandleArg(info, 1);
+    auto m = mappings_.find(mh);
+    if (m == mappings_.end()) throw Coded(env, "RDMA_BAD_HANDLE", "mapping " + std::to_string(mh) + " is not open");
+    Mapping& local = *m->second;
+    if (local.mr == nullptr)
+      throw Coded(env, "RDMA_BAD_ARGUMENT", "the local mapping must be registered with the device first");
+    if (info.Length() < 5 || !info[2].IsBigInt() || !info[3].IsNumber() || !info[4].IsTypedArray() ||
+        info[4].As<Napi::TypedArray>().TypedArrayType() != napi_float64_array)
+      throw Coded(env, "RDMA_BAD_ARGUMENT", "readBatch(qp, mapping, remoteAddr: bigint, rkey, ops: Float64Array)");
+    bool lossless = false;
+    uint64_t base = info[2].As<Napi::BigInt>().Uint64Value(&lossless);
+    uint32_t rkey = info[3].As<Napi::Number>().Uint32Value();
+    Napi::Float64Array ops = info[4].As<Napi::Float64Array>();
+    if (ops.ElementLength() == 0 || ops.ElementLength() % 3 != 0 || ops.ElementLength() / 3 > 4096)
+      throw Coded(env, "RDMA_BAD_ARGUMENT", "ops holds 1 to 4096 triples [remoteOffset, length, localOffset]");
+    if (q.busy) throw Coded(env, "RDMA_BAD_ARGUMENT", "a batch is already in flight on this queue pair");
+    size_t n = ops.ElementLength() / 3;
+    std::vector<ibv_sge> sges(n);
+    std::vector<uint64_t> remote(n);
+    for (size_t i = 0; i < n; i++) {
+      double ro = ops[3 * i], len = ops[3 * i + 1], lo = ops[3 * i + 2];
+      if (ro < 0 || len <= 0 || lo < 0 || len > 4294967295.0 || lo + len > static_cast<double>(local.bytes))
+        throw Coded(env, "RDMA_REGION_TOO_SMALL",
+                    "READ " + std::to_string(i) + " does not fit the local mapping of " + std::to_string(local.bytes) + " B");
+      sges[i].addr = reinterpret_cast<uintptr_t>(local.addr) + static_cast<uint64_t>(lo);
+      sges[i].length = static_cast<uint32_t>(len);
+      sges[i].lkey = local.mr->lkey;
+      remote[i] = base + static_cast<uint64_t>(ro);
+    }
+    q.busy = true;
+    auto* w = new ReadBatchWorker(env, &q, std::move(sges), std::move(remote), rkey);
+    Napi::Promise p = w->Promise();
+    w->Queue();
+    return p;
+#else
+    (void)info;
+    throw NoVerbs(env);
+#endif
+  }
+
+  void CloseQueuePair(const Napi::CallbackInfo& info) {
+#ifdef MONSOON_HAVE_VERBS
+    uint32_t h = HandleArg(info, 0);
+    auto it = queuePairs_.find(h);
+    if (it == queuePairs_.end())
+      throw Coded(info.Env(), "RDMA_BAD_HANDLE", "queue pair " + std::to_string(h) + " is not open");
+    if (it->second->busy) throw Coded(info.Env(), "RDMA_BAD_ARGUMENT", "a batch is in flight on this queue pair");
+    ReleaseQueuePair(*it->second);
+    queuePairs_.erase(it);
+#else
+    throw NoVerbs(info.Env());
+#endif
+  }
+
+#ifdef MONSOON_HAVE_VERBS
+  QueuePair& QueuePairArg(const Napi::CallbackInfo& info, size_t i) {
+    uint32_t h = HandleArg(info, i);
+    auto it = queuePairs_.find(h);
+    if (it == queuePairs_.end())
+      throw Coded(info.Env(), "RDMA_BAD_HANDLE", "queue pair " + std::to_string(h) + " is not open (closed or never created)");
+    return *it->second;
+  }
+
+  static void ReleaseQueuePair(QueuePair& q) {
+    if (q.qp != nullptr) ibv_destroy_qp(q.qp);
+    if (q.cq != nullptr) ibv_destroy_cq(q.cq);
+    q.qp = nullptr;
+    q.cq = nullptr;
+  }
+#endif
 
   void Release(Mapping& m, bool detach) {
 #ifdef MONSOON_HAVE_VERBS
@@ -369,6 +656,11 @@ class RdmaAddon : public Napi::Addon<RdmaAddon> {
     }
     mappings_.clear();
 #ifdef MONSOON_HAVE_VERBS
+    for (auto& [h, q] : queuePairs_) {
+      (void)h;
+      ReleaseQueuePair(*q);
+    }
+    queuePairs_.clear();
     for (auto& [h, d] : devices_) {
       (void)h;
       ReleaseDevice(*d);
@@ -381,6 +673,7 @@ class RdmaAddon : public Napi::Addon<RdmaAddon> {
   std::map<uint32_t, std::unique_ptr<Mapping>> mappings_;
 #ifdef MONSOON_HAVE_VERBS
   std::map<uint32_t, std::unique_ptr<Device>> devices_;
+  std::map<uint32_t, std::unique_ptr<QueuePair>> queuePairs_;
 #endif
 };
 

@@ -95,7 +95,7 @@ export class RegionReader {
     const lens = new Uint32Array(n);
     let total = 0;
     for (let i = 0; i < n; i++) {
-      if (this.candidates(hashes[i]!) === 0) continue;
+      if (this.candidates(hashes[i]!, true) === 0) continue;
       const e = this.cand[0]!;
       const len = this.words[e + 3]!;
       const off = this.geometry.arenaOffset + this.words[e + 2]! * ARENA_UNIT;
@@ -130,9 +130,9 @@ export class RegionReader {
 
   /**
    * Fills `this.cand` with the word indexes of the index entries carrying `hash`'s tags (a
-   * non-zero length), first bucket first; returns how many.
+   * non-zero length), first bucket first; returns how many (at most one with `firstOnly`).
    */
-  private candidates(hash: Uint8Array): number {
+  private candidates(hash: Uint8Array, firstOnly = false): number {
     const mask = this.mask;
     const b1 = (hash[0]! | (hash[1]! << 8) | (hash[2]! << 16) | (hash[3]! << 24)) & mask;
     const b2 = (hash[12]! | (hash[13]! << 8) | (hash[14]! << 16) | (hash[15]! << 24)) & mask;
@@ -144,7 +144,10 @@ export class RegionReader {
       if (k === 1 && b2 === b1) break;
       let w = this.indexWord + (k === 0 ? b1 : b2) * BUCKET_SLOTS * 4;
       for (let s = 0; s < BUCKET_SLOTS; s++, w += 4)
-        if (words[w] === t0 && words[w + 1] === t1 && words[w + 3] !== 0) this.cand[n++] = w;
+        if (words[w] === t0 && words[w + 1] === t1 && words[w + 3] !== 0) {
+          this.cand[n++] = w;
+          if (firstOnly) return n;
+        }
     }
     return n;
   }

@@ -45,6 +45,15 @@ describe('verbs', () => {
     expect(() => b.registerRegion(1, 1)).toThrow(
       expect.objectContaining({ code: info.built ? RdmaErrorCode.BadHandle : RdmaErrorCode.NoVerbs }),
     );
+    const handle = { code: info.built ? RdmaErrorCode.BadHandle : RdmaErrorCode.NoVerbs };
+    expect(() => b.createQueuePair(777)).toThrow(expect.objectContaining(handle));
+    expect(() => b.connectQueuePair(777, { qpn: 1, lid: 1, gid: new Uint8Array(16), psn: 1 }, 1)).toThrow(
+      expect.objectContaining(handle),
+    );
+    expect(() => b.readBatch(777, 1, 0n, 0, new Float64Array([0, 8, 0]))).toThrow(
+      expect.objectContaining(handle),
+    );
+    expect(() => b.closeQueuePair(777)).toThrow(expect.objectContaining(handle));
   });
 
   (runnable ? it : it.skip)('opens a device and registers a mapped region for remote reads', async () => {
@@ -58,6 +67,18 @@ describe('verbs', () => {
     const mr = b.registerRegion(dev, r.handle);
     expect(mr.bytes).toBe(1 << 20);
     expect(mr.rkey).toBeGreaterThanOrEqual(0);
+    // Loopback: a queue pair connected to itself READs the region into a second registered mapping.
+    r.bytes.set([1, 2, 3, 4, 5, 6, 7, 8], 4096);
+    const local = await SharedRegion.create(join(d.dir, 'l.region'), 1 << 16);
+    b.registerRegion(dev, local.handle);
+    const qp = b.createQueuePair(dev);
+    b.connectQueuePair(qp.handle, qp, qp.psn);
+    expect(await b.readBatch(qp.handle, local.handle, mr.addr, mr.rkey, new Float64Array([4096, 8, 0]))).toBe(
+      1,
+    );
+    expect([...local.bytes.subarray(0, 8)]).toEqual([1, 2, 3, 4, 5, 6, 7, 8]);
+    b.closeQueuePair(qp.handle);
+    local.close();
     b.closeDevice(dev);
     r.close();
     await d.remove();

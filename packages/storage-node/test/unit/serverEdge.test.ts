@@ -4,6 +4,7 @@
  * mapping itself are tested in packages/edge.)
  */
 
+import { resolve } from 'node:path';
 import { status } from '@grpc/grpc-js';
 import { describe, expect, it } from '@jest/globals';
 import { DsmError, DsmErrorCode } from '@monsoon/dsm-tree';
@@ -97,6 +98,10 @@ describe('storage CLI options', () => {
       exportRegion: undefined,
       regionMb: 2048,
     });
+    expect(resolveStorageConfig({ genesis: 'g.json', exportRegion: 'auto' }).exportRegion).toBe('auto');
+    expect(resolveStorageConfig({ genesis: 'g.json', exportRegion: 'r.region' }).exportRegion).toBe(
+      resolve('r.region'),
+    );
   });
 
   it('the tiered backend: a byte count with a unit, a LevelDB address; bad ones refused naming the flag', () => {
