@@ -9,12 +9,14 @@
  * genesis on. Both then reach the miner's head root, and the client reads and commits again.
  */
 import { mkdtemp, rm } from 'node:fs/promises';
+import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { toHex } from '@monsoon/dsm-tree';
+import { Miner, MinerNode } from '@monsoon/miner';
 import { killAll, type Listening, startRole, until, writeGenesis } from '@monsoon/test-utils';
-import { addrs, genesis, minerHead, transfer } from '../helpers/minerProcess.js';
+import { addrs, genesis, minerHead, rules, transfer } from '../helpers/minerProcess.js';
 import { rpc, startClientRole, stateRootAt } from '../helpers/roles.js';
 
 const WAIT_MS = 60_000;
@@ -146,4 +148,57 @@ describe('a storage node kept down past the retries is caught up', () => {
       10n ** 21n + 2_000n,
     );
   }, 150_000);
+});
+
+describe('a storage node further behind than the miner holds blocks', () => {
+  afterAll(async () => {
+    await killAll();
+  });
+
+  it('is reported loudly and counted refused, not retried forever', async () => {
+    const dir2 = await mkdtemp(join(tmpdir(), 'monsoon-catchup-gap-'));
+    try {
+      const g = await writeGenesis(dir2, genesis);
+      // A port nothing listens on yet: the storage node is "down" while the miner seals.
+      const address = await new Promise<string>((resolve) => {
+        const srv = createServer().listen(0, '127.0.0.1', () => {
+          const { port } = srv.address() as { port: number };
+          srv.close(() => resolve(`127.0.0.1:${port}`));
+        });
+      });
+      const lines: { msg: string; meta: Record<string, unknown> | undefined }[] = [];
+      const log = {
+        info: () => undefined,
+        warn: () => undefined,
+        error: (msg: string, meta?: Record<string, unknown>) => lines.push({ msg, meta }),
+      };
+      const node = await MinerNode.start(
+        await Miner.create(genesis, { rules }),
+        {
+          blockIntervalMs: 0,
+          storage: [address],
+          storageCatchUpBlocks: 4,
+          storageFeed: { retryMinMs: 5, retryMaxMs: 20, maxBacklog: 2 },
+        },
+        log,
+      );
+      try {
+        for (let i = 0; i < 10; i++) await node.sealNow();
+        // Back, empty (at genesis): it lacks blocks 1-8, which the miner no longer keeps for it.
+        await startRole('storage-node', ['--genesis', g, '--listen', address, '--data-dir', join(dir2, 's')]);
+        await until(() => node.storageCounters.refused > 0, { what: 'the gap reported', timeoutMs: 30_000 });
+        expect(lines.map((l) => l.msg)).toContain(
+          'storage node is behind further than this miner holds blocks',
+        );
+        expect(
+          lines.find((l) => l.msg === 'storage node is behind further than this miner holds blocks')?.meta,
+        ).toMatchObject({ storage: address, nodeHead: 0 });
+        expect(node.storageCounters.caughtUp).toBe(0);
+      } finally {
+        await node.close();
+      }
+    } finally {
+      await rm(dir2, { recursive: true, force: true });
+    }
+  }, 60_000);
 });
