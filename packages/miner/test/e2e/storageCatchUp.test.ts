@@ -9,7 +9,6 @@
  * genesis on. Both then reach the miner's head root, and the client reads and commits again.
  */
 import { mkdtemp, rm } from 'node:fs/promises';
-import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
@@ -17,7 +16,7 @@ import { toHex } from '@monsoon/dsm-tree';
 import { Miner, MinerNode } from '@monsoon/miner';
 import { killAll, type Listening, startRole, until, writeGenesis } from '@monsoon/test-utils';
 import { addrs, genesis, minerHead, rules, transfer } from '../helpers/minerProcess.js';
-import { rpc, startClientRole, stateRootAt } from '../helpers/roles.js';
+import { freeAddress, rpc, startClientRole, stateRootAt } from '../helpers/roles.js';
 
 const WAIT_MS = 60_000;
 
@@ -160,12 +159,7 @@ describe('a storage node further behind than the miner holds blocks', () => {
     try {
       const g = await writeGenesis(dir2, genesis);
       // A port nothing listens on yet: the storage node is "down" while the miner seals.
-      const address = await new Promise<string>((resolve) => {
-        const srv = createServer().listen(0, '127.0.0.1', () => {
-          const { port } = srv.address() as { port: number };
-          srv.close(() => resolve(`127.0.0.1:${port}`));
-        });
-      });
+      const address = await freeAddress();
       const lines: { msg: string; meta: Record<string, unknown> | undefined }[] = [];
       const log = {
         info: () => undefined,
@@ -199,6 +193,46 @@ describe('a storage node further behind than the miner holds blocks', () => {
       }
     } finally {
       await rm(dir2, { recursive: true, force: true });
+    }
+  }, 60_000);
+});
+
+describe('a miner restarted on its chain log', () => {
+  afterAll(async () => {
+    await killAll();
+  });
+
+  it('catches up a storage node with the blocks it restored', async () => {
+    const dir3 = await mkdtemp(join(tmpdir(), 'monsoon-catchup-restart-'));
+    try {
+      const g = await writeGenesis(dir3, genesis);
+      const address = await freeAddress();
+      const opts = {
+        blockIntervalMs: 0,
+        storage: [address],
+        dataDir: join(dir3, 'miner'),
+        storageFeed: { retryMinMs: 5, retryMaxMs: 20 },
+      };
+      const first = await MinerNode.start(await Miner.create(genesis, { rules }), opts);
+      for (let i = 0; i < 6; i++) await first.sealNow();
+      await first.close();
+      // The storage node comes up at genesis; the restarted miner has only its log.
+      await startRole('storage-node', ['--genesis', g, '--listen', address, '--data-dir', join(dir3, 's')]);
+      const again = await MinerNode.start(await Miner.create(genesis, { rules }), opts);
+      try {
+        const next = await again.sealNow();
+        expect(next.block.header.number).toBe(7n);
+        const root = await until(() => stateRootAt(address, next.block.hash), {
+          what: 'block 7 in storage',
+          timeoutMs: 30_000,
+        });
+        expect(root).toBe(toHex(next.block.header.stateRoot));
+        expect(again.storageCounters).toMatchObject({ refused: 0, caughtUp: 6 });
+      } finally {
+        await again.close();
+      }
+    } finally {
+      await rm(dir3, { recursive: true, force: true });
     }
   }, 60_000);
 });
