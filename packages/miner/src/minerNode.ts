@@ -229,7 +229,9 @@ export class MinerNode {
     let refused = 0;
     for (const b of blocks) {
       try {
-        await this.miner.receiveBlock(b);
+        const sealed = await this.miner.receiveBlock(b);
+        // A storage node behind may need them: the restored blocks are kept for catch-ups too.
+        if (sealed !== undefined && this.storagePeers.length > 0) this.keepSealed(sealed);
       } catch (e) {
         // Its parent was in a tail lost to a crash: a peer will send it again.
         refused++;

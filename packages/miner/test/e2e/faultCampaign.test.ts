@@ -4,14 +4,16 @@
  * serving JSON-RPC, and one load loop per sender (a transfer, its receipt, the next nonce; a
  * transfer without a receipt after a while is sent again as is). Faults, drawn from the seed:
  * SIGKILL a storage node and restart it after a pause (some longer than the miner's retries),
- * SIGSTOP/SIGCONT a storage node, SIGKILL the miner and restart it on its chain log. After the
+ * the same with the tail of its newest WAL segment cut while it is down (acknowledged blocks
+ * lost: it comes back behind), SIGSTOP/SIGCONT a storage node, SIGKILL the miner and restart it
+ * on its chain log. After the
  * campaign: every transaction whose receipt was seen is still in the chain (same block), every
  * storage node holds the miner's head with the miner's state root, no sender's committed nonces
  * have a gap, and every recipient's balance is exactly the sum of its committed transfers
  * (nothing applied twice). A table of the faults (per kind: injected, recovered, time to
  * recover p50/max) and the acknowledged transactions lost is printed.
  */
-import { mkdtemp, rm } from 'node:fs/promises';
+import { mkdtemp, readdir, rm, stat, truncate } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
@@ -34,7 +36,7 @@ import { minerHead } from '../helpers/minerProcess.js';
 import { rpc, startClientRole, stateRootAt } from '../helpers/roles.js';
 
 const SEED = 15;
-const CAMPAIGN_MS = 24_000;
+const CAMPAIGN_MS = 30_000;
 const SENDERS = 6;
 const RECEIPT_WAIT_MS = 6_000;
 
@@ -55,7 +57,7 @@ interface Committed {
 }
 
 interface Fault {
-  kind: 'kill storage' | 'pause storage' | 'kill miner';
+  kind: 'kill storage' | 'cut storage WAL' | 'pause storage' | 'kill miner';
   recoverMs: number | undefined;
 }
 
@@ -167,7 +169,7 @@ describe('fault campaign', () => {
     const faults: Fault[] = [];
     await sleep(1_000);
     // Every kind in turn, in an order drawn from the seed; which node and how long, drawn too.
-    const order = (['kill storage', 'pause storage', 'kill miner'] as const)
+    const order = (['kill storage', 'cut storage WAL', 'pause storage', 'kill miner'] as const)
       .map((k) => ({ k, r: rng.next() }))
       .sort((a, b) => a.r - b.r)
       .map((x) => x.k);
@@ -190,11 +192,22 @@ describe('fault campaign', () => {
         const i = rng.int(2);
         const s = storage[i]!;
         let restarted: number;
-        if (kind === 'kill storage') {
+        if (kind === 'kill storage' || kind === 'cut storage WAL') {
           s.proc.signal('SIGKILL');
           await s.proc.exited;
           // Up to 4 s down: past the miner's first retries (200 ms apart) by far.
           await sleep(500 + rng.int(3_500));
+          if (kind === 'cut storage WAL') {
+            // Acknowledged records lost while it is down (as a power cut under --fsync none
+            // would): the node comes back behind, and the miners send what it lacks.
+            const wal = join(dir, `storage-${i}`, 'wal');
+            const newest = (await readdir(wal))
+              .filter((f) => f.endsWith('.wal'))
+              .sort()
+              .at(-1)!;
+            const size = (await stat(join(wal, newest))).size;
+            await truncate(join(wal, newest), Math.max(16, size - 1 - rng.int(600)));
+          }
           restarted = Date.now();
           storage[i] = await startRole('storage-node', storageArgs(i, s.address));
         } else {
@@ -259,16 +272,16 @@ describe('fault campaign', () => {
       expect([i, BigInt(balance)]).toEqual([i, sum]);
     }
 
-    const kinds = ['kill storage', 'pause storage', 'kill miner'] as const;
+    const kinds = ['kill storage', 'cut storage WAL', 'pause storage', 'kill miner'] as const;
     const rows = kinds.map((k) => {
       const f = faults.filter((x) => x.kind === k);
       const ms = f.flatMap((x) => (x.recoverMs === undefined ? [] : [x.recoverMs]));
-      return `${k.padEnd(14)} ${String(f.length).padStart(8)} ${String(ms.length).padStart(9)} ${percentile(ms, 0.5).padStart(12)} ${(ms.length ? String(Math.max(...ms)) : '-').padStart(12)}`;
+      return `${k.padEnd(16)} ${String(f.length).padStart(8)} ${String(ms.length).padStart(9)} ${percentile(ms, 0.5).padStart(12)} ${(ms.length ? String(Math.max(...ms)) : '-').padStart(12)}`;
     });
     process.stdout.write(
       [
         `fault campaign (seed ${SEED}, ${CAMPAIGN_MS / 1000} s, ${SENDERS} senders): ${committed.length} transactions committed, ${lost} lost`,
-        `${'fault'.padEnd(14)} ${'injected'.padStart(8)} ${'recovered'.padStart(9)} ${'p50 ms'.padStart(12)} ${'max ms'.padStart(12)}`,
+        `${'fault'.padEnd(16)} ${'injected'.padStart(8)} ${'recovered'.padStart(9)} ${'p50 ms'.padStart(12)} ${'max ms'.padStart(12)}`,
         ...rows,
         '',
       ].join('\n'),

@@ -4,7 +4,6 @@
  * bad address is refused at start; per storage node, retries and the blocks kept for it are counted.
  */
 import { mkdtemp, rm } from 'node:fs/promises';
-import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { credentials, type ServiceError, status } from '@grpc/grpc-js';
@@ -14,6 +13,7 @@ import { Miner, MinerNode } from '@monsoon/miner';
 import { MinerServiceClient, TxStatus } from '@monsoon/protocol';
 import { killAll, spawnRole, startRole, until, writeGenesis } from '@monsoon/test-utils';
 import { addrs, genesis, genesisTree, rules, submit, transfer } from '../helpers/minerProcess.js';
+import { freeAddress } from '../helpers/roles.js';
 
 let dir: string;
 let genesisFile: string;
@@ -102,12 +102,7 @@ describe('miner --metrics', () => {
 describe('MinerNode metrics', () => {
   it('counts, per storage node, the retries and keeps the blocks of one it cannot reach', async () => {
     // A port nothing listens on: every ApplyBlock there fails UNAVAILABLE and is retried.
-    const dead = await new Promise<string>((resolve) => {
-      const s = createServer().listen(0, '127.0.0.1', () => {
-        const { port } = s.address() as { port: number };
-        s.close(() => resolve(`127.0.0.1:${port}`));
-      });
-    });
+    const dead = await freeAddress();
     const miner = await Miner.create(genesis, { rules });
     const node = await MinerNode.start(miner, {
       blockIntervalMs: 0,

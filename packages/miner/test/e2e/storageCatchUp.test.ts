@@ -13,9 +13,10 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { toHex } from '@monsoon/dsm-tree';
+import { Miner, MinerNode } from '@monsoon/miner';
 import { killAll, type Listening, startRole, until, writeGenesis } from '@monsoon/test-utils';
-import { addrs, genesis, minerHead, transfer } from '../helpers/minerProcess.js';
-import { rpc, startClientRole, stateRootAt } from '../helpers/roles.js';
+import { addrs, genesis, minerHead, rules, transfer } from '../helpers/minerProcess.js';
+import { freeAddress, rpc, startClientRole, stateRootAt } from '../helpers/roles.js';
 
 const WAIT_MS = 60_000;
 
@@ -146,4 +147,92 @@ describe('a storage node kept down past the retries is caught up', () => {
       10n ** 21n + 2_000n,
     );
   }, 150_000);
+});
+
+describe('a storage node further behind than the miner holds blocks', () => {
+  afterAll(async () => {
+    await killAll();
+  });
+
+  it('is reported loudly and counted refused, not retried forever', async () => {
+    const dir2 = await mkdtemp(join(tmpdir(), 'monsoon-catchup-gap-'));
+    try {
+      const g = await writeGenesis(dir2, genesis);
+      // A port nothing listens on yet: the storage node is "down" while the miner seals.
+      const address = await freeAddress();
+      const lines: { msg: string; meta: Record<string, unknown> | undefined }[] = [];
+      const log = {
+        info: () => undefined,
+        warn: () => undefined,
+        error: (msg: string, meta?: Record<string, unknown>) => lines.push({ msg, meta }),
+      };
+      const node = await MinerNode.start(
+        await Miner.create(genesis, { rules }),
+        {
+          blockIntervalMs: 0,
+          storage: [address],
+          storageCatchUpBlocks: 4,
+          storageFeed: { retryMinMs: 5, retryMaxMs: 20, maxBacklog: 2 },
+        },
+        log,
+      );
+      try {
+        for (let i = 0; i < 10; i++) await node.sealNow();
+        // Back, empty (at genesis): it lacks blocks 1-8, which the miner no longer keeps for it.
+        await startRole('storage-node', ['--genesis', g, '--listen', address, '--data-dir', join(dir2, 's')]);
+        await until(() => node.storageCounters.refused > 0, { what: 'the gap reported', timeoutMs: 30_000 });
+        expect(lines.map((l) => l.msg)).toContain(
+          'storage node is behind further than this miner holds blocks',
+        );
+        expect(
+          lines.find((l) => l.msg === 'storage node is behind further than this miner holds blocks')?.meta,
+        ).toMatchObject({ storage: address, nodeHead: 0 });
+        expect(node.storageCounters.caughtUp).toBe(0);
+      } finally {
+        await node.close();
+      }
+    } finally {
+      await rm(dir2, { recursive: true, force: true });
+    }
+  }, 60_000);
+});
+
+describe('a miner restarted on its chain log', () => {
+  afterAll(async () => {
+    await killAll();
+  });
+
+  it('catches up a storage node with the blocks it restored', async () => {
+    const dir3 = await mkdtemp(join(tmpdir(), 'monsoon-catchup-restart-'));
+    try {
+      const g = await writeGenesis(dir3, genesis);
+      const address = await freeAddress();
+      const opts = {
+        blockIntervalMs: 0,
+        storage: [address],
+        dataDir: join(dir3, 'miner'),
+        storageFeed: { retryMinMs: 5, retryMaxMs: 20 },
+      };
+      const first = await MinerNode.start(await Miner.create(genesis, { rules }), opts);
+      for (let i = 0; i < 6; i++) await first.sealNow();
+      await first.close();
+      // The storage node comes up at genesis; the restarted miner has only its log.
+      await startRole('storage-node', ['--genesis', g, '--listen', address, '--data-dir', join(dir3, 's')]);
+      const again = await MinerNode.start(await Miner.create(genesis, { rules }), opts);
+      try {
+        const next = await again.sealNow();
+        expect(next.block.header.number).toBe(7n);
+        const root = await until(() => stateRootAt(address, next.block.hash), {
+          what: 'block 7 in storage',
+          timeoutMs: 30_000,
+        });
+        expect(root).toBe(toHex(next.block.header.stateRoot));
+        expect(again.storageCounters).toMatchObject({ refused: 0, caughtUp: 6 });
+      } finally {
+        await again.close();
+      }
+    } finally {
+      await rm(dir3, { recursive: true, force: true });
+    }
+  }, 60_000);
 });

@@ -2,6 +2,7 @@
  * What the miner's whole-system e2e tests share: a client process over the miner and storage
  * nodes, JSON-RPC calls to it, and a storage node's state root at a block.
  */
+import { createServer } from 'node:net';
 import { credentials } from '@grpc/grpc-js';
 import { toHex } from '@monsoon/dsm-tree';
 import { unary } from '@monsoon/edge';
@@ -61,4 +62,14 @@ export async function stateRootAt(address: string, hash: Uint8Array): Promise<st
   } finally {
     c.close();
   }
+}
+
+/** `127.0.0.1:<port>` of a port nothing listens on (yet): a node that is down, or started later. */
+export function freeAddress(): Promise<string> {
+  return new Promise<string>((resolve) => {
+    const srv = createServer().listen(0, '127.0.0.1', () => {
+      const { port } = srv.address() as { port: number };
+      srv.close(() => resolve(`127.0.0.1:${port}`));
+    });
+  });
 }
