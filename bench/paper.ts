@@ -21,7 +21,7 @@
  *
  * The report committed in bench/results/ says when and how it was measured.
  */
-import { readFileSync, writeFileSync } from 'node:fs';
+import { writeFileSync } from 'node:fs';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { cpus, loadavg, tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
@@ -31,7 +31,7 @@ import { Cluster, readTopology, type Topology } from '@monsoon/cli';
 import { makeAccount, StateTree } from '@monsoon/dsm-tree';
 import { clusterLoad } from './lib/clusterLoad.js';
 import { forceGc } from './lib/memory.js';
-import { cpuSeconds } from './lib/processCpu.js';
+import { cpuSeconds, rssKb } from './lib/processCpu.js';
 import { Progress } from './lib/progress.js';
 import { fmtValue, xyChartSvg } from './lib/xyChart.js';
 
@@ -196,19 +196,13 @@ async function runPoint(
       rawWitnessBytesPerTx: perTx('monsoon_client_witness_bytes_raw_total'),
       unbaggedBytesPerTx: perTx('monsoon_client_witness_bytes_unbagged_total'),
       bagBytesPerTx: perTx('monsoon_client_bag_bytes_total'),
-      minerRssMb: Math.round(vmRssKb(cluster.miners[0]!.pid) / 1024),
+      minerRssMb: Math.round(rssKb(cluster.miners[0]!.pid) / 1024),
       coresPerRole: cores,
     };
   } finally {
     await cluster.stop();
     await rm(dir, { recursive: true, force: true });
   }
-}
-
-/** Resident set of a process, KiB (from /proc; Linux only). */
-function vmRssKb(pid: number): number {
-  const m = /VmRSS:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'));
-  return m === null ? 0 : Number(m[1]);
 }
 
 // ---------------------------------------------------------------- the suite

@@ -17,6 +17,8 @@ export interface XyChart {
   readonly yLabel: string;
   readonly xs: readonly number[];
   readonly series: readonly XySeries[];
+  /** Mark and label every point (default: when there are at most 12 x values). */
+  readonly points?: boolean;
 }
 
 const COLORS = ['#1f77b4', '#d62728', '#2ca02c', '#9467bd', '#ff7f0e'];
@@ -55,7 +57,10 @@ export function xyChartSvg(c: XyChart): string {
       `<text x="${M.left - 6}" y="${(y(v) + 4).toFixed(1)}" text-anchor="end">${esc(fmtValue(v))}</text>`,
     );
   }
+  const points = c.points ?? c.xs.length <= 12;
+  const every = Math.max(1, Math.ceil(c.xs.length / 12));
   c.xs.forEach((xv, i) => {
+    if (i % every !== 0) return;
     out.push(
       `<text x="${x(i).toFixed(1)}" y="${M.top + plotH + 18}" text-anchor="middle">${esc(String(xv))}</text>`,
     );
@@ -74,7 +79,7 @@ export function xyChartSvg(c: XyChart): string {
     if (pts.length > 1)
       out.push(`<polyline fill="none" stroke="${color}" stroke-width="2" points="${pts.join(' ')}"/>`);
     s.values.forEach((v, i) => {
-      if (v === null) return;
+      if (v === null || !points) return;
       out.push(
         `<circle cx="${x(i).toFixed(1)}" cy="${y(v).toFixed(1)}" r="3.5" fill="${color}"/>`,
         `<text x="${x(i).toFixed(1)}" y="${(y(v) - 8).toFixed(1)}" text-anchor="middle" fill="${color}">${esc(fmtValue(v))}</text>`,

@@ -1,0 +1,199 @@
+/**
+ * A long run of the whole system: committed tx/s and the resident memory of every role process
+ * over time, to see that throughput holds and memory stays bounded (issue 15).
+ *
+ *   npm run build && npm run bench -- soak [--minutes 30] [--topology deploy/topologies/default.json]
+ *                                          [--accounts 100000] [--concurrency 2000] [--sample-seconds 10]
+ *
+ * The topology's cluster (storage, miners, clients as separate processes) driven closed loop with
+ * the workload's mix through the clients' gRPC bulk path; every `--sample-seconds` the committed
+ * count (the driver's, inclusion seen in the first miner's block stream) and each process's
+ * VmRSS from /proc. Writes bench/results/soak.json, soak.md (a table per minute, the first and
+ * last quarter's means, each role's RSS growth from the end of the first minute to the end) and
+ * two SVG charts: soak-throughput.svg and soak-rss.svg.
+ *
+ * The report committed in bench/results/ says when and how it was measured.
+ */
+import { writeFileSync } from 'node:fs';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { cpus, loadavg, tmpdir } from 'node:os';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { parseArgs } from 'node:util';
+import { Cluster, type ClusterProcess, readTopology } from '@monsoon/cli';
+import type { LoadProgress } from '@monsoon/workload';
+import { clusterLoad } from './lib/clusterLoad.js';
+import { rssKb } from './lib/processCpu.js';
+import { Progress } from './lib/progress.js';
+import { fmtValue, xyChartSvg } from './lib/xyChart.js';
+
+const { values: args } = parseArgs({
+  options: {
+    minutes: { type: 'string', default: '30' },
+    topology: { type: 'string', default: 'deploy/topologies/default.json' },
+    accounts: { type: 'string', default: '100000' },
+    concurrency: { type: 'string', default: '2000' },
+    'sample-seconds': { type: 'string', default: '10' },
+  },
+});
+const MINUTES = Number.parseFloat(args.minutes);
+const ACCOUNTS = Number(args.accounts);
+const CONCURRENCY = Number(args.concurrency);
+const SAMPLE_S = Number.parseFloat(args['sample-seconds']);
+for (const [name, v] of [
+  ['--minutes', MINUTES],
+  ['--accounts', ACCOUNTS],
+  ['--concurrency', CONCURRENCY],
+  ['--sample-seconds', SAMPLE_S],
+] as const) {
+  if (!Number.isFinite(v) || v <= 0) {
+    console.error(`${name}: expected a positive number`);
+    process.exit(2);
+  }
+}
+const root = join(dirname(fileURLToPath(import.meta.url)), '..', '..');
+const status = new Progress();
+
+interface Sample {
+  /** Seconds since the load started. */
+  readonly t: number;
+  readonly committed: number;
+  /** Committed per second over the interval before this sample. */
+  readonly committedPerSec: number;
+  /** VmRSS per process, MiB, by process name. */
+  readonly rssMb: Record<string, number>;
+}
+
+const topology = { ...(await readTopology(join(root, args.topology))), accounts: ACCOUNTS };
+const dir = await mkdtemp(join(tmpdir(), 'monsoon-bench-soak-'));
+const cacheDir = join(root, 'data', 'accounts');
+status.update(`starting the "${topology.name}" cluster at ${ACCOUNTS.toLocaleString('en-US')} accounts`);
+const cluster = await Cluster.start(topology, { dir, cacheDir });
+const procs: ClusterProcess[] = [...cluster.storage, ...cluster.miners, ...cluster.clients];
+const samples: Sample[] = [];
+let latest: LoadProgress | undefined;
+let result: Awaited<ReturnType<Awaited<ReturnType<typeof clusterLoad>>['run']>>;
+try {
+  const driver = await clusterLoad(cluster, {
+    seed: topology.seed,
+    accounts: ACCOUNTS,
+    cacheDir,
+    concurrency: CONCURRENCY,
+    seconds: MINUTES * 60,
+    witnessMetrics: false,
+    onProgress: (p) => {
+      latest = p;
+    },
+  });
+  const started = performance.now();
+  let last = { t: 0, committed: 0 };
+  const timer = setInterval(() => {
+    const t = (performance.now() - started) / 1000;
+    const committed = latest?.committed ?? 0;
+    const rssMb = Object.fromEntries(procs.map((p) => [p.name, Math.round(rssKb(p.pid) / 1024)]));
+    samples.push({
+      t: Math.round(t),
+      committed,
+      committedPerSec: (committed - last.committed) / (t - last.t),
+      rssMb,
+    });
+    last = { t, committed };
+    status.update(
+      `soak: ${Math.round(t)} s of ${MINUTES * 60}, ${committed.toLocaleString('en-US')} committed, ${fmtValue(samples.at(-1)!.committedPerSec)} tx/s now`,
+    );
+  }, SAMPLE_S * 1000);
+  try {
+    result = await driver.run();
+  } finally {
+    clearInterval(timer);
+  }
+} finally {
+  await cluster.stop();
+  await rm(dir, { recursive: true, force: true });
+}
+status.clear();
+
+const mean = (xs: readonly number[]) => (xs.length === 0 ? 0 : xs.reduce((a, b) => a + b, 0) / xs.length);
+const q = Math.max(1, Math.floor(samples.length / 4));
+const firstQuarter = mean(samples.slice(0, q).map((s) => s.committedPerSec));
+const lastQuarter = mean(samples.slice(-q).map((s) => s.committedPerSec));
+const afterWarmup = samples.find((s) => s.t >= 60) ?? samples[0];
+const end = samples.at(-1);
+const growth = Object.fromEntries(
+  procs.map((p) => [p.name, end && afterWarmup ? end.rssMb[p.name]! - afterWarmup.rssMb[p.name]! : 0]),
+);
+const resultsDir = join(root, 'bench', 'results');
+const minutes = samples.map((s) => Number((s.t / 60).toFixed(1)));
+writeFileSync(
+  join(resultsDir, 'soak-throughput.svg'),
+  xyChartSvg({
+    title: `Soak: committed tx/s every ${SAMPLE_S} s`,
+    xLabel: 'minutes',
+    yLabel: 'committed tx/s',
+    xs: minutes,
+    series: [{ name: 'committed', values: samples.map((s) => Math.round(s.committedPerSec)) }],
+  }),
+);
+writeFileSync(
+  join(resultsDir, 'soak-rss.svg'),
+  xyChartSvg({
+    title: 'Soak: resident memory per process',
+    xLabel: 'minutes',
+    yLabel: 'VmRSS, MiB',
+    xs: minutes,
+    series: procs.map((p) => ({ name: p.name, values: samples.map((s) => s.rssMb[p.name] ?? null) })),
+  }),
+);
+const date = new Date().toISOString();
+const md = [
+  '# Soak: throughput and memory over time',
+  '',
+  `Measured ${date.slice(0, 16).replace('T', ' ')} UTC by \`npm run bench -- soak ${process.argv.slice(2).join(' ')}\` on ${cpus().length} × ${cpus()[0]?.model ?? 'CPU'} (1-min load average ${loadavg()[0]?.toFixed(1)} at the end): the "${topology.name}" topology at ${ACCOUNTS.toLocaleString('en-US')} accounts, the workload's mix closed loop at ${CONCURRENCY} in flight for ${MINUTES} min.`,
+  '',
+  `Committed ${result.counts.committed.toLocaleString('en-US')} transactions, ${result.throughput.committedPerSecond.toFixed(0)} tx/s over the run (refused ${result.counts.rejected}, failed ${result.counts.failed}); first quarter ${firstQuarter.toFixed(0)} tx/s, last quarter ${lastQuarter.toFixed(0)} tx/s.`,
+  '',
+  `RSS growth from minute ${((afterWarmup?.t ?? 0) / 60).toFixed(1)} to the end, MiB: ${procs.map((p) => `${p.name} ${growth[p.name]! >= 0 ? '+' : ''}${growth[p.name]}`).join(', ')}.`,
+  '',
+  '![committed tx/s](soak-throughput.svg)',
+  '',
+  '![RSS per process](soak-rss.svg)',
+  '',
+  `| minute | committed tx/s | ${procs.map((p) => `${p.name} MiB`).join(' | ')} |`,
+  `|---|---|${procs.map(() => '---').join('|')}|`,
+  ...samples
+    .filter(
+      (_, i) => i % Math.max(1, Math.round(60 / SAMPLE_S)) === Math.max(1, Math.round(60 / SAMPLE_S)) - 1,
+    )
+    .map(
+      (s) =>
+        `| ${(s.t / 60).toFixed(1)} | ${Math.round(s.committedPerSec)} | ${procs.map((p) => s.rssMb[p.name]).join(' | ')} |`,
+    ),
+  '',
+];
+writeFileSync(join(resultsDir, 'soak.md'), `${md.join('\n')}\n`);
+writeFileSync(
+  join(resultsDir, 'soak.json'),
+  `${JSON.stringify(
+    {
+      date,
+      machine: { cpus: cpus().length, model: cpus()[0]?.model, loadAverage1m: loadavg()[0] },
+      params: {
+        minutes: MINUTES,
+        topology: topology.name,
+        accounts: ACCOUNTS,
+        concurrency: CONCURRENCY,
+        sampleSeconds: SAMPLE_S,
+      },
+      committed: result.counts.committed,
+      committedPerSec: result.throughput.committedPerSecond,
+      firstQuarterPerSec: firstQuarter,
+      lastQuarterPerSec: lastQuarter,
+      rssGrowthMb: growth,
+      samples,
+    },
+    null,
+    2,
+  )}\n`,
+);
+console.log(md.join('\n'));
+console.log(`results: ${join(resultsDir, 'soak.md')}, soak.json, soak-throughput.svg, soak-rss.svg`);
