@@ -1,7 +1,11 @@
 /**
  * Follows the chain from the miners (MinerService.SubscribeBlocks) into a ChainView: each
  * streamed block is checked against its header (`clientBlockOf`) and added; on a broken stream
- * or a bad block it resumes a little below its head, from the next miner. It also knows the
+ * or a bad block it resumes a little below its head, from the next miner. A fresh follower
+ * starts at the miner's head (`syncFrom: 'head'`, the default: the first block it takes is
+ * trusted as an anchor, its proof of work checked but not its ancestry) or replays the chain
+ * from genesis (`'genesis'`: every parent link checked, reads at old heads until it is through).
+ * It also knows the
  * *state head* — the newest canonical block every shard can already be read at, what
  * transactions are pre-executed against — and tells listeners when it moves.
  */
@@ -10,9 +14,19 @@ import { blockWithReceiptsFromProto, type minerPb } from '@monsoon/protocol';
 import { type ChainView, type ClientBlock, clientBlockOf } from './chain.js';
 import { ClientError, ClientErrorCode } from './clientError.js';
 import type { MinerPool } from './minerPool.js';
+import type { SyncView } from './rpc/backend.js';
 import type { ShardedStorage } from './shardedStorage.js';
 
+/** Where a follower with no block yet starts: the miner's head, or block 0. */
+export type SyncFrom = 'head' | 'genesis';
+export const SYNC_FROM: readonly SyncFrom[] = ['head', 'genesis'];
+
 export interface ChainFollowerOptions {
+  /**
+   * Where to start when no block is held: 'head' (the miner's head, at once; nothing older is
+   * fetched) or 'genesis' (every block from 0, each parent link checked, before the head).
+   */
+  syncFrom: SyncFrom;
   /** Blocks below the head a broken stream resumes from (a reorg while disconnected is then seen). */
   resumeDepth: bigint;
   /** Wait before following again after a broken stream, ms. */
@@ -21,6 +35,7 @@ export interface ChainFollowerOptions {
 }
 
 export const defaultChainFollowerOptions: ChainFollowerOptions = {
+  syncFrom: 'head',
   resumeDepth: 16n,
   retryMs: 200,
   logger: silentLogger,
@@ -37,12 +52,19 @@ export class ChainFollower {
   private follow: { cancel(): void } | undefined;
   private closed = false;
   private readonly stateListeners = new Set<() => void>();
+  /** Blocks taken from miners' streams (replays included). */
+  blocksReceived = 0;
+  /** The number of the first block taken. */
+  private firstNumber: bigint | undefined;
 
   constructor(
     readonly opts: ChainFollowerOptions,
     private readonly modules: ChainFollowerModules,
   ) {
-    modules.chain.onHead(() => this.stateMoved());
+    modules.chain.onHead((b) => {
+      this.firstNumber ??= b.header.number;
+      this.stateMoved();
+    });
     modules.storage.followHeads(() => this.stateMoved());
   }
 
@@ -114,19 +136,42 @@ export class ChainFollower {
     });
   }
 
+  /**
+   * eth_syncing: undefined when the chain head and the storage nodes' head agree (or before
+   * either is known); else how far this client has come towards the newer of the two (storage
+   * behind the chain head, or this client still replaying blocks storage already holds).
+   */
+  syncing(): SyncView | undefined {
+    const head = this.modules.chain.head;
+    const readable = this.modules.storage.readableNumber;
+    if (head === undefined || this.firstNumber === undefined || readable < 0n) return undefined;
+    const chainHead = head.header.number;
+    if (readable === chainHead) return undefined;
+    const [currentBlock, highestBlock] = readable < chainHead ? [readable, chainHead] : [chainHead, readable];
+    return { startingBlock: this.firstNumber, currentBlock, highestBlock };
+  }
+
   private stateMoved(): void {
     for (const f of [...this.stateListeners]) f();
+  }
+
+  /**
+   * Where a stream starts: a little below the head held (a reorg while disconnected is then
+   * seen); with no block yet, at the miner's head (undefined: no fromNumber) or at genesis.
+   */
+  private streamFrom(): bigint | undefined {
+    const head = this.modules.chain.head;
+    if (head === undefined) return this.opts.syncFrom === 'genesis' ? 0n : undefined;
+    const depth = this.opts.resumeDepth;
+    return head.header.number > depth ? head.header.number - depth : 0n;
   }
 
   /** Streams canonical blocks from the current miner; on a break, resumes (another miner if need be). */
   private followChain(): void {
     if (this.closed) return;
     const { chain, miners } = this.modules;
-    const head = chain.head;
-    const depth = this.opts.resumeDepth;
-    // Resume a little below the head: a reorg while disconnected is then seen.
-    const from = head === undefined ? 0n : head.header.number > depth ? head.header.number - depth : 0n;
-    const call = miners.current.subscribeBlocks({ fromNumber: from });
+    const from = this.streamFrom();
+    const call = miners.current.subscribeBlocks(from === undefined ? {} : { fromNumber: from });
     this.follow = call;
     let failed = false;
     const retry = (why: string) => {
@@ -138,6 +183,7 @@ export class ChainFollower {
     };
     call.on('data', (m: minerPb.BlockWithReceipts) => {
       try {
+        this.blocksReceived++;
         chain.add(clientBlockOf(blockWithReceiptsFromProto(m)));
       } catch (e) {
         call.cancel();
