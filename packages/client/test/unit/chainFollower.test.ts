@@ -82,6 +82,7 @@ function grow(chain: ChainView, from: bigint, to: bigint): void {
 
 describe('ChainFollower: where a fresh client starts', () => {
   it("'head' asks the miner for its head, not block 0; a broken stream resumes below the head held", async () => {
+    expect(defaultChainFollowerOptions.syncFrom).toBe('head');
     const { f, chain, requests, calls, nextRequest } = follower('head');
     f.start();
     expect(requests).toHaveLength(1);
