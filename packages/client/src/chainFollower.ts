@@ -2,8 +2,9 @@
  * Follows the chain from the miners (MinerService.SubscribeBlocks) into a ChainView: each
  * streamed block is checked against its header (`clientBlockOf`) and added; on a broken stream
  * or a bad block it resumes a little below its head, from the next miner. A fresh follower
- * starts at the miner's head (`syncFrom: 'head'`, the default: the first block it takes is
- * trusted as an anchor, its proof of work checked but not its ancestry) or replays the chain
+ * starts just below the miner's head (`syncFrom: 'head'`, the default: `resumeDepth` blocks
+ * below it, so a reorg while starting is followed; the first block it takes is trusted as an
+ * anchor, its proof of work checked but not its ancestry) or replays the chain
  * from genesis (`'genesis'`: every parent link checked, reads at old heads until it is through).
  * It also knows the
  * *state head* — the newest canonical block every shard can already be read at, what
@@ -56,6 +57,8 @@ export class ChainFollower {
   blocksReceived = 0;
   /** The number of the first block taken. */
   private firstNumber: bigint | undefined;
+  /** Where a head-synced follower anchors: `resumeDepth` below the miner's head when it started. */
+  private anchorFrom: bigint | undefined;
 
   constructor(
     readonly opts: ChainFollowerOptions,
@@ -161,7 +164,7 @@ export class ChainFollower {
    */
   private streamFrom(): bigint | undefined {
     const head = this.modules.chain.head;
-    if (head === undefined) return this.opts.syncFrom === 'genesis' ? 0n : undefined;
+    if (head === undefined) return this.opts.syncFrom === 'genesis' ? 0n : this.anchorFrom;
     const depth = this.opts.resumeDepth;
     return head.header.number > depth ? head.header.number - depth : 0n;
   }
@@ -182,9 +185,24 @@ export class ChainFollower {
       setTimeout(() => this.followChain(), this.opts.retryMs);
     };
     call.on('data', (m: minerPb.BlockWithReceipts) => {
+      if (failed) return;
       try {
+        const block = clientBlockOf(blockWithReceiptsFromProto(m));
+        if (from === undefined && chain.head === undefined) {
+          // The miner's head says where to anchor: `resumeDepth` below it, not at it, so a reorg
+          // of the newest blocks while this client starts is followed like any other (a block
+          // whose parent is older than the first block taken could never be linked).
+          const n = block.header.number;
+          this.anchorFrom = n > this.opts.resumeDepth ? n - this.opts.resumeDepth : 0n;
+          if (this.anchorFrom < n) {
+            failed = true; // not a failure: this stream is replaced by one from the anchor
+            call.cancel();
+            this.followChain();
+            return;
+          }
+        }
         this.blocksReceived++;
-        chain.add(clientBlockOf(blockWithReceiptsFromProto(m)));
+        chain.add(block);
       } catch (e) {
         call.cancel();
         retry((e as Error).message);

@@ -1,8 +1,9 @@
 /**
  * Where the chain follower starts and what eth_syncing says (issue 15: a client started late).
- * A fresh follower asks the miner for its head (no fromNumber), not for block 0 — the old
- * behaviour, which replayed every block from genesis and served reads at old heads meanwhile —
- * unless told `syncFrom: 'genesis'`; a broken stream resumes 16 blocks below the head held.
+ * A fresh follower asks the miner for its head (no fromNumber), then follows from 16 blocks below
+ * it, not from block 0 — the old behaviour, which replayed every block from genesis and served
+ * reads at old heads meanwhile — unless told `syncFrom: 'genesis'`; a broken stream resumes 16
+ * blocks below the head held.
  * eth_syncing is false while the chain head and the storage nodes' head agree, else geth's
  * object from the first block taken. In process: a ChainView fed directly, stand-ins for the
  * miner pool (recording each SubscribeBlocks request) and for storage (its readable number).
@@ -19,7 +20,30 @@ import {
   type SyncFrom,
 } from '@monsoon/client';
 import { keccak } from '@monsoon/keccak';
-import type { BlockHeader, minerPb } from '@monsoon/protocol';
+import {
+  type BlockHeader,
+  blockWithReceiptsToProto,
+  encodeHeader,
+  type Genesis,
+  genesisHeader,
+  type minerPb,
+} from '@monsoon/protocol';
+
+/** A streamed block message with header number `number` and no transactions (difficulty 0). */
+function blockMessage(number: bigint): minerPb.BlockWithReceipts {
+  const g = {
+    chainId: 1337n,
+    difficulty: 0n,
+    gasLimit: 30_000_000n,
+    timestamp: 1n,
+    extraData: new Uint8Array(0),
+    coinbase: new Uint8Array(20),
+    nonce: new Uint8Array(8),
+    alloc: [],
+  } as unknown as Genesis;
+  const header = { ...genesisHeader(g, new Uint8Array(32)), number };
+  return blockWithReceiptsToProto({ headerRlp: encodeHeader(header), transactions: [], receipts: [] });
+}
 
 /** A block on `parent` (a parent hash of zeros when none is given). */
 function block(number: bigint, parent?: ClientBlock): ClientBlock {
@@ -87,13 +111,20 @@ describe('ChainFollower: where a fresh client starts', () => {
     f.start();
     expect(requests).toHaveLength(1);
     expect(requests[0]!.fromNumber).toBeUndefined();
-    // The miner's head arrives first: the chain starts there.
-    grow(chain, 1000n, 1001n);
-    expect(chain.byNumber(999n)).toBeUndefined();
+    // The miner's head arrives first: the follower anchors resumeDepth below it, on the same miner.
+    const depth = defaultChainFollowerOptions.resumeDepth;
+    const anchored = nextRequest();
+    calls[0]!.emit('data', blockMessage(1000n));
+    await anchored;
+    expect(requests[1]!.fromNumber).toBe(1000n - depth);
+    expect(f.blocksReceived).toBe(0);
+    // The chain starts at the anchor; nothing older is asked for.
+    grow(chain, 1000n - depth, 1001n);
+    expect(chain.byNumber(1000n - depth - 1n)).toBeUndefined();
     const again = nextRequest();
-    calls[0]!.emit('error', new Error('stream reset'));
+    calls[1]!.emit('error', new Error('stream reset'));
     await again;
-    expect(requests[1]!.fromNumber).toBe(1001n - defaultChainFollowerOptions.resumeDepth);
+    expect(requests[2]!.fromNumber).toBe(1001n - depth);
     f.stop();
   });
 
