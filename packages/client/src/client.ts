@@ -14,7 +14,7 @@ import type { Common } from '@ethereumjs/common';
 import { type Logger, silentLogger } from '@monsoon/edge';
 import { type ChainRules, EvmPool, makeCommon, nativeCustomCrypto, type SignedTx } from '@monsoon/execution';
 import { ChainView, type ClientBlock, defaultChainViewOptions } from './chain.js';
-import { ChainFollower, defaultChainFollowerOptions } from './chainFollower.js';
+import { ChainFollower, defaultChainFollowerOptions, type SyncFrom } from './chainFollower.js';
 import { ClientError, ClientErrorCode } from './clientError.js';
 import { MinerPool } from './minerPool.js';
 import { defaultPoolSubmitterOptions, type PooledTx, PoolSubmitter, type SendWait } from './poolSubmitter.js';
@@ -29,6 +29,7 @@ import type {
   FeeHistoryView,
   ReceiptView,
   RpcBackend,
+  SyncView,
   TransactionView,
 } from './rpc/backend.js';
 import { ShardedStorage } from './shardedStorage.js';
@@ -59,6 +60,11 @@ export interface ClientOptions {
   txPool: TxPoolOptions;
   /** Canonical blocks (with transactions and receipts) kept; older ones are forgotten. */
   chainWindow: number;
+  /**
+   * Where a fresh client starts: the miner's head (served at once; that first header is an
+   * unverified-ancestry anchor) or genesis (every block replayed and linked first).
+   */
+  syncFrom: SyncFrom;
   logger: Logger;
   /** How state is read from storage: grpc, or one-sided walks (shm, rdma) in front of it. */
   storageTransport: StorageTransportKind;
@@ -72,6 +78,7 @@ export const defaultClientOptions: Omit<ClientOptions, 'miners' | 'storage' | 'r
   deadlineMs: defaultSubmitQueueOptions.deadlineMs,
   txPool: defaultTxPoolOptions,
   chainWindow: defaultChainViewOptions.window,
+  syncFrom: defaultChainFollowerOptions.syncFrom,
   logger: silentLogger,
   storageTransport: 'grpc',
 };
@@ -116,7 +123,7 @@ export class Client implements RpcBackend {
     this.common = makeCommon(opts.rules, nativeCustomCrypto);
     this.miners = new MinerPool(opts.miners);
     this.follower = new ChainFollower(
-      { ...defaultChainFollowerOptions, logger: opts.logger },
+      { ...defaultChainFollowerOptions, syncFrom: opts.syncFrom, logger: opts.logger },
       { chain: this.chain, miners: this.miners, storage: remote.storage },
     );
     this.reads = new ReadBackend(
@@ -221,6 +228,15 @@ export class Client implements RpcBackend {
 
   blockNumber(): bigint {
     return this.chain.requireHead().header.number;
+  }
+
+  syncing(): SyncView | undefined {
+    return this.follower.syncing();
+  }
+
+  /** Blocks taken from miners' streams so far (replays included). */
+  get blocksReceived(): number {
+    return this.follower.blocksReceived;
   }
 
   balance(address: Uint8Array, tag: BlockTag): Promise<bigint> {

@@ -82,6 +82,11 @@ export class ClientMetrics {
       'Storage answers refused as wrong (bad value or proof).',
       () => client.remote.counters.refused,
     );
+    counter(
+      'chain_blocks_received_total',
+      "Blocks taken from miners' block streams (replays after a broken stream included).",
+      () => client.blocksReceived,
+    );
     r.gauge('monsoon_client_head_number', 'The chain head this client follows.', () =>
       client.chain.head === undefined ? undefined : Number(client.chain.head.header.number),
     );

@@ -13,6 +13,8 @@ export {
   type ChainFollowerModules,
   type ChainFollowerOptions,
   defaultChainFollowerOptions,
+  SYNC_FROM,
+  type SyncFrom,
 } from './chainFollower.js';
 export { CLIENT_OPTIONS, type ClientRoleConfig, clientRole, runClient } from './cli/clientCommand.js';
 export {

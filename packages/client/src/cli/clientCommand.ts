@@ -18,6 +18,7 @@ import {
 } from '@monsoon/edge';
 import { type ChainRules, chainRulesOf } from '@monsoon/execution';
 import { parseGenesis } from '@monsoon/protocol';
+import { SYNC_FROM, type SyncFrom } from '../chainFollower.js';
 import { Client, defaultClientOptions } from '../client.js';
 import { ClientError, ClientErrorCode } from '../clientError.js';
 import { ClientEvents, defaultClientEventsOptions } from '../clientEvents.js';
@@ -80,6 +81,11 @@ export const CLIENT_OPTIONS: readonly RoleOption[] = [
     arg: '<n>',
     description: `canonical blocks (transactions, receipts) kept; older ones are forgotten (default: ${defaultClientOptions.chainWindow})`,
   },
+  {
+    name: 'syncFrom',
+    arg: '<where>',
+    description: `where a fresh client starts: head (the miner's head, served at once; its ancestry is not checked) | genesis (every block replayed and linked first) (default: ${defaultClientOptions.syncFrom})`,
+  },
 ];
 
 /** What the client role runs with. */
@@ -94,6 +100,7 @@ export interface ClientRoleConfig {
   readonly maxBatch: number;
   readonly storageTransport: StorageTransportKind;
   readonly chainWindow: number;
+  readonly syncFrom: SyncFrom;
 }
 
 function required(list: string[], name: string): string[] {
@@ -129,6 +136,7 @@ async function loadClient(raw: RawOptions): Promise<ClientRoleConfig> {
       STORAGE_TRANSPORTS,
     ),
     chainWindow: read.int(raw.chainWindow ?? defaultClientOptions.chainWindow, 'chainWindow', 1),
+    syncFrom: read.oneOf(raw.syncFrom ?? defaultClientOptions.syncFrom, 'syncFrom', SYNC_FROM),
   };
   const genesis = parseGenesis(await readJsonFile(read.str(raw.genesis, 'genesis'), 'genesis'));
   return { ...config, rules: chainRulesOf(genesis) };
@@ -143,6 +151,7 @@ async function startClient(o: ClientRoleConfig, { logger }: RoleContext): Promis
     maxBatch: o.maxBatch,
     storageTransport: o.storageTransport,
     chainWindow: o.chainWindow,
+    syncFrom: o.syncFrom,
     logger,
   });
   let rpc: RpcServer | undefined;

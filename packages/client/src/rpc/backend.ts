@@ -156,11 +156,23 @@ export interface AccessListView {
   readonly error?: string;
 }
 
+/** eth_syncing's object (geth's fields) while this client is behind. */
+export interface SyncView {
+  /** The first block this client took. */
+  readonly startingBlock: bigint;
+  /** The older of the chain head and the storage nodes' head: what reads are served at. */
+  readonly currentBlock: bigint;
+  /** The newer of the two. */
+  readonly highestBlock: bigint;
+}
+
 /** What the JSON-RPC layer serves from. Addresses are 20 bytes, hashes and slots 32. */
 export interface RpcBackend {
   chainId(): bigint;
   /** The head's number. */
   blockNumber(): bigint;
+  /** eth_syncing: undefined (false) when at the head. */
+  syncing(): SyncView | undefined;
   balance(address: Uint8Array, tag: BlockTag): Promise<bigint>;
   /** At 'pending', counts the client's own transactions not yet mined. */
   transactionCount(address: Uint8Array, tag: BlockTag): Promise<bigint>;

@@ -10,6 +10,7 @@ export type {
   ReceiptView,
   RpcBackend,
   StorageProofView,
+  SyncView,
   TransactionView,
 } from './backend.js';
 export { confirmedNumber } from './blockTags.js';

@@ -167,7 +167,19 @@ export const RPC_METHODS: ReadonlyMap<string, RpcMethod> = new Map<string, RpcMe
   ['eth_chainId', method([], [], (ctx) => quantity(ctx.backend.chainId()))],
   ['eth_blockNumber', method([], [], (ctx) => quantity(ctx.backend.blockNumber()))],
   ['eth_accounts', method([], [], () => [])],
-  ['eth_syncing', method([], [], () => false)],
+  [
+    'eth_syncing',
+    method([], [], (ctx) => {
+      const s = ctx.backend.syncing();
+      return s === undefined
+        ? false
+        : {
+            startingBlock: quantity(s.startingBlock),
+            currentBlock: quantity(s.currentBlock),
+            highestBlock: quantity(s.highestBlock),
+          };
+    }),
+  ],
   [
     'eth_getBalance',
     method([addressArg, blockTagArg], [], async (ctx, a, tag) => quantity(await ctx.backend.balance(a, tag))),

@@ -10,9 +10,9 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { keccak } from '@monsoon/keccak';
-import { fundedGenesis, killAll, Prng, until, writeGenesis } from '@monsoon/test-utils';
+import { killAll, Prng, until } from '@monsoon/test-utils';
 import { Wallet } from 'ethers';
-import { rpcUrlOf, spawnClient, startStorageAndMiner } from '../helpers/cluster.js';
+import { rpcCall, rpcUrlOf, spawnClient, startFundedCluster } from '../helpers/cluster.js';
 
 const CHAIN_ID = 1337;
 const GWEI = 1_000_000_000n;
@@ -29,9 +29,12 @@ let rpc: string;
 
 beforeAll(async () => {
   dir = await mkdtemp(join(tmpdir(), 'monsoon-nonce-queue-'));
-  const addresses = wallets.map((w) => Uint8Array.from(Buffer.from(w.address.slice(2), 'hex')));
-  const genesis = await writeGenesis(dir, fundedGenesis(addresses, BigInt(CHAIN_ID), 30_000_000n));
-  rpc = await rpcUrlOf(spawnClient(await startStorageAndMiner(dir, genesis)));
+  const cluster = await startFundedCluster(
+    dir,
+    wallets.map((w) => w.address),
+    CHAIN_ID,
+  );
+  rpc = await rpcUrlOf(spawnClient(cluster));
 }, 60_000);
 
 afterAll(async () => {
@@ -39,19 +42,7 @@ afterAll(async () => {
   await rm(dir, { recursive: true, force: true });
 });
 
-interface RpcAnswer<T> {
-  result?: T;
-  error?: { code: number; message: string };
-}
-
-async function call<T>(method: string, params: unknown[]): Promise<RpcAnswer<T>> {
-  const res = await fetch(rpc, {
-    method: 'POST',
-    headers: { 'content-type': 'application/json' },
-    body: JSON.stringify({ jsonrpc: '2.0', id: 1, method, params }),
-  });
-  return (await res.json()) as RpcAnswer<T>;
-}
+const call = <T>(method: string, params: unknown[]) => rpcCall<T>(rpc, method, params);
 
 const send = (raw: string) => call<string>('eth_sendRawTransaction', [raw]);
 

@@ -4,7 +4,7 @@
  * process is a test-utils RoleProcess: `killAll()` from @monsoon/test-utils stops what is left.
  */
 import { join } from 'node:path';
-import { type RoleProcess, spawnRole, startRole } from '@monsoon/test-utils';
+import { fundedGenesis, type RoleProcess, spawnRole, startRole, writeGenesis } from '@monsoon/test-utils';
 
 /** Storage and miner, ready; what clients are pointed at. */
 export interface StorageAndMiner {
@@ -46,8 +46,45 @@ export async function startStorageAndMiner(dir: string, genesis: string): Promis
   return { genesis, storageList, minerAddress: miner.address };
 }
 
-/** Spawns a client following `miners` (`host:port,…`; the cluster's miner unless given); no waiting. */
-export function spawnClient(cluster: StorageAndMiner, miners = cluster.minerAddress): RoleProcess {
+/**
+ * Writes a genesis funding `addresses` (`0x…`, 1000 ether each) on chain `chainId` into `dir`
+ * and starts the storage nodes and the miner over it.
+ */
+export async function startFundedCluster(
+  dir: string,
+  addresses: readonly string[],
+  chainId: number,
+): Promise<StorageAndMiner> {
+  const funded = addresses.map((a) => Uint8Array.from(Buffer.from(a.slice(2), 'hex')));
+  const genesis = await writeGenesis(dir, fundedGenesis(funded, BigInt(chainId), 30_000_000n));
+  return startStorageAndMiner(dir, genesis);
+}
+
+/** A JSON-RPC answer: its result or its error. */
+export interface RpcAnswer<T> {
+  result?: T;
+  error?: { code: number; message: string };
+}
+
+/** One JSON-RPC call over HTTP to `url`. */
+export async function rpcCall<T>(url: string, method: string, params: unknown[] = []): Promise<RpcAnswer<T>> {
+  const res = await fetch(url, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({ jsonrpc: '2.0', id: 1, method, params }),
+  });
+  return (await res.json()) as RpcAnswer<T>;
+}
+
+/**
+ * Spawns a client following `miners` (`host:port,…`; the cluster's miner unless given), with
+ * `extra` flags; no waiting.
+ */
+export function spawnClient(
+  cluster: StorageAndMiner,
+  miners = cluster.minerAddress,
+  extra: readonly string[] = [],
+): RoleProcess {
   return spawnRole('client', [
     '--genesis',
     cluster.genesis,
@@ -57,6 +94,7 @@ export function spawnClient(cluster: StorageAndMiner, miners = cluster.minerAddr
     cluster.storageList,
     '--rpc',
     '127.0.0.1:0',
+    ...extra,
   ]);
 }
 

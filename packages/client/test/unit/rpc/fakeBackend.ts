@@ -33,6 +33,7 @@ import {
   type RpcBackend,
   RpcError,
   RpcErrorCode,
+  type SyncView,
   type TransactionView,
 } from '../../../src/rpc/index.js';
 
@@ -141,6 +142,13 @@ export class FakeBackend implements RpcBackend {
 
   blockNumber(): bigint {
     return BigInt(this.blocks.length - 1);
+  }
+
+  /** What eth_syncing reports; undefined (at the head) unless a test sets it. */
+  sync: SyncView | undefined;
+
+  syncing(): SyncView | undefined {
+    return this.sync;
   }
 
   private atGenesis(tag: BlockTag): boolean {

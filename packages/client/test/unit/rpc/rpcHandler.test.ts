@@ -136,6 +136,17 @@ describe('handleRpc: simple methods', () => {
     expect(await result('eth_blockNumber')).toBe('0x1');
     expect(await result('eth_accounts')).toEqual([]);
     expect(await result('eth_syncing')).toBe(false);
+    // Behind: geth's object, quantities in hex.
+    backend.sync = { startingBlock: 0x10n, currentBlock: 0x12n, highestBlock: 0x20n };
+    try {
+      expect(await result('eth_syncing')).toEqual({
+        startingBlock: '0x10',
+        currentBlock: '0x12',
+        highestBlock: '0x20',
+      });
+    } finally {
+      backend.sync = undefined;
+    }
     expect(await result('net_listening')).toBe(true);
     expect(await result('web3_clientVersion')).toMatch(/^Monsoon\/v0\.1\.0\//);
     const custom = await handleRpc({ jsonrpc: '2.0', id: 1, method: 'web3_clientVersion' }, backend, {
