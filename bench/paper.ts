@@ -29,6 +29,7 @@ import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { Cluster, readTopology, type Topology } from '@monsoon/cli';
 import { makeAccount, StateTree } from '@monsoon/dsm-tree';
+import { metricsUrl, parsePrometheusText } from '@monsoon/workload';
 import { clusterLoad } from './lib/clusterLoad.js';
 import { forceGc } from './lib/memory.js';
 import { cpuSeconds, rssKb } from './lib/processCpu.js';
@@ -103,14 +104,12 @@ interface Point {
   readonly coresPerRole: Record<string, number>;
 }
 
+/** The `names` counters summed over the clients' /metrics (Prometheus text, parsed by the workload's parser). */
 async function scrape(urls: readonly string[], names: readonly string[]): Promise<Record<string, number>> {
   const sum: Record<string, number> = Object.fromEntries(names.map((n) => [n, 0]));
   for (const u of urls) {
-    const text = await (await fetch(u)).text();
-    for (const line of text.split('\n')) {
-      const [name, value] = line.split(' ');
-      if (name !== undefined && name in sum && value !== undefined) sum[name]! += Number(value);
-    }
+    const values = parsePrometheusText(await (await fetch(metricsUrl(u))).text());
+    for (const n of names) sum[n]! += values.get(n) ?? 0;
   }
   return sum;
 }
