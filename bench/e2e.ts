@@ -3,6 +3,7 @@
  *
  *   npm run build && npm run bench -- e2e [--accounts 1000000] [--duration 60] [--concurrency 2000]
  *                                          [--topology deploy/topologies/default.json] [--baseline-txs 20000]
+ *                                          [--disk-txs 20000] [--disk-cache-nodes 10000]
  *                                          [--storage-transport grpc|shm]
  *
  * 1. Monsoon: the topology's cluster (storage processes, miner, clients as separate processes)
@@ -15,6 +16,10 @@
  *    state manager's caches on — its best configuration), from the same genesis; then, on the
  *    first blocks only, with ethereumjs' defaults. Every replayed block must give the block's
  *    state root (the run is refused otherwise). Transfers and ERC-20 calls are timed apart.
+ * 3. Disk baseline: the same replay with the trie's nodes in classic-level (LevelDB) behind a
+ *    cache of `--disk-cache-nodes` decoded nodes (LevelDB's 8 MiB block cache and the OS page cache
+ *    besides), the state several times bigger than that cache — the conventional node as operators
+ *    run it (RainBlock Fig. 6). `--disk-txs 0` skips it.
  *
  * Results: bench/results/e2e.json and a table on stdout.
  *
@@ -41,7 +46,12 @@ import {
   MinerServiceClient,
   parseGenesis,
 } from '@monsoon/protocol';
-import { DEFAULT_TOKEN_ADDRESS, ReferenceChain, type ReferenceChainOptions } from '@monsoon/workload';
+import {
+  DEFAULT_TOKEN_ADDRESS,
+  LevelTrieDb,
+  ReferenceChain,
+  type ReferenceChainOptions,
+} from '@monsoon/workload';
 import { clusterLoad } from './lib/clusterLoad.js';
 import { cpuSeconds } from './lib/processCpu.js';
 import { Progress } from './lib/progress.js';
@@ -55,6 +65,8 @@ const { values: args } = parseArgs({
     'storage-transport': { type: 'string', default: 'grpc' },
     'baseline-txs': { type: 'string', default: '20000' },
     'defaults-txs': { type: 'string', default: '2000' },
+    'disk-txs': { type: 'string', default: '20000' },
+    'disk-cache-nodes': { type: 'string', default: '10000' },
   },
 });
 const ACCOUNTS = Number(args.accounts);
@@ -62,6 +74,8 @@ const SECONDS = Number.parseFloat(args.duration);
 const CONCURRENCY = Number(args.concurrency);
 const BASELINE_TXS = Number(args['baseline-txs']);
 const DEFAULTS_TXS = Number(args['defaults-txs']);
+const DISK_TXS = Number(args['disk-txs']);
+const DISK_CACHE_NODES = Number(args['disk-cache-nodes']);
 const root = join(dirname(fileURLToPath(import.meta.url)), '..', '..');
 const status = new Progress();
 const say = (m: string) => status.update(m);
@@ -202,6 +216,20 @@ try {
     DEFAULTS_TXS > 0
       ? await baseline(cluster.genesis.file, blocks, DEFAULTS_TXS, { nativeCrypto: false, caches: false })
       : null;
+  let disk: (Awaited<ReturnType<typeof baseline>> & { cacheNodes: number }) | null = null;
+  if (DISK_TXS > 0) {
+    const db = await LevelTrieDb.open(join(dir, 'baseline-leveldb'));
+    try {
+      disk = {
+        ...(await baseline(cluster.genesis.file, blocks, DISK_TXS, {
+          disk: { db, cacheNodes: DISK_CACHE_NODES },
+        })),
+        cacheNodes: DISK_CACHE_NODES,
+      };
+    } finally {
+      await db.close();
+    }
+  }
   out = {
     date: new Date().toISOString(),
     machine: { cpus: cpus().length, model: cpus()[0]?.model, loadAverage1m: loadavg()[0] },
@@ -221,9 +249,13 @@ try {
       coresPerProcess: cpu,
       cpuMsPerTx,
     },
-    baseline: { best, defaults },
+    baseline: { best, disk, defaults },
     ratio:
       best.txPerSec === 0 ? null : Number((result.throughput.committedPerSecond / best.txPerSec).toFixed(2)),
+    ratioToDisk:
+      disk === null || disk.txPerSec === 0
+        ? null
+        : Number((result.throughput.committedPerSecond / disk.txPerSec).toFixed(2)),
   };
 } finally {
   await cluster.stop();

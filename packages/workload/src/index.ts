@@ -93,6 +93,7 @@ export {
   type GenesisOptions,
   writeGenesisFile,
 } from './genesisFile.js';
+export { LevelTrieDb } from './levelTrieDb.js';
 export { Prng } from './prng.js';
 export { deriveAccountRecordsInWorkers, publicKeysPacked } from './publicKeyWorkers.js';
 export {

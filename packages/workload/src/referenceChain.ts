@@ -4,16 +4,19 @@
  * every state access goes through the hash-keyed trie). Tests check Monsoon's roots against it;
  * the end-to-end benchmark measures it as the baseline. Its best configuration is the default:
  * native keccak and secp256k1 through ethereumjs' customCrypto, the state manager's caches on.
+ * With `disk` it is the conventional node as operators run it: trie nodes in LevelDB (classic-level)
+ * behind a node cache smaller than the state (RainBlock §2, Fig. 6: the I/O bottleneck).
  */
 import type { Common } from '@ethereumjs/common';
 import { MerklePatriciaTrie } from '@ethereumjs/mpt';
 import { Caches, MerkleStateManager } from '@ethereumjs/statemanager';
 import { createTxFromRLP } from '@ethereumjs/tx';
-import { Address, createAccount } from '@ethereumjs/util';
+import { Address, createAccount, ValueEncoding } from '@ethereumjs/util';
 import { createVM, runTx, type VM } from '@ethereumjs/vm';
 import { blockOf, type ChainRules, chainRulesOf, makeCommon, nativeCustomCrypto } from '@monsoon/execution';
 import { keccak } from '@monsoon/keccak';
 import type { Genesis } from '@monsoon/protocol';
+import type { LevelTrieDb } from './levelTrieDb.js';
 
 export interface ReferenceChainOptions {
   /** Native keccak and ecrecover through customCrypto (default true); false: ethereumjs' JS crypto. */
@@ -22,6 +25,11 @@ export interface ReferenceChainOptions {
   readonly caches: boolean;
   /** The chain's rules, its fork among them (default: what the genesis gives, see chainRulesOf). */
   readonly rules: ChainRules;
+  /**
+   * Trie nodes in this LevelDB instead of a Map, behind an LRU of `cacheNodes` decoded nodes (the
+   * trie's own cache; LevelDB adds its block cache). Absent: the whole trie in memory (the default).
+   */
+  readonly disk?: { readonly db: LevelTrieDb; readonly cacheNodes: number };
 }
 
 /** A block for {@link ReferenceChain.runBlock}: what the header says about the environment. */
@@ -58,6 +66,9 @@ export class ReferenceChain {
     const trie = new MerklePatriciaTrie({
       useKeyHashing: true,
       ...(o.nativeCrypto ? { useKeyHashingFunction: keccak.keccak256 } : {}),
+      ...(o.disk === undefined
+        ? {}
+        : { db: o.disk.db, valueEncoding: ValueEncoding.Bytes, cacheSize: o.disk.cacheNodes }),
       common,
     });
     const stateManager = new MerkleStateManager({
@@ -65,12 +76,16 @@ export class ReferenceChain {
       trie,
       ...(o.caches ? { caches: new Caches() } : {}),
     });
+    // One trie checkpoint around the genesis: its nodes reach the trie's db in one batch.
+    trie.checkpoint();
     for (const a of genesis.alloc) {
       const address = new Address(a.address);
       await stateManager.putAccount(address, createAccount({ nonce: a.nonce, balance: a.balance }));
       if (a.code.length > 0) await stateManager.putCode(address, a.code);
       for (const [slot, value] of a.storage) await stateManager.putStorage(address, slot, value);
     }
+    await stateManager.flush();
+    await trie.commit();
     const vm = await createVM({ common, stateManager });
     return new ReferenceChain(vm, common, o.rules);
   }
