@@ -102,7 +102,12 @@ async function main(): Promise<void> {
   const genesisFile = join(dir, 'genesis.json');
   writeFileSync(
     genesisFile,
-    JSON.stringify({ config: { chainId: 1337, monsoon: { minDifficulty: 0 } }, alloc }),
+    JSON.stringify({
+      config: { chainId: 1337, monsoon: { minDifficulty: 0 } },
+      difficulty: '0x0',
+      gasLimit: '0x1c9c380',
+      alloc,
+    }),
   );
   const t0 = performance.now();
   const { proc, address } = await startNode(genesisFile, join(dir, 'data'));
