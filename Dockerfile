@@ -27,8 +27,7 @@ RUN cargo build --release --locked \
 
 FROM node:${NODE_VERSION}-bookworm AS build
 # node-gyp needs Node's headers. The official image installs Node under /usr/local, not /usr as
-# Debian's nodejs (which native/keccak's own build script assumes), so the addon is built here
-# against this directory, and any dependency built from source finds the same headers through
+# Debian's nodejs, so the addons are built here against this directory, and any dependency built from source finds the same headers through
 # npm_config_nodedir: nothing is downloaded at build time.
 ARG NODE_HEADERS_DIR=/usr/local
 ENV npm_config_nodedir=${NODE_HEADERS_DIR}
