@@ -66,6 +66,11 @@ const program = new Command('monsoon cluster')
     'run the workload (npm run workload) through the clients for this long (60s, 2m), print its summary, then stop',
   )
   .option('--concurrency <n>', 'transactions the workload keeps in flight', positive('--concurrency'))
+  .option(
+    '--rate <tx/s>',
+    'open loop instead: the workload sends at this rate whatever happens',
+    positive('--rate'),
+  )
   .option('--out <dir>', "where the workload's result.json, summary.md and chart.svg go (default: <dir>/run)")
   .exitOverride()
   .configureOutput({ outputError: () => {} });
@@ -92,6 +97,7 @@ const o = program.opts<{
   json?: boolean;
   workload?: string;
   concurrency?: number;
+  rate?: number;
   out?: string;
   storageTransport?: string;
 }>();
@@ -102,6 +108,10 @@ try {
 } catch (e) {
   usage((e as Error).message);
 }
+if (o.rate !== undefined && o.concurrency !== undefined)
+  usage('--rate and --concurrency: expected one of them (open or closed loop), found both');
+if ((o.rate !== undefined || o.concurrency !== undefined) && o.workload === undefined)
+  usage(`${o.rate !== undefined ? '--rate' : '--concurrency'}: only with --workload`);
 if (o.storageTransport !== undefined) {
   if (o.storageTransport !== 'grpc' && o.storageTransport !== 'shm')
     usage(`--storage-transport: expected grpc | shm, found ${JSON.stringify(o.storageTransport)}`);
@@ -211,6 +221,7 @@ async function runWorkload(c: Cluster, duration: string): Promise<number> {
   if (g.accounts !== undefined) args.push('--accounts', String(g.accounts.count), '--seed', g.accounts.seed);
   if (g.chainId !== undefined) args.push('--chain-id', String(g.chainId));
   if (o.concurrency !== undefined) args.push('--concurrency', String(o.concurrency));
+  if (o.rate !== undefined) args.push('--rate', String(o.rate));
   process.stderr.write(`monsoon cluster: running the workload for ${duration}\n`);
   try {
     return await runCommand(args);

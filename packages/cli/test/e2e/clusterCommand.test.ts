@@ -133,6 +133,13 @@ describe('npm run cluster', () => {
     expect(await badAccounts.exit).toBe(2);
     expect(badAccounts.stderr()).toContain('--accounts: expected an integer ≥ 1, found "many"');
 
+    const both = run(['--topology', SMALL, '--workload', '10s', '--rate', '100', '--concurrency', '10']);
+    expect(await both.exit).toBe(2);
+    expect(both.stderr()).toContain('--rate and --concurrency: expected one of them');
+    const noWorkload = run(['--topology', SMALL, '--rate', '100']);
+    expect(await noWorkload.exit).toBe(2);
+    expect(noWorkload.stderr()).toContain('--rate: only with --workload');
+
     const file = join(root.dir, 'typo.json');
     await writeFile(file, JSON.stringify({ miners: { cout: 1 } }));
     const typo = run(['--topology', file]);
