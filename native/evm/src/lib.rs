@@ -13,7 +13,6 @@
 
 #![deny(clippy::all)]
 
-use napi::bindgen_prelude::Buffer;
 use napi::{Error, Result, Status};
 use napi_derive::napi;
 use revm::bytecode::Bytecode;
@@ -274,7 +273,14 @@ pub struct Engine {
     evm: Vm,
     /// The last executed transaction's state changes, until JS commits or discards them.
     pending: Option<EvmState>,
+    /// The last answer, encoded (kept: its allocation is reused, and JS fetches an answer
+    /// longer than its buffer with `result`).
+    out: Vec<u8>,
 }
+
+/// Memory JS owns that an answer is copied into (a Uint8Array). An alias because napi-derive
+/// reads a `&mut` argument as a class instance; as a plain type it takes the typed array's memory.
+type Out<'a> = &'a mut [u8];
 
 /// Result kinds of `execute`.
 const LACKING: u8 = 0;
@@ -291,7 +297,7 @@ impl Engine {
         let (spec, cfg, block) = read_config(config)?;
         let ctx: Ctx = Context::mainnet().with_db(WitnessDb::default()).with_cfg(cfg).with_block(block);
         let evm = ctx.build_mainnet().with_precompiles(MonsoonPrecompiles { inner: EthPrecompiles::new(spec) });
-        Ok(Engine { evm, pending: None })
+        Ok(Engine { evm, pending: None, out: Vec::with_capacity(1024) })
     }
 
     /// Makes this engine a new one for another block (`config` as for the constructor), all its
@@ -315,11 +321,56 @@ impl Engine {
     }
 
     /// Runs one transaction (after feeding `records`), see the file's comment for the answer.
+    /// The answer is copied into `out` when it fits; its length is returned either way (a
+    /// longer one is fetched with `result`). Answers cross as copies into memory JS owns,
+    /// never as buffers over Rust memory: no finalizer of ours runs in V8's garbage collector
+    /// or at environment teardown.
     /// `tx`: type u8, caller (20), has-to u8, to (20, present when has-to), value (32), gas
     /// limit u64, max fee u128, priority fee u128, nonce u64, chain id u64, data length u32
     /// and data, access-list length u32 and per entry address (20), key count u32, keys (32).
     #[napi]
-    pub fn execute(&mut self, tx: &[u8], records: &[u8]) -> Result<Buffer> {
+    pub fn execute(&mut self, tx: &[u8], records: &[u8], out: Out<'_>) -> Result<u32> {
+        let mut answer = std::mem::take(&mut self.out);
+        answer.clear();
+        let r = self.run(tx, records, &mut answer);
+        self.out = answer;
+        r?;
+        let n = self.out.len();
+        if n <= out.len() {
+            out[..n].copy_from_slice(&self.out);
+        }
+        Ok(n as u32)
+    }
+
+    /// Copies the last answer into `out` (at least as long as `execute` said it is).
+    #[napi]
+    pub fn result(&self, out: Out<'_>) -> Result<u32> {
+        let n = self.out.len();
+        if n > out.len() {
+            return Err(bad(&format!("a result buffer of {n} bytes, found {}", out.len())));
+        }
+        out[..n].copy_from_slice(&self.out);
+        Ok(n as u32)
+    }
+
+    /// Makes the last executed transaction's changes the committed state the next one reads.
+    #[napi]
+    pub fn commit(&mut self) {
+        if let Some(state) = self.pending.take() {
+            commit_state(self.evm.ctx.db_mut(), state);
+        }
+    }
+
+    /// Drops the last executed transaction's changes (JS could not apply them).
+    #[napi]
+    pub fn discard(&mut self) {
+        self.pending = None;
+    }
+}
+
+impl Engine {
+    /// `execute`'s work, its answer written to `out`.
+    fn run(&mut self, tx: &[u8], records: &[u8], out: &mut Vec<u8>) -> Result<()> {
         if !records.is_empty() {
             self.feed_records(records)?;
         }
@@ -334,21 +385,20 @@ impl Engine {
         }
         let outcome = self.evm.transact(env);
         let db = self.evm.ctx.db_mut();
-        let mut out = Vec::with_capacity(256);
         if !db.lacking.is_empty() {
             out.push(LACKING);
             out.extend_from_slice(&(db.lacking.len() as u32).to_le_bytes());
             for k in &db.lacking {
-                put_key(&mut out, k);
+                put_key(out, k);
             }
-            return Ok(out.into());
+            return Ok(());
         }
         let rs = match outcome {
             Ok(rs) => rs,
             Err(EVMError::Database(Unresolvable(k))) => {
                 out.push(UNRESOLVABLE);
-                put_key(&mut out, &k);
-                return Ok(out.into());
+                put_key(out, &k);
+                return Ok(());
             }
             Err(e) => {
                 out.push(REFUSED);
@@ -358,7 +408,7 @@ impl Engine {
                 };
                 out.extend_from_slice(&(msg.len() as u32).to_le_bytes());
                 out.extend_from_slice(msg.as_bytes());
-                return Ok(out.into());
+                return Ok(());
             }
         };
         out.push(EXECUTED);
@@ -391,23 +441,9 @@ impl Engine {
             out.extend_from_slice(&(log.data.data.len() as u32).to_le_bytes());
             out.extend_from_slice(&log.data.data);
         }
-        write_changes(&mut out, &rs.state, db);
+        write_changes(out, &rs.state, db);
         self.pending = Some(rs.state);
-        Ok(out.into())
-    }
-
-    /// Makes the last executed transaction's changes the committed state the next one reads.
-    #[napi]
-    pub fn commit(&mut self) {
-        if let Some(state) = self.pending.take() {
-            commit_state(self.evm.ctx.db_mut(), state);
-        }
-    }
-
-    /// Drops the last executed transaction's changes (JS could not apply them).
-    #[napi]
-    pub fn discard(&mut self) {
-        self.pending = None;
+        Ok(())
     }
 }
 
