@@ -195,12 +195,14 @@ function activePrecompiles(common: Common): string[] {
 let fallbackReported = false;
 
 /**
- * The engine used when none is asked for: `@ethereumjs/evm`, unless the environment sets
- * `MONSOON_EVM=revm`. Not revm by default yet: a role process with the addon loaded was seen
- * killed by SIGSEGV (under a CPU profiler, and at shutdown) and the cause is not found.
+ * The engine used when none is asked for: revm, unless the environment sets
+ * `MONSOON_EVM=ethereumjs` (engineFor falls back to @ethereumjs/evm where revm is not built).
+ * Role processes were once killed by SIGSEGV with the addon loaded; reproduced since only by
+ * rewriting the library file in place under a running process (the build now renames a new one
+ * over it), and the addon no longer installs napi-rs's threadsafe-function GC at load.
  */
 export function defaultEngine(): EngineName {
-  return process.env.MONSOON_EVM === 'revm' ? 'revm' : 'ethereumjs';
+  return process.env.MONSOON_EVM === 'ethereumjs' ? 'ethereumjs' : 'revm';
 }
 
 /** The engine `requested` (else the default) resolves to here: revm only where the addon is built. */
