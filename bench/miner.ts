@@ -5,7 +5,7 @@
  *
  *   npm run build && npm run bench -- miner [--accounts 100000] [--blocks 4] [--block-txs 2000]
  *                                            [--submission 200] [--retention 2] [--recovery-threads 1]
- *                                            [--engines revm,ethereumjs]
+ *                                            [--engines revm,ethereumjs] [--cpu-profile <dir>]
  *
  * Every EVM row is measured with each engine of `--engines` (revm: native/evm; ethereumjs:
  * @ethereumjs/evm), side by side; `results.{transfer,transferEvm,erc20}` in
@@ -87,7 +87,8 @@
  * ~280 opcodes in @ethereumjs/evm, which awaits every opcode and re-analyses the contract's jump
  * destinations on every call: ~450 µs of its ~580 µs are inside the EVM.
  */
-import { writeFileSync } from 'node:fs';
+import { mkdirSync, writeFileSync } from 'node:fs';
+import { Session } from 'node:inspector/promises';
 import { cpus, loadavg, tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -133,6 +134,7 @@ const { values: args } = parseArgs({
     retention: { type: 'string', default: '2' },
     'recovery-threads': { type: 'string', default: String(Math.max(1, cpus().length - 1)) },
     engines: { type: 'string', default: 'revm,ethereumjs' },
+    'cpu-profile': { type: 'string' },
   },
 });
 const N = Number(args.accounts);
@@ -350,9 +352,31 @@ function emptyCallNs(): number {
   return Number(process.hrtime.bigint() - t0) / n;
 }
 
+/**
+ * With `--cpu-profile <dir>`: `fn` under the in-process CPU profiler, its profile written to
+ * `<dir>/<name>.cpuprofile` (what the timed execution-only pass spends its time on, per row).
+ */
+async function profiled<T>(name: string, fn: () => Promise<T>): Promise<T> {
+  const dir = args['cpu-profile'];
+  if (dir === undefined) return fn();
+  const session = new Session();
+  session.connect();
+  await session.post('Profiler.enable');
+  await session.post('Profiler.start');
+  try {
+    return await fn();
+  } finally {
+    const { profile } = await session.post('Profiler.stop');
+    mkdirSync(dir, { recursive: true });
+    writeFileSync(join(dir, `${name}.cpuprofile`), JSON.stringify(profile));
+    session.disconnect();
+  }
+}
+
 const perSec = (n: number, msTotal: number) => Math.round((n / msTotal) * 1000);
 const us = (msTotal: number, n: number) => Number(((msTotal / n) * 1000).toFixed(1));
 
+const loadAverage1mAtStart = loadavg()[0];
 const status = new Progress();
 const say = (m: string) => status.update(m);
 say(`accounts: ${N.toLocaleString('en-US')}`);
@@ -386,7 +410,9 @@ try {
     for (const [label, fast, engine] of variants) {
       say(`${kind} (${label}, ${engine}): execution only (after an untimed pass, for the JIT)`);
       await executionOnly(genesis, blocks, fast, engine);
-      const s = await executionOnly(genesis, blocks, fast, engine);
+      const s = await profiled(`${kind}-${fast ? 'fast' : 'evm'}-${engine}`, () =>
+        executionOnly(genesis, blocks, fast, engine),
+      );
       const execMs = s.decode + s.bag + s.execute + s.seal;
       const name = kind === 'transfer' ? (fast ? 'transfer' : 'transferEvm') : 'erc20';
       const figures = {
@@ -457,7 +483,12 @@ results.clientPreExecutionErc20 = preExec;
 results.revmCrossing = crossings;
 const out = {
   date: new Date().toISOString(),
-  machine: { cpus: cpus().length, model: cpus()[0]?.model, loadAverage1m: loadavg()[0] },
+  machine: {
+    cpus: cpus().length,
+    model: cpus()[0]?.model,
+    loadAverage1m: loadavg()[0],
+    loadAverage1mAtStart,
+  },
   params: {
     accounts: N,
     blocks: BLOCKS,
