@@ -22,8 +22,15 @@ use revm::context_interface::transaction::{AccessList, AccessListItem};
 use revm::database_interface::{DBErrorMarker, Database};
 use revm::handler::instructions::EthInstructions;
 use revm::handler::{EthFrame, EthPrecompiles, PrecompileProvider};
+use revm::context_interface::context::ContextError;
+use revm::bytecode::opcode::{CALL, CALLCODE, DELEGATECALL, SELFDESTRUCT, SSTORE, STATICCALL};
+use revm::interpreter::instructions::utility::IntoAddress;
+use revm::interpreter::instructions::{contract, gas_table_spec, host};
 use revm::interpreter::interpreter::EthInterpreter;
-use revm::interpreter::{CallInputs, InterpreterResult};
+use revm::interpreter::interpreter_types::{InputsTr, RuntimeFlag};
+use revm::interpreter::{
+    CallInputs, Instruction, InstructionContext, InstructionExecResult, InstructionResult, InterpreterResult,
+};
 use revm::primitives::hardfork::SpecId;
 use revm::primitives::{
     Address, AddressSet, Bytes, HashMap, HashSet, StorageKey, StorageValue, TxKind, B256,
@@ -189,6 +196,139 @@ impl<CTX: ContextTr> PrecompileProvider<CTX> for MonsoonPrecompiles {
 type Ctx = Context<BlockEnv, TxEnv, CfgEnv, WitnessDb, Journal<WitnessDb>, ()>;
 type Vm = Evm<Ctx, (), EthInstructions<EthInterpreter, Ctx>, MonsoonPrecompiles, EthFrame<EthInterpreter>>;
 
+// ------------------------------------------------------------------ reads as the reference makes them
+//
+// A transaction needs from the witness exactly the keys @ethereumjs/evm reads, or a block one
+// engine builds is refused by a miner re-executing it with the other (and a transaction aborts
+// MISSING_NODE in one engine and runs in the other). revm skips loading a cold slot or account
+// when the gas left cannot pay for it (and SSTORE checks the EIP-2200 stipend first), while
+// @ethereumjs/evm reads before it charges: SSTORE reads the slot; CALL with value, and from Prague
+// (EIP-7702) every call, reads the target's account and code; SELFDESTRUCT with a balance reads
+// the beneficiary. These opcodes read those keys first (without warming them), then run as revm's.
+
+type Ictx<'a> = InstructionContext<'a, Ctx, EthInterpreter>;
+
+/// Makes sure the engine holds `key` (committed state, or this transaction's), as the reference
+/// would read it: a lacking key is asked for, an unresolvable one stops the run.
+fn read_first(host: &mut Ctx, key: Key) -> InstructionExecResult {
+    let journal = &mut host.journaled_state;
+    let read = match key {
+        Key::Account(a) => {
+            if journal.inner.state.contains_key(&a) {
+                return Ok(());
+            }
+            journal.database.basic(a).map(|_| ())
+        }
+        Key::Slot(a, slot) => {
+            if let Some(acc) = journal.inner.state.get(&a) {
+                if acc.is_created() || acc.storage.contains_key(&slot) {
+                    return Ok(());
+                }
+            }
+            journal.database.storage(a, slot).map(|_| ())
+        }
+        // Code by account: its hash from this transaction's state or the committed one.
+        Key::Code(_, a) => {
+            let info = match journal.inner.state.get(&a) {
+                Some(acc) if acc.info.code.is_some() => return Ok(()),
+                Some(acc) => Some(acc.info.clone()),
+                None => match journal.database.basic(a) {
+                    Ok(info) => info,
+                    Err(e) => return fail(host, e),
+                },
+            };
+            match info {
+                Some(i) if i.code_hash != KECCAK_EMPTY => journal.database.code_by_hash(i.code_hash).map(|_| ()),
+                _ => Ok(()),
+            }
+        }
+    };
+    match read {
+        Ok(()) => Ok(()),
+        Err(e) => fail(host, e),
+    }
+}
+
+/// Stops the run on an unresolvable key the way revm stops on a database error.
+fn fail(host: &mut Ctx, e: Unresolvable) -> InstructionExecResult {
+    host.error = Err(ContextError::Db(e));
+    Err(InstructionResult::FatalExternalError)
+}
+
+fn sstore_reading_first(ctx: Ictx<'_>) -> InstructionExecResult {
+    if !ctx.interpreter.runtime_flag.is_static() && ctx.interpreter.stack.peek(1).is_ok() {
+        let slot = ctx.interpreter.stack.peek(0)?;
+        read_first(ctx.host, Key::Slot(ctx.interpreter.input.target_address(), slot))?;
+    }
+    host::sstore(ctx)
+}
+
+/// CALL, CALLCODE (`has_value`), DELEGATECALL, STATICCALL: the target as the reference reads it.
+fn call_target_first(ctx: &mut Ictx<'_>, args: usize, has_value: bool, new_account_check: bool) -> InstructionExecResult {
+    if ctx.interpreter.stack.peek(args - 1).is_err() {
+        return Ok(()); // revm's own instruction underflows, as the reference does before any read
+    }
+    let to = ctx.interpreter.stack.peek(1)?.into_address();
+    let value = if has_value { ctx.interpreter.stack.peek(2)? } else { U256::ZERO };
+    if has_value && !value.is_zero() && ctx.interpreter.runtime_flag.is_static() && new_account_check {
+        return Ok(()); // a value CALL in a static frame fails before anything is read
+    }
+    if new_account_check && !value.is_zero() {
+        read_first(ctx.host, Key::Account(to))?;
+    }
+    if ctx.interpreter.runtime_flag.spec_id().is_enabled_in(SpecId::PRAGUE) {
+        read_first(ctx.host, Key::Account(to))?;
+        read_first(ctx.host, Key::Code(B256::ZERO, to))?;
+    }
+    Ok(())
+}
+
+fn call_reading_first(mut ctx: Ictx<'_>) -> InstructionExecResult {
+    call_target_first(&mut ctx, 7, true, true)?;
+    contract::call::<CALL, _, _>(ctx)
+}
+
+fn call_code_reading_first(mut ctx: Ictx<'_>) -> InstructionExecResult {
+    call_target_first(&mut ctx, 7, true, false)?;
+    contract::call::<CALLCODE, _, _>(ctx)
+}
+
+fn delegate_call_reading_first(mut ctx: Ictx<'_>) -> InstructionExecResult {
+    call_target_first(&mut ctx, 6, false, false)?;
+    contract::call::<DELEGATECALL, _, _>(ctx)
+}
+
+fn static_call_reading_first(mut ctx: Ictx<'_>) -> InstructionExecResult {
+    call_target_first(&mut ctx, 6, false, false)?;
+    contract::call::<STATICCALL, _, _>(ctx)
+}
+
+fn selfdestruct_reading_first(ctx: Ictx<'_>) -> InstructionExecResult {
+    if !ctx.interpreter.runtime_flag.is_static() {
+        if let Ok(to) = ctx.interpreter.stack.peek(0) {
+            let me = ctx.interpreter.input.target_address();
+            let has_balance = ctx.host.journaled_state.inner.state.get(&me).is_some_and(|a| !a.info.balance.is_zero());
+            if has_balance {
+                read_first(ctx.host, Key::Account(to.into_address()))?;
+            }
+        }
+    }
+    host::selfdestruct(ctx)
+}
+
+/// revm's instruction table for `spec`, with the opcodes above reading as the reference does.
+fn instructions(spec: SpecId) -> EthInstructions<EthInterpreter, Ctx> {
+    let mut t = EthInstructions::new_mainnet_with_spec(spec);
+    let gas = gas_table_spec(spec);
+    t.insert_instruction(SSTORE, Instruction::new(sstore_reading_first), gas[SSTORE as usize]);
+    t.insert_instruction(CALL, Instruction::new(call_reading_first), gas[CALL as usize]);
+    t.insert_instruction(CALLCODE, Instruction::new(call_code_reading_first), gas[CALLCODE as usize]);
+    t.insert_instruction(DELEGATECALL, Instruction::new(delegate_call_reading_first), gas[DELEGATECALL as usize]);
+    t.insert_instruction(STATICCALL, Instruction::new(static_call_reading_first), gas[STATICCALL as usize]);
+    t.insert_instruction(SELFDESTRUCT, Instruction::new(selfdestruct_reading_first), gas[SELFDESTRUCT as usize]);
+    t
+}
+
 // ------------------------------------------------------------------ byte reading
 
 struct Reader<'a> {
@@ -296,7 +436,8 @@ impl Engine {
     pub fn new(config: &[u8]) -> Result<Self> {
         let (spec, cfg, block) = read_config(config)?;
         let ctx: Ctx = Context::mainnet().with_db(WitnessDb::default()).with_cfg(cfg).with_block(block);
-        let evm = ctx.build_mainnet().with_precompiles(MonsoonPrecompiles { inner: EthPrecompiles::new(spec) });
+        let mut evm = ctx.build_mainnet().with_precompiles(MonsoonPrecompiles { inner: EthPrecompiles::new(spec) });
+        evm.instruction = instructions(spec);
         Ok(Engine { evm, pending: None, out: Vec::with_capacity(1024) })
     }
 
@@ -307,7 +448,7 @@ impl Engine {
         let (spec, cfg, block) = read_config(config)?;
         self.evm.ctx.modify_cfg(|c| *c = cfg);
         self.evm.ctx.block = block;
-        self.evm.instruction = EthInstructions::new_mainnet_with_spec(spec);
+        self.evm.instruction = instructions(spec);
         self.evm.precompiles = MonsoonPrecompiles { inner: EthPrecompiles::new(spec) };
         *self.evm.ctx.db_mut() = WitnessDb::default();
         self.pending = None;
