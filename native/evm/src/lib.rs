@@ -283,24 +283,11 @@ fn call_target_first(ctx: &mut Ictx<'_>, args: usize, has_value: bool, new_accou
     Ok(())
 }
 
-fn call_reading_first(mut ctx: Ictx<'_>) -> InstructionExecResult {
-    call_target_first(&mut ctx, 7, true, true)?;
-    contract::call::<CALL, _, _>(ctx)
-}
-
-fn call_code_reading_first(mut ctx: Ictx<'_>) -> InstructionExecResult {
-    call_target_first(&mut ctx, 7, true, false)?;
-    contract::call::<CALLCODE, _, _>(ctx)
-}
-
-fn delegate_call_reading_first(mut ctx: Ictx<'_>) -> InstructionExecResult {
-    call_target_first(&mut ctx, 6, false, false)?;
-    contract::call::<DELEGATECALL, _, _>(ctx)
-}
-
-fn static_call_reading_first(mut ctx: Ictx<'_>) -> InstructionExecResult {
-    call_target_first(&mut ctx, 6, false, false)?;
-    contract::call::<STATICCALL, _, _>(ctx)
+/// CALL, CALLCODE, DELEGATECALL or STATICCALL (`KIND`), its target read first.
+fn call_reading_first<const KIND: u8>(mut ctx: Ictx<'_>) -> InstructionExecResult {
+    let has_value = matches!(KIND, CALL | CALLCODE);
+    call_target_first(&mut ctx, if has_value { 7 } else { 6 }, has_value, KIND == CALL)?;
+    contract::call::<KIND, _, _>(ctx)
 }
 
 fn selfdestruct_reading_first(ctx: Ictx<'_>) -> InstructionExecResult {
@@ -321,10 +308,10 @@ fn instructions(spec: SpecId) -> EthInstructions<EthInterpreter, Ctx> {
     let mut t = EthInstructions::new_mainnet_with_spec(spec);
     let gas = gas_table_spec(spec);
     t.insert_instruction(SSTORE, Instruction::new(sstore_reading_first), gas[SSTORE as usize]);
-    t.insert_instruction(CALL, Instruction::new(call_reading_first), gas[CALL as usize]);
-    t.insert_instruction(CALLCODE, Instruction::new(call_code_reading_first), gas[CALLCODE as usize]);
-    t.insert_instruction(DELEGATECALL, Instruction::new(delegate_call_reading_first), gas[DELEGATECALL as usize]);
-    t.insert_instruction(STATICCALL, Instruction::new(static_call_reading_first), gas[STATICCALL as usize]);
+    t.insert_instruction(CALL, Instruction::new(call_reading_first::<CALL>), gas[CALL as usize]);
+    t.insert_instruction(CALLCODE, Instruction::new(call_reading_first::<CALLCODE>), gas[CALLCODE as usize]);
+    t.insert_instruction(DELEGATECALL, Instruction::new(call_reading_first::<DELEGATECALL>), gas[DELEGATECALL as usize]);
+    t.insert_instruction(STATICCALL, Instruction::new(call_reading_first::<STATICCALL>), gas[STATICCALL as usize]);
     t.insert_instruction(SELFDESTRUCT, Instruction::new(selfdestruct_reading_first), gas[SELFDESTRUCT as usize]);
     t
 }
