@@ -81,6 +81,31 @@
  * (≥ 30K transfers/s, ≥ 15K ERC-20/s a core) are not reached: they now depend on that state
  * layer (and on batching blocks into one call), not on the interpreter.
  *
+ * revm the default engine (session 6, `npm run bench -- miner`, default arguments; run a at 1-min
+ * load 6.6 → 6.6, run b at 8.3 → 11.2, other helpers' builds and benchmarks running, so the box ran
+ * at ~40–70% (a) and ~25% (b) of its quiet speed: native recovery 5.7–9.8K/s (a), 3.0–4.0K/s (b)
+ * against 13–15K/s quiet). Side by side in one run, a / b:
+ *
+ * | kind                       | exec-only tx/s | decode µs   | bag µs      | execute µs     | root+seal µs  |
+ * |----------------------------|----------------|-------------|-------------|----------------|---------------|
+ * | transfer (fast path)       | 3,927 / 2,895  | 13.2 / 18.4 | 21.3 / 30.1 | 136.7 / 188.6  | 83.4 / 108.3  |
+ * | transfer (EVM, revm)       | 3,535 / 1,739  | 18.9 / 30.9 | 20.8 / 36.6 | 180.2 / 333.8  | 63.1 / 173.8  |
+ * | transfer (EVM, ethereumjs) | 2,755 / 1,878  | 10.8 / 24.7 | 15.5 / 22.7 | 265.9 / 373.0  | 70.8 / 112.2  |
+ * | erc20 (revm)               | 1,811 / 1,187  | 11.5 / 34.0 | 24.5 / 50.5 | 326.6 / 548.8  | 189.6 / 209.0 |
+ * | erc20 (ethereumjs)         | 914 / 373      | 11.3 / 21.2 | 19.4 / 38.2 | 972.1 / 2442.1 | 91.1 / 182.8  |
+ *
+ * One empty addon call 830 / 926 ns; 2.70 calls per ERC-20 transfer in a miner's block; client
+ * pre-execution of an ERC-20 transfer 1,290 (revm) vs 2,283 µs (ethereumjs) in a, 5,406 vs
+ * 4,402 µs in b (no stable difference under that load: a new executor and state manager per
+ * transaction dominate). bench/results/miner.json holds run a. Where the ERC-20 execute step goes
+ * with revm (`--cpu-profile`, 20K accounts, 2 blocks of 1,000, 143 µs/tx that run): ~65 µs in
+ * RevmEngine.run, of which ~22 µs inside the addon (revm itself and ~2.4 crossings of < 1 µs),
+ * ~30 µs reading the keys it asks for through the TreeStateManager (bag nodes decoded into the
+ * tree, trie keys hashed) and ~8 µs decoding and staging its answer; ~19 µs flushing the journal
+ * into the tree; the rest the miner's bookkeeping; GC ~17% of the profile. So one call per block
+ * (a batch) would save at most the crossings (~2 µs of 143): the JS state layer is what stands
+ * between revm and the goals, not the boundary.
+ *
  * Conclusion before revm: still short of the goals (≥ 30K transfers/s, ≥ 15K ERC-20/s a core). On this
  * machine one keccak256 permutation costs ~0.4–0.8 µs, and a transfer needs ~60 of them (bag,
  * state root, receipts and transactions roots, keys): ~30 µs of hashing alone. An ERC-20 call is
