@@ -2,9 +2,9 @@
  * Executes one block's transactions over a StateTree (a miner's top layer filled from bags, or
  * a full state) and gives what the block commits to: the state root, the receipts, and the
  * logical updates the storage nodes apply. Plain value transfers take a fast path that writes
- * the same state without the EVM, since they are 85% of the traffic; everything else runs in
- * @ethereumjs/evm through a TreeStateManager. Differential tests hold both to @ethereumjs/vm's
- * runTx: same receipts, gas and state root.
+ * the same state without the EVM, since they are 85% of the traffic; everything else runs in an
+ * EVM (revm or @ethereumjs/evm, below) through a TreeStateManager. Differential tests hold both
+ * to @ethereumjs/vm's runTx: same receipts, gas and state root.
  *
  * The EVM path does what runTx does for our forks (London–Osaka, see chain.ts) but not through it: runTx
  * re-validates the transaction object, recovers or fetches its sender, checks the hardfork,
