@@ -5,7 +5,7 @@
  *
  *   npm run build && npm run bench -- miner [--accounts 100000] [--blocks 4] [--block-txs 2000]
  *                                            [--submission 200] [--retention 2] [--recovery-threads 1]
- *                                            [--engines revm,ethereumjs]
+ *                                            [--engines revm,ethereumjs] [--cpu-profile <dir>]
  *
  * Every EVM row is measured with each engine of `--engines` (revm: native/evm; ethereumjs:
  * @ethereumjs/evm), side by side; `results.{transfer,transferEvm,erc20}` in
@@ -81,13 +81,39 @@
  * (≥ 30K transfers/s, ≥ 15K ERC-20/s a core) are not reached: they now depend on that state
  * layer (and on batching blocks into one call), not on the interpreter.
  *
+ * revm the default engine (session 6, `npm run bench -- miner`, default arguments; run a at 1-min
+ * load 6.6 → 6.6, run b at 8.3 → 11.2, other helpers' builds and benchmarks running, so the box ran
+ * at ~40–70% (a) and ~25% (b) of its quiet speed: native recovery 5.7–9.8K/s (a), 3.0–4.0K/s (b)
+ * against 13–15K/s quiet). Side by side in one run, a / b:
+ *
+ * | kind                       | exec-only tx/s | decode µs   | bag µs      | execute µs     | root+seal µs  |
+ * |----------------------------|----------------|-------------|-------------|----------------|---------------|
+ * | transfer (fast path)       | 3,927 / 2,895  | 13.2 / 18.4 | 21.3 / 30.1 | 136.7 / 188.6  | 83.4 / 108.3  |
+ * | transfer (EVM, revm)       | 3,535 / 1,739  | 18.9 / 30.9 | 20.8 / 36.6 | 180.2 / 333.8  | 63.1 / 173.8  |
+ * | transfer (EVM, ethereumjs) | 2,755 / 1,878  | 10.8 / 24.7 | 15.5 / 22.7 | 265.9 / 373.0  | 70.8 / 112.2  |
+ * | erc20 (revm)               | 1,811 / 1,187  | 11.5 / 34.0 | 24.5 / 50.5 | 326.6 / 548.8  | 189.6 / 209.0 |
+ * | erc20 (ethereumjs)         | 914 / 373      | 11.3 / 21.2 | 19.4 / 38.2 | 972.1 / 2442.1 | 91.1 / 182.8  |
+ *
+ * One empty addon call 830 / 926 ns; 2.70 calls per ERC-20 transfer in a miner's block; client
+ * pre-execution of an ERC-20 transfer 1,290 (revm) vs 2,283 µs (ethereumjs) in a, 5,406 vs
+ * 4,402 µs in b (no stable difference under that load: a new executor and state manager per
+ * transaction dominate). bench/results/miner.json holds run a. Where the ERC-20 execute step goes
+ * with revm (`--cpu-profile`, 20K accounts, 2 blocks of 1,000, 143 µs/tx that run): ~65 µs in
+ * RevmEngine.run, of which ~22 µs inside the addon (revm itself and ~2.4 crossings of < 1 µs),
+ * ~30 µs reading the keys it asks for through the TreeStateManager (bag nodes decoded into the
+ * tree, trie keys hashed) and ~8 µs decoding and staging its answer; ~19 µs flushing the journal
+ * into the tree; the rest the miner's bookkeeping; GC ~17% of the profile. So one call per block
+ * (a batch) would save at most the crossings (~2 µs of 143): the JS state layer is what stands
+ * between revm and the goals, not the boundary.
+ *
  * Conclusion before revm: still short of the goals (≥ 30K transfers/s, ≥ 15K ERC-20/s a core). On this
  * machine one keccak256 permutation costs ~0.4–0.8 µs, and a transfer needs ~60 of them (bag,
  * state root, receipts and transactions roots, keys): ~30 µs of hashing alone. An ERC-20 call is
  * ~280 opcodes in @ethereumjs/evm, which awaits every opcode and re-analyses the contract's jump
  * destinations on every call: ~450 µs of its ~580 µs are inside the EVM.
  */
-import { writeFileSync } from 'node:fs';
+import { mkdirSync, writeFileSync } from 'node:fs';
+import { Session } from 'node:inspector/promises';
 import { cpus, loadavg, tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -133,6 +159,7 @@ const { values: args } = parseArgs({
     retention: { type: 'string', default: '2' },
     'recovery-threads': { type: 'string', default: String(Math.max(1, cpus().length - 1)) },
     engines: { type: 'string', default: 'revm,ethereumjs' },
+    'cpu-profile': { type: 'string' },
   },
 });
 const N = Number(args.accounts);
@@ -350,9 +377,31 @@ function emptyCallNs(): number {
   return Number(process.hrtime.bigint() - t0) / n;
 }
 
+/**
+ * With `--cpu-profile <dir>`: `fn` under the in-process CPU profiler, its profile written to
+ * `<dir>/<name>.cpuprofile` (what the timed execution-only pass spends its time on, per row).
+ */
+async function profiled<T>(name: string, fn: () => Promise<T>): Promise<T> {
+  const dir = args['cpu-profile'];
+  if (dir === undefined) return fn();
+  const session = new Session();
+  session.connect();
+  await session.post('Profiler.enable');
+  await session.post('Profiler.start');
+  try {
+    return await fn();
+  } finally {
+    const { profile } = await session.post('Profiler.stop');
+    mkdirSync(dir, { recursive: true });
+    writeFileSync(join(dir, `${name}.cpuprofile`), JSON.stringify(profile));
+    session.disconnect();
+  }
+}
+
 const perSec = (n: number, msTotal: number) => Math.round((n / msTotal) * 1000);
 const us = (msTotal: number, n: number) => Number(((msTotal / n) * 1000).toFixed(1));
 
+const loadAverage1mAtStart = loadavg()[0];
 const status = new Progress();
 const say = (m: string) => status.update(m);
 say(`accounts: ${N.toLocaleString('en-US')}`);
@@ -386,7 +435,9 @@ try {
     for (const [label, fast, engine] of variants) {
       say(`${kind} (${label}, ${engine}): execution only (after an untimed pass, for the JIT)`);
       await executionOnly(genesis, blocks, fast, engine);
-      const s = await executionOnly(genesis, blocks, fast, engine);
+      const s = await profiled(`${kind}-${fast ? 'fast' : 'evm'}-${engine}`, () =>
+        executionOnly(genesis, blocks, fast, engine),
+      );
       const execMs = s.decode + s.bag + s.execute + s.seal;
       const name = kind === 'transfer' ? (fast ? 'transfer' : 'transferEvm') : 'erc20';
       const figures = {
@@ -457,7 +508,12 @@ results.clientPreExecutionErc20 = preExec;
 results.revmCrossing = crossings;
 const out = {
   date: new Date().toISOString(),
-  machine: { cpus: cpus().length, model: cpus()[0]?.model, loadAverage1m: loadavg()[0] },
+  machine: {
+    cpus: cpus().length,
+    model: cpus()[0]?.model,
+    loadAverage1m: loadavg()[0],
+    loadAverage1mAtStart,
+  },
   params: {
     accounts: N,
     blocks: BLOCKS,

@@ -5,7 +5,7 @@
  * MONSOON_SKIP_EVM_BUILD=1 skips the build the same way.
  */
 import { spawnSync } from 'node:child_process';
-import { copyFileSync, existsSync, mkdirSync } from 'node:fs';
+import { copyFileSync, existsSync, mkdirSync, renameSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
@@ -31,5 +31,10 @@ if (!existsSync(from)) {
   process.exit(1);
 }
 mkdirSync(join(root, 'build'), { recursive: true });
-copyFileSync(from, join(root, 'build', 'evm.node'));
+// Copied beside it, then renamed over it: a process running the old library keeps its file.
+// Copying over it in place rewrites pages a running process has mapped, which kills that
+// process (SIGSEGV or SIGBUS) the next time it runs code of the addon, at the latest at exit.
+const to = join(root, 'build', 'evm.node');
+copyFileSync(from, `${to}.${process.pid}.tmp`);
+renameSync(`${to}.${process.pid}.tmp`, to);
 console.log('@monsoon/evm: built build/evm.node');

@@ -18,6 +18,7 @@ export {
   type EngineTx,
   encodeConfig,
   RecordWriter,
+  ResultBuffer,
   type StateKey,
   TxWriter,
 } from './protocol.js';

@@ -13,7 +13,6 @@
 
 #![deny(clippy::all)]
 
-use napi::bindgen_prelude::Buffer;
 use napi::{Error, Result, Status};
 use napi_derive::napi;
 use revm::bytecode::Bytecode;
@@ -23,8 +22,15 @@ use revm::context_interface::transaction::{AccessList, AccessListItem};
 use revm::database_interface::{DBErrorMarker, Database};
 use revm::handler::instructions::EthInstructions;
 use revm::handler::{EthFrame, EthPrecompiles, PrecompileProvider};
+use revm::context_interface::context::ContextError;
+use revm::bytecode::opcode::{CALL, CALLCODE, DELEGATECALL, SELFDESTRUCT, SSTORE, STATICCALL};
+use revm::interpreter::instructions::utility::IntoAddress;
+use revm::interpreter::instructions::{contract, gas_table_spec, host};
 use revm::interpreter::interpreter::EthInterpreter;
-use revm::interpreter::{CallInputs, InterpreterResult};
+use revm::interpreter::interpreter_types::{InputsTr, RuntimeFlag};
+use revm::interpreter::{
+    CallInputs, Instruction, InstructionContext, InstructionExecResult, InstructionResult, InterpreterResult,
+};
 use revm::primitives::hardfork::SpecId;
 use revm::primitives::{
     Address, AddressSet, Bytes, HashMap, HashSet, StorageKey, StorageValue, TxKind, B256,
@@ -190,6 +196,126 @@ impl<CTX: ContextTr> PrecompileProvider<CTX> for MonsoonPrecompiles {
 type Ctx = Context<BlockEnv, TxEnv, CfgEnv, WitnessDb, Journal<WitnessDb>, ()>;
 type Vm = Evm<Ctx, (), EthInstructions<EthInterpreter, Ctx>, MonsoonPrecompiles, EthFrame<EthInterpreter>>;
 
+// ------------------------------------------------------------------ reads as the reference makes them
+//
+// A transaction needs from the witness exactly the keys @ethereumjs/evm reads, or a block one
+// engine builds is refused by a miner re-executing it with the other (and a transaction aborts
+// MISSING_NODE in one engine and runs in the other). revm skips loading a cold slot or account
+// when the gas left cannot pay for it (and SSTORE checks the EIP-2200 stipend first), while
+// @ethereumjs/evm reads before it charges: SSTORE reads the slot; CALL with value, and from Prague
+// (EIP-7702) every call, reads the target's account and code; SELFDESTRUCT with a balance reads
+// the beneficiary. These opcodes read those keys first (without warming them), then run as revm's.
+
+type Ictx<'a> = InstructionContext<'a, Ctx, EthInterpreter>;
+
+/// Makes sure the engine holds `key` (committed state, or this transaction's), as the reference
+/// would read it: a lacking key is asked for, an unresolvable one stops the run.
+fn read_first(host: &mut Ctx, key: Key) -> InstructionExecResult {
+    let journal = &mut host.journaled_state;
+    let read = match key {
+        Key::Account(a) => {
+            if journal.inner.state.contains_key(&a) {
+                return Ok(());
+            }
+            journal.database.basic(a).map(|_| ())
+        }
+        Key::Slot(a, slot) => {
+            if let Some(acc) = journal.inner.state.get(&a) {
+                if acc.is_created() || acc.storage.contains_key(&slot) {
+                    return Ok(());
+                }
+            }
+            journal.database.storage(a, slot).map(|_| ())
+        }
+        // Code by account: its hash from this transaction's state or the committed one.
+        Key::Code(_, a) => {
+            let info = match journal.inner.state.get(&a) {
+                Some(acc) if acc.info.code.is_some() => return Ok(()),
+                Some(acc) => Some(acc.info.clone()),
+                None => match journal.database.basic(a) {
+                    Ok(info) => info,
+                    Err(e) => return fail(host, e),
+                },
+            };
+            match info {
+                Some(i) if i.code_hash != KECCAK_EMPTY => journal.database.code_by_hash(i.code_hash).map(|_| ()),
+                _ => Ok(()),
+            }
+        }
+    };
+    match read {
+        Ok(()) => Ok(()),
+        Err(e) => fail(host, e),
+    }
+}
+
+/// Stops the run on an unresolvable key the way revm stops on a database error.
+fn fail(host: &mut Ctx, e: Unresolvable) -> InstructionExecResult {
+    host.error = Err(ContextError::Db(e));
+    Err(InstructionResult::FatalExternalError)
+}
+
+fn sstore_reading_first(ctx: Ictx<'_>) -> InstructionExecResult {
+    if !ctx.interpreter.runtime_flag.is_static() && ctx.interpreter.stack.peek(1).is_ok() {
+        let slot = ctx.interpreter.stack.peek(0)?;
+        read_first(ctx.host, Key::Slot(ctx.interpreter.input.target_address(), slot))?;
+    }
+    host::sstore(ctx)
+}
+
+/// CALL, CALLCODE (`has_value`), DELEGATECALL, STATICCALL: the target as the reference reads it.
+fn call_target_first(ctx: &mut Ictx<'_>, args: usize, has_value: bool, new_account_check: bool) -> InstructionExecResult {
+    if ctx.interpreter.stack.peek(args - 1).is_err() {
+        return Ok(()); // revm's own instruction underflows, as the reference does before any read
+    }
+    let to = ctx.interpreter.stack.peek(1)?.into_address();
+    let value = if has_value { ctx.interpreter.stack.peek(2)? } else { U256::ZERO };
+    if has_value && !value.is_zero() && ctx.interpreter.runtime_flag.is_static() && new_account_check {
+        return Ok(()); // a value CALL in a static frame fails before anything is read
+    }
+    if new_account_check && !value.is_zero() {
+        read_first(ctx.host, Key::Account(to))?;
+    }
+    if ctx.interpreter.runtime_flag.spec_id().is_enabled_in(SpecId::PRAGUE) {
+        read_first(ctx.host, Key::Account(to))?;
+        read_first(ctx.host, Key::Code(B256::ZERO, to))?;
+    }
+    Ok(())
+}
+
+/// CALL, CALLCODE, DELEGATECALL or STATICCALL (`KIND`), its target read first.
+fn call_reading_first<const KIND: u8>(mut ctx: Ictx<'_>) -> InstructionExecResult {
+    let has_value = matches!(KIND, CALL | CALLCODE);
+    call_target_first(&mut ctx, if has_value { 7 } else { 6 }, has_value, KIND == CALL)?;
+    contract::call::<KIND, _, _>(ctx)
+}
+
+fn selfdestruct_reading_first(ctx: Ictx<'_>) -> InstructionExecResult {
+    if !ctx.interpreter.runtime_flag.is_static() {
+        if let Ok(to) = ctx.interpreter.stack.peek(0) {
+            let me = ctx.interpreter.input.target_address();
+            let has_balance = ctx.host.journaled_state.inner.state.get(&me).is_some_and(|a| !a.info.balance.is_zero());
+            if has_balance {
+                read_first(ctx.host, Key::Account(to.into_address()))?;
+            }
+        }
+    }
+    host::selfdestruct(ctx)
+}
+
+/// revm's instruction table for `spec`, with the opcodes above reading as the reference does.
+fn instructions(spec: SpecId) -> EthInstructions<EthInterpreter, Ctx> {
+    let mut t = EthInstructions::new_mainnet_with_spec(spec);
+    let gas = gas_table_spec(spec);
+    t.insert_instruction(SSTORE, Instruction::new(sstore_reading_first), gas[SSTORE as usize]);
+    t.insert_instruction(CALL, Instruction::new(call_reading_first::<CALL>), gas[CALL as usize]);
+    t.insert_instruction(CALLCODE, Instruction::new(call_reading_first::<CALLCODE>), gas[CALLCODE as usize]);
+    t.insert_instruction(DELEGATECALL, Instruction::new(call_reading_first::<DELEGATECALL>), gas[DELEGATECALL as usize]);
+    t.insert_instruction(STATICCALL, Instruction::new(call_reading_first::<STATICCALL>), gas[STATICCALL as usize]);
+    t.insert_instruction(SELFDESTRUCT, Instruction::new(selfdestruct_reading_first), gas[SELFDESTRUCT as usize]);
+    t
+}
+
 // ------------------------------------------------------------------ byte reading
 
 struct Reader<'a> {
@@ -274,7 +400,14 @@ pub struct Engine {
     evm: Vm,
     /// The last executed transaction's state changes, until JS commits or discards them.
     pending: Option<EvmState>,
+    /// The last answer, encoded (kept: its allocation is reused, and JS fetches an answer
+    /// longer than its buffer with `result`).
+    out: Vec<u8>,
 }
+
+/// Memory JS owns that an answer is copied into (a Uint8Array). An alias because napi-derive
+/// reads a `&mut` argument as a class instance; as a plain type it takes the typed array's memory.
+type Out<'a> = &'a mut [u8];
 
 /// Result kinds of `execute`.
 const LACKING: u8 = 0;
@@ -290,8 +423,9 @@ impl Engine {
     pub fn new(config: &[u8]) -> Result<Self> {
         let (spec, cfg, block) = read_config(config)?;
         let ctx: Ctx = Context::mainnet().with_db(WitnessDb::default()).with_cfg(cfg).with_block(block);
-        let evm = ctx.build_mainnet().with_precompiles(MonsoonPrecompiles { inner: EthPrecompiles::new(spec) });
-        Ok(Engine { evm, pending: None })
+        let mut evm = ctx.build_mainnet().with_precompiles(MonsoonPrecompiles { inner: EthPrecompiles::new(spec) });
+        evm.instruction = instructions(spec);
+        Ok(Engine { evm, pending: None, out: Vec::with_capacity(1024) })
     }
 
     /// Makes this engine a new one for another block (`config` as for the constructor), all its
@@ -301,7 +435,7 @@ impl Engine {
         let (spec, cfg, block) = read_config(config)?;
         self.evm.ctx.modify_cfg(|c| *c = cfg);
         self.evm.ctx.block = block;
-        self.evm.instruction = EthInstructions::new_mainnet_with_spec(spec);
+        self.evm.instruction = instructions(spec);
         self.evm.precompiles = MonsoonPrecompiles { inner: EthPrecompiles::new(spec) };
         *self.evm.ctx.db_mut() = WitnessDb::default();
         self.pending = None;
@@ -315,11 +449,56 @@ impl Engine {
     }
 
     /// Runs one transaction (after feeding `records`), see the file's comment for the answer.
+    /// The answer is copied into `out` when it fits; its length is returned either way (a
+    /// longer one is fetched with `result`). Answers cross as copies into memory JS owns,
+    /// never as buffers over Rust memory: no finalizer of ours runs in V8's garbage collector
+    /// or at environment teardown.
     /// `tx`: type u8, caller (20), has-to u8, to (20, present when has-to), value (32), gas
     /// limit u64, max fee u128, priority fee u128, nonce u64, chain id u64, data length u32
     /// and data, access-list length u32 and per entry address (20), key count u32, keys (32).
     #[napi]
-    pub fn execute(&mut self, tx: &[u8], records: &[u8]) -> Result<Buffer> {
+    pub fn execute(&mut self, tx: &[u8], records: &[u8], out: Out<'_>) -> Result<u32> {
+        let mut answer = std::mem::take(&mut self.out);
+        answer.clear();
+        let r = self.run(tx, records, &mut answer);
+        self.out = answer;
+        r?;
+        let n = self.out.len();
+        if n <= out.len() {
+            out[..n].copy_from_slice(&self.out);
+        }
+        Ok(n as u32)
+    }
+
+    /// Copies the last answer into `out` (at least as long as `execute` said it is).
+    #[napi]
+    pub fn result(&self, out: Out<'_>) -> Result<u32> {
+        let n = self.out.len();
+        if n > out.len() {
+            return Err(bad(&format!("a result buffer of {n} bytes, found {}", out.len())));
+        }
+        out[..n].copy_from_slice(&self.out);
+        Ok(n as u32)
+    }
+
+    /// Makes the last executed transaction's changes the committed state the next one reads.
+    #[napi]
+    pub fn commit(&mut self) {
+        if let Some(state) = self.pending.take() {
+            commit_state(self.evm.ctx.db_mut(), state);
+        }
+    }
+
+    /// Drops the last executed transaction's changes (JS could not apply them).
+    #[napi]
+    pub fn discard(&mut self) {
+        self.pending = None;
+    }
+}
+
+impl Engine {
+    /// `execute`'s work, its answer written to `out`.
+    fn run(&mut self, tx: &[u8], records: &[u8], out: &mut Vec<u8>) -> Result<()> {
         if !records.is_empty() {
             self.feed_records(records)?;
         }
@@ -334,21 +513,20 @@ impl Engine {
         }
         let outcome = self.evm.transact(env);
         let db = self.evm.ctx.db_mut();
-        let mut out = Vec::with_capacity(256);
         if !db.lacking.is_empty() {
             out.push(LACKING);
             out.extend_from_slice(&(db.lacking.len() as u32).to_le_bytes());
             for k in &db.lacking {
-                put_key(&mut out, k);
+                put_key(out, k);
             }
-            return Ok(out.into());
+            return Ok(());
         }
         let rs = match outcome {
             Ok(rs) => rs,
             Err(EVMError::Database(Unresolvable(k))) => {
                 out.push(UNRESOLVABLE);
-                put_key(&mut out, &k);
-                return Ok(out.into());
+                put_key(out, &k);
+                return Ok(());
             }
             Err(e) => {
                 out.push(REFUSED);
@@ -358,7 +536,7 @@ impl Engine {
                 };
                 out.extend_from_slice(&(msg.len() as u32).to_le_bytes());
                 out.extend_from_slice(msg.as_bytes());
-                return Ok(out.into());
+                return Ok(());
             }
         };
         out.push(EXECUTED);
@@ -391,23 +569,9 @@ impl Engine {
             out.extend_from_slice(&(log.data.data.len() as u32).to_le_bytes());
             out.extend_from_slice(&log.data.data);
         }
-        write_changes(&mut out, &rs.state, db);
+        write_changes(out, &rs.state, db);
         self.pending = Some(rs.state);
-        Ok(out.into())
-    }
-
-    /// Makes the last executed transaction's changes the committed state the next one reads.
-    #[napi]
-    pub fn commit(&mut self) {
-        if let Some(state) = self.pending.take() {
-            commit_state(self.evm.ctx.db_mut(), state);
-        }
-    }
-
-    /// Drops the last executed transaction's changes (JS could not apply them).
-    #[napi]
-    pub fn discard(&mut self) {
-        self.pending = None;
+        Ok(())
     }
 }
 

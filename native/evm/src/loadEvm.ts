@@ -4,8 +4,13 @@ import { createRequire } from 'node:module';
 export interface EngineBinding {
   /** Applies state records (see `encodeRecords` in protocol.ts). */
   feed(records: Uint8Array): void;
-  /** Feeds `records`, runs one encoded transaction, answers an encoded result. */
-  execute(tx: Uint8Array, records: Uint8Array): Uint8Array;
+  /**
+   * Feeds `records`, runs one encoded transaction, and copies its encoded result into `out`
+   * when it fits. Returns the result's length either way: a longer one is fetched with `result`.
+   */
+  execute(tx: Uint8Array, records: Uint8Array, out: Uint8Array): number;
+  /** Copies the last result into `out` (as long as `execute` said); returns its length. */
+  result(out: Uint8Array): number;
   /** The last executed transaction's changes become the state the next one reads. */
   commit(): void;
   /** Drops the last executed transaction's changes. */

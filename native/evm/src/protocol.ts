@@ -90,6 +90,8 @@ export type EngineResult =
       readonly changes: readonly AccountChange[];
     };
 
+import type { EngineBinding } from './loadEvm.js';
+
 const MASK64 = (1n << 64n) - 1n;
 
 /** Appends little-endian integers, words and bytes to a growing buffer. */
@@ -273,6 +275,27 @@ export class RecordWriter extends Writer {
 
   get size(): number {
     return this.at;
+  }
+}
+
+/**
+ * Where an engine's answers land: a buffer JS owns, reused, grown when an answer is longer.
+ * The addon copies into it rather than handing out buffers over its own memory, so no finalizer
+ * of the addon runs inside V8's garbage collector or at shutdown.
+ */
+export class ResultBuffer {
+  private buf = new Uint8Array(4096);
+
+  /** `engine.execute(tx, records)`: its answer, valid until the next call. */
+  execute(engine: EngineBinding, tx: Uint8Array, records: Uint8Array): Uint8Array {
+    const n = engine.execute(tx, records, this.buf);
+    if (n > this.buf.length) {
+      let size = this.buf.length * 2;
+      while (size < n) size *= 2;
+      this.buf = new Uint8Array(size);
+      engine.result(this.buf);
+    }
+    return this.buf.subarray(0, n);
   }
 }
 

@@ -2,9 +2,9 @@
  * Executes one block's transactions over a StateTree (a miner's top layer filled from bags, or
  * a full state) and gives what the block commits to: the state root, the receipts, and the
  * logical updates the storage nodes apply. Plain value transfers take a fast path that writes
- * the same state without the EVM, since they are 85% of the traffic; everything else runs in
- * @ethereumjs/evm through a TreeStateManager. Differential tests hold both to @ethereumjs/vm's
- * runTx: same receipts, gas and state root.
+ * the same state without the EVM, since they are 85% of the traffic; everything else runs in an
+ * EVM (revm or @ethereumjs/evm, below) through a TreeStateManager. Differential tests hold both
+ * to @ethereumjs/vm's runTx: same receipts, gas and state root.
  *
  * The EVM path does what runTx does for our forks (London–Osaka, see chain.ts) but not through it: runTx
  * re-validates the transaction object, recovers or fetches its sender, checks the hardfork,
@@ -195,12 +195,14 @@ function activePrecompiles(common: Common): string[] {
 let fallbackReported = false;
 
 /**
- * The engine used when none is asked for: `@ethereumjs/evm`, unless the environment sets
- * `MONSOON_EVM=revm`. Not revm by default yet: a role process with the addon loaded was seen
- * killed by SIGSEGV (under a CPU profiler, and at shutdown) and the cause is not found.
+ * The engine used when none is asked for: revm, unless the environment sets
+ * `MONSOON_EVM=ethereumjs` (engineFor falls back to @ethereumjs/evm where revm is not built).
+ * Role processes were once killed by SIGSEGV with the addon loaded; reproduced since only by
+ * rewriting the library file in place under a running process (the build now renames a new one
+ * over it), and the addon no longer installs napi-rs's threadsafe-function GC at load.
  */
 export function defaultEngine(): EngineName {
-  return process.env.MONSOON_EVM === 'revm' ? 'revm' : 'ethereumjs';
+  return process.env.MONSOON_EVM === 'ethereumjs' ? 'ethereumjs' : 'revm';
 }
 
 /** The engine `requested` (else the default) resolves to here: revm only where the addon is built. */

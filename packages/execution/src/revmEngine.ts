@@ -31,6 +31,7 @@ import {
   encodeConfig,
   evmAddon,
   RecordWriter,
+  ResultBuffer,
   type StateKey,
   TxWriter,
 } from '@monsoon/evm';
@@ -85,6 +86,7 @@ const reclaim = new FinalizationRegistry<EngineBinding>((engine) => {
 export class RevmEngine {
   private readonly engine: EngineBinding;
   private readonly txs = new TxWriter();
+  private readonly answers = new ResultBuffer();
   /** Records for the engine's next call. */
   private readonly records = new RecordWriter();
   /** Keys found unresolvable in the current transaction, with the error the manager threw. */
@@ -179,7 +181,7 @@ export class RevmEngine {
     }
     for (;;) {
       this.crossings++;
-      const res = decodeResult(this.engine.execute(encoded, records.take()));
+      const res = decodeResult(this.answers.execute(this.engine, encoded, records.take()));
       switch (res.kind) {
         case 'lacking':
           for (const k of res.keys) await this.resolve(k);

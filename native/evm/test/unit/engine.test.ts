@@ -11,6 +11,7 @@ import {
   evmAddon,
   evmUnavailable,
   RecordWriter,
+  ResultBuffer,
   TxWriter,
 } from '@monsoon/evm';
 
@@ -62,39 +63,78 @@ if (addon === undefined) {
   it.skip(`[revm] the addon's protocol — skipped: ${evmUnavailable()}`, () => {});
 } else {
   const { Engine } = addon;
+  const answers = new ResultBuffer();
   describe('the revm addon', () => {
     it('asks for what it lacks, then executes', () => {
       const e = new Engine(config('osaka'));
-      const first = decodeResult(e.execute(creation, new Uint8Array(0)));
+      const first = decodeResult(answers.execute(e, creation, new Uint8Array(0)));
       expect(first.kind).toBe('lacking');
       if (first.kind === 'lacking') expect(first.keys.map((k) => k.kind)).toContain('account');
-      const second = decodeResult(e.execute(creation, withCaller()));
+      const second = decodeResult(answers.execute(e, creation, withCaller()));
       expect(second.kind === 'lacking' ? second.keys.map((k) => k.kind) : []).not.toContain('slot');
     });
 
     it('reset: another fork, and nothing of the old state', () => {
       const e = new Engine(config('shanghai'));
       const run = (records: Uint8Array) => {
-        let r = decodeResult(e.execute(creation, records));
+        let r = decodeResult(answers.execute(e, creation, records));
         const w = new RecordWriter();
         for (let i = 0; r.kind === 'lacking' && i < 8; i++) {
           for (const k of r.keys) if (k.kind === 'account') w.noAccount(k.address);
-          r = decodeResult(e.execute(creation, w.take().slice()));
+          r = decodeResult(answers.execute(e, creation, w.take().slice()));
         }
         return r;
       };
       const shanghai = run(withCaller());
       expect(shanghai.kind === 'executed' && shanghai.status).toBe(0); // CLZ is invalid
       e.reset(config('osaka'));
-      const bare = decodeResult(e.execute(creation, new Uint8Array(0)));
+      const bare = decodeResult(answers.execute(e, creation, new Uint8Array(0)));
       expect(bare.kind).toBe('lacking'); // the caller was forgotten
       const osaka = run(withCaller());
       expect(osaka.kind === 'executed' && osaka.status).toBe(1);
     });
 
+    it('an answer longer than the buffer is fetched whole; a short one is copied into it', () => {
+      const e = new Engine(config('osaka'));
+      // Init code LOG0 of 8 KiB of memory (PUSH2 0x2000, PUSH1 0, LOG0, STOP): a long answer.
+      const logs = new TxWriter()
+        .encode({
+          type: 2,
+          caller: CALLER,
+          to: undefined,
+          value: 0n,
+          gasLimit: 1_000_000n,
+          maxFee: 10n,
+          priorityFee: 1n,
+          nonce: 0n,
+          chainId: 1337n,
+          data: Uint8Array.of(0x61, 0x20, 0x00, 0x60, 0x00, 0xa0, 0x00),
+          accessList: [],
+        })
+        .slice();
+      let r = decodeResult(answers.execute(e, logs, withCaller())); // short: lands in the buffer
+      for (let i = 0; r.kind === 'lacking' && i < 8; i++) {
+        const w = new RecordWriter();
+        for (const k of r.keys) if (k.kind === 'account') w.noAccount(k.address);
+        r = decodeResult(answers.execute(e, logs, w.take().slice()));
+      }
+      expect(r.kind === 'executed' && r.logs[0]?.data.length).toBe(0x2000);
+      const small = new Uint8Array(16);
+      const n = e.execute(logs, new Uint8Array(0), small); // the same run again
+      expect(n).toBeGreaterThan(0x2000);
+      expect(small.every((b) => b === 0)).toBe(true); // not written: it did not fit
+      expect(() => e.result(small)).toThrow(/result buffer/);
+      const whole = new Uint8Array(n);
+      expect(e.result(whole)).toBe(n);
+      const again = decodeResult(whole);
+      expect(again.kind === 'executed' && again.logs[0]?.data.length).toBe(0x2000);
+    });
+
     it('refuses malformed input with a message', () => {
       const e = new Engine(config('cancun'));
-      expect(() => e.execute(creation.subarray(0, 10), new Uint8Array(0))).toThrow(/malformed engine input/);
+      expect(() => answers.execute(e, creation.subarray(0, 10), new Uint8Array(0))).toThrow(
+        /malformed engine input/,
+      );
       expect(() => new Engine(Uint8Array.of(9))).toThrow(/fork index/);
     });
   });

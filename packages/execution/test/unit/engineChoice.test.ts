@@ -9,19 +9,21 @@ afterEach(() => {
 });
 
 describe('engine choice', () => {
-  it('is @ethereumjs/evm by default, revm with MONSOON_EVM=revm', () => {
+  it('is revm by default where it is built, @ethereumjs/evm with MONSOON_EVM=ethereumjs', () => {
     delete process.env.MONSOON_EVM;
-    expect(defaultEngine()).toBe('ethereumjs');
-    expect(engineFor(undefined, () => {})).toBe('ethereumjs');
-    process.env.MONSOON_EVM = 'revm';
     expect(defaultEngine()).toBe('revm');
     expect(engineFor(undefined, () => {})).toBe(revmAvailable() ? 'revm' : 'ethereumjs');
+    process.env.MONSOON_EVM = 'revm';
+    expect(defaultEngine()).toBe('revm');
+    process.env.MONSOON_EVM = 'ethereumjs';
+    expect(defaultEngine()).toBe('ethereumjs');
+    expect(engineFor(undefined, () => {})).toBe('ethereumjs');
   });
 
   it('takes an explicit choice over the environment', () => {
     process.env.MONSOON_EVM = 'revm';
     expect(engineFor('ethereumjs', () => {})).toBe('ethereumjs');
-    delete process.env.MONSOON_EVM;
+    process.env.MONSOON_EVM = 'ethereumjs';
     expect(engineFor('revm', () => {})).toBe(revmAvailable() ? 'revm' : 'ethereumjs');
   });
 });

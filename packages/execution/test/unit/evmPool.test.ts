@@ -51,6 +51,7 @@ function txs(seed: number) {
 async function run(seed: number, evm?: Awaited<ReturnType<EvmPool['take']>> | EvmPool) {
   const ex = await BlockExecutor.create(state(seed), env, rules, {
     common,
+    engine: 'ethereumjs', // the pool is the ethereumjs engine's
     ...(evm instanceof EvmPool ? { evms: evm } : evm ? { evm } : {}),
   });
   const outcomes = [];
@@ -85,7 +86,7 @@ describe('EvmPool', () => {
     for (const seed of [1, 2]) expect(await run(seed, pool)).toEqual(await run(seed));
     expect(pool.idle).toBe(1);
 
-    const ex = await BlockExecutor.create(state(4), env, rules, { common, evms: pool });
+    const ex = await BlockExecutor.create(state(4), env, rules, { common, engine: 'ethereumjs', evms: pool });
     const transfer = createFeeMarket1559Tx(
       {
         nonce: 0n,
