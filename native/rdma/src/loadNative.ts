@@ -10,6 +10,23 @@ export interface VerbsInfo {
   readonly reason?: string;
 }
 
+/**
+ * A native walk's answer (src/regionWalk.h WalkResult): every distinct verified node back to back
+ * in `data` (node i is data[bounds[i], bounds[i + 1])); per key `ok` (0: a node could not be had),
+ * its value as [node, start, end) in `values` (node 0xffffffff: absent) and its proof's node
+ * indexes proof[proofBounds[i], proofBounds[i + 1]); per fetched hash its node or 0xffffffff.
+ */
+export interface NativeWalkResult {
+  data: Buffer;
+  bounds: Uint32Array;
+  ok: Uint8Array;
+  values: Uint32Array;
+  proof: Uint32Array;
+  proofBounds: Uint32Array;
+  fetched: Uint32Array;
+  counters: { nodes: number; retries: number; misses: number; rejected: number; rounds: number };
+}
+
 /** The exports of the C++ addon (src/rdma.cc). Errors carry a `code` (an RdmaErrorCode value). */
 export interface RdmaBinding {
   /** Maps `bytes` of a file (0: all of it), read-only unless `writable`; off the JS thread. */
@@ -49,6 +66,44 @@ export interface RdmaBinding {
     ops: Float64Array,
   ): Promise<number>;
   closeQueuePair(qp: number): void;
+  /**
+   * A verified walk (src/regionWalk.cc) of the region in `region` (a mapping's bytes): `keys`
+   * (32 B each) from `roots[rootOf[i]]`, and `fetch` (32 B hashes) read by hash; `geometry` is
+   * [bucketCount, indexOffset, arenaOffset, totalBytes] from the header. On the JS thread.
+   */
+  walkRegion(
+    region: Uint8Array,
+    geometry: Float64Array,
+    roots: Uint8Array,
+    keys: Uint8Array,
+    rootOf: Uint32Array,
+    fetch: Uint8Array,
+    maxTries: number,
+  ): NativeWalkResult;
+  /**
+   * One node by hash from a region in memory, verified and copied into `out`: its length, -1 when
+   * it can't be had, -(length + 2) when `out` is too short for it.
+   */
+  readNode(
+    region: Uint8Array,
+    geometry: Float64Array,
+    hash: Uint8Array,
+    maxTries: number,
+    out: Uint8Array,
+  ): number;
+  /** The same walk over RDMA READs from the peer's region into registered `staging`, off the JS thread. */
+  walkRemote(
+    qp: number,
+    staging: number,
+    remoteAddr: bigint,
+    rkey: number,
+    geometry: Float64Array,
+    roots: Uint8Array,
+    keys: Uint8Array,
+    rootOf: Uint32Array,
+    fetch: Uint8Array,
+    maxTries: number,
+  ): Promise<NativeWalkResult>;
 }
 
 /** The addon as node-gyp builds it; src/ and dist/ are both one level below the package root. */

@@ -167,7 +167,7 @@ export class RemoteState {
     try {
       for (let i = 0; i < all.length; i += MAX_BATCH) {
         const qs = all.slice(i, i + MAX_BATCH);
-        const walked = this.oneSided?.read(batch.at, batch.shard, qs);
+        const walked = await this.oneSided?.read(batch.at, batch.shard, qs);
         if (walked !== undefined) {
           // Every node was checked against the hash its parent named, from the state root.
           this.counters.oneSided++;

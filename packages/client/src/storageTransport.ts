@@ -10,7 +10,16 @@
  */
 import type { Logger } from '@monsoon/edge';
 import type { AccountQuery, AccountResult } from '@monsoon/protocol';
-import { type ReadCounters, RegionReader, requireRdma, SharedRegion, walkAccounts } from '@monsoon/rdma';
+import {
+  MappedWalkSource,
+  type ReadCounters,
+  ReaderWalkSource,
+  RegionReader,
+  requireRdma,
+  SharedRegion,
+  type WalkSource,
+  walkAccountsFrom,
+} from '@monsoon/rdma';
 import { ClientError, ClientErrorCode } from './clientError.js';
 import type { StateRef } from './remoteState.js';
 import type { ShardedStorage, StorageReplica } from './shardedStorage.js';
@@ -36,7 +45,7 @@ export interface OneSidedReads {
   readonly kind: Exclude<StorageTransportKind, 'grpc'>;
   readonly counters: OneSidedCounters;
   /** `queries` at `at` in `shard`, verified from `at.stateRoot`; undefined: ask gRPC. */
-  read(at: StateRef, shard: number, queries: readonly AccountQuery[]): OneSidedAnswer | undefined;
+  read(at: StateRef, shard: number, queries: readonly AccountQuery[]): Promise<OneSidedAnswer | undefined>;
   close(): void;
 }
 
@@ -74,7 +83,8 @@ export async function openStorageTransport(
 interface MappedReplica {
   readonly replica: StorageReplica;
   readonly region: SharedRegion;
-  readonly reader: RegionReader;
+  /** The addon's verified walk over the mapping (the JS walk where the addon lacks it). */
+  readonly source: WalkSource;
 }
 
 /** One-sided walks over the regions of the storage nodes on this host. */
@@ -123,7 +133,10 @@ export class ShmReads implements OneSidedReads {
         );
         continue;
       }
-      mapped.push({ replica, region, reader });
+      const source = MappedWalkSource.available()
+        ? new MappedWalkSource(region.bytes, reader.geometry)
+        : new ReaderWalkSource(reader);
+      mapped.push({ replica, region, source });
     }
     if (mapped.length === 0)
       throw new ClientError(
@@ -144,10 +157,14 @@ export class ShmReads implements OneSidedReads {
     fellBack: 0,
   };
 
-  read(at: StateRef, shard: number, queries: readonly AccountQuery[]): OneSidedAnswer | undefined {
+  async read(
+    at: StateRef,
+    shard: number,
+    queries: readonly AccountQuery[],
+  ): Promise<OneSidedAnswer | undefined> {
     for (const m of this.byShard.get(shard) ?? []) {
-      const answer = this.walk(m.reader, at, queries);
-      this.sync(m.reader);
+      const answer = await oneSidedAnswer(m.source, at, queries);
+      this.sync(m.source);
       if (answer !== undefined) {
         this.counters.answered++;
         return answer;
@@ -157,35 +174,9 @@ export class ShmReads implements OneSidedReads {
     return undefined;
   }
 
-  private walk(
-    reader: RegionReader,
-    at: StateRef,
-    queries: readonly AccountQuery[],
-  ): OneSidedAnswer | undefined {
-    const fetched: Uint8Array[] = [];
-    const answers = walkAccounts(
-      (hs) => {
-        const nodes = reader.nodes(hs);
-        for (const n of nodes) if (n !== undefined) fetched.push(n);
-        return nodes;
-      },
-      at.stateRoot,
-      queries,
-    );
-    const results: AccountResult[] = [];
-    const code = new Set<Uint8Array>();
-    for (const w of answers) {
-      if (w === undefined) return undefined;
-      results.push({ address: w.address, accountRlp: w.accountRlp, slotValues: w.slotValues, code: w.code });
-      if (w.code.length > 0) code.add(w.code);
-    }
-    // The bag holds trie nodes only; code travels in the results.
-    return { results, bag: code.size === 0 ? fetched : fetched.filter((n) => !code.has(n)) };
-  }
-
-  /** Folds a reader's counters into the transport's (readers count since their last fold). */
-  private sync(reader: RegionReader): void {
-    const c = reader.counters;
+  /** Folds a source's counters into the transport's (sources count since their last fold). */
+  private sync(source: WalkSource): void {
+    const c = source.counters;
     this.counters.nodes += c.nodes;
     this.counters.retries += c.retries;
     this.counters.misses += c.misses;
@@ -196,4 +187,25 @@ export class ShmReads implements OneSidedReads {
   close(): void {
     for (const m of this.mapped) m.region.close();
   }
+}
+
+/**
+ * `queries` walked through `source` as a BatchGet answer (results and bag), or undefined when
+ * some walk could not be completed (the batch goes to gRPC whole).
+ */
+async function oneSidedAnswer(
+  source: WalkSource,
+  at: StateRef,
+  queries: readonly AccountQuery[],
+): Promise<OneSidedAnswer | undefined> {
+  const { answers, nodes } = await walkAccountsFrom(source, at.stateRoot, queries);
+  const results: AccountResult[] = [];
+  const code = new Set<Uint8Array>();
+  for (const w of answers) {
+    if (w === undefined) return undefined;
+    results.push({ address: w.address, accountRlp: w.accountRlp, slotValues: w.slotValues, code: w.code });
+    if (w.code.length > 0) code.add(w.code);
+  }
+  // The bag holds trie nodes only; code travels in the results.
+  return { results, bag: code.size === 0 ? nodes : nodes.filter((n) => !code.has(n)) };
 }
