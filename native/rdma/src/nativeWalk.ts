@@ -237,6 +237,8 @@ export interface RemoteRegion {
 /** The addon's walk over RDMA READs, run whole off the JS thread; one walk per queue pair at a time. */
 export class RemoteWalkSource extends NativeWalkSource {
   private readonly binding: RdmaBinding;
+  /** The step in flight: the addon takes one walk per queue pair at a time, so steps queue here. */
+  private tail: Promise<unknown> = Promise.resolve();
 
   constructor(
     readonly remote: RemoteRegion,
@@ -247,12 +249,17 @@ export class RemoteWalkSource extends NativeWalkSource {
     this.binding = nativeBinding();
   }
 
-  async step(s: WalkStep): Promise<SourceAnswer> {
+  step(s: WalkStep): Promise<SourceAnswer> {
     const { qp, staging, addr, rkey } = this.remote;
-    try {
-      return this.unpack(await this.binding.walkRemote(qp, staging, addr, rkey, ...this.pack(s)));
-    } catch (e) {
-      throw fromAddonError(e);
-    }
+    const run = async () => {
+      try {
+        return this.unpack(await this.binding.walkRemote(qp, staging, addr, rkey, ...this.pack(s)));
+      } catch (e) {
+        throw fromAddonError(e);
+      }
+    };
+    const next = this.tail.then(run, run);
+    this.tail = next.catch(() => undefined);
+    return next;
   }
 }

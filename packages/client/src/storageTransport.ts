@@ -1,20 +1,35 @@
 /**
  * How the client reads state from storage nodes: `grpc` (BatchGet, answered by the node's JS
  * thread), `shm` (one-sided walks of the region a node on this host exports, mapped read-only:
- * no storage CPU), or `rdma` (the same walks over RDMA READs). The one-sided transports sit in
+ * no storage CPU), or `rdma` (the same walks over RDMA READs from the node's registered region). The one-sided transports sit in
  * front of gRPC: a batch they can't answer whole (a node not in the region yet or any more, a
  * torn or forged slot after its retries, a shard whose node runs on another host) goes to gRPC.
  *
  * A one-sided answer needs no checking afterwards: every node of it was fetched by the hash its
  * parent named, starting from the block's state root, and kept only if it hashed to that.
  */
-import type { Logger } from '@monsoon/edge';
-import type { AccountQuery, AccountResult } from '@monsoon/protocol';
+import { existsSync } from 'node:fs';
+import { rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { type Logger, unary } from '@monsoon/edge';
 import {
+  type AccountQuery,
+  type AccountResult,
+  connectRdmaRequestToProto,
+  connectRdmaResponseFromProto,
+} from '@monsoon/protocol';
+import {
+  fromAddonError,
+  HEADER_BYTES,
   MappedWalkSource,
+  nativeBinding,
+  type RdmaBinding,
   type ReadCounters,
   ReaderWalkSource,
   RegionReader,
+  RemoteWalkSource,
+  readHeader,
   requireRdma,
   SharedRegion,
   type WalkSource,
@@ -52,8 +67,8 @@ export interface OneSidedReads {
 /**
  * The transport `kind` over `storage`'s nodes; undefined for grpc. `shm` maps the region each
  * node advertises and fails when none can be mapped (none advertises one, or all live on other
- * hosts); `rdma` fails unless verbs and a device are there (see requireRdma), and is not
- * written further yet.
+ * hosts); `rdma` fails unless verbs and a device are there (see requireRdma), then connects a
+ * queue pair to every node that serves its region over RDMA and fails when none does.
  */
 export async function openStorageTransport(
   kind: StorageTransportKind,
@@ -61,39 +76,33 @@ export async function openStorageTransport(
   log?: Logger,
 ): Promise<OneSidedReads | undefined> {
   if (kind === 'grpc') return undefined;
-  if (kind === 'rdma') {
-    try {
-      requireRdma();
-    } catch (e) {
-      throw new ClientError(
-        ClientErrorCode.BadArgument,
-        `--storage-transport rdma: ${(e as Error).message}`,
-        {},
-        e,
-      );
-    }
-    throw new ClientError(
-      ClientErrorCode.BadArgument,
-      '--storage-transport rdma: RDMA devices are present, but queue-pair connection and batched READs are not implemented yet (use shm on one host, or grpc)',
-    );
-  }
+  if (kind === 'rdma') return RdmaReads.open(storage, log);
   return ShmReads.open(storage, log);
 }
 
-interface MappedReplica {
+/** A storage node read one-sidedly: the walk source over its region, and how to let it go. */
+interface WalkedReplica {
   readonly replica: StorageReplica;
-  readonly region: SharedRegion;
-  /** The addon's verified walk over the mapping (the JS walk where the addon lacks it). */
   readonly source: WalkSource;
+  /** Where it reads from, for the log. */
+  readonly where: string;
+  close(): void;
 }
 
-/** One-sided walks over the regions of the storage nodes on this host. */
-export class ShmReads implements OneSidedReads {
-  readonly kind = 'shm' as const;
-  private readonly byShard = new Map<number, MappedReplica[]>();
+/**
+ * One-sided walks over the regions of some storage nodes, each shard's batch walked through a
+ * node that holds it (the addon's walk: over the mapping for shm, over RDMA READs for rdma).
+ */
+class OneSidedWalks implements OneSidedReads {
+  private readonly byShard = new Map<number, WalkedReplica[]>();
 
-  private constructor(private readonly mapped: readonly MappedReplica[]) {
-    for (const m of mapped)
+  protected constructor(
+    readonly kind: Exclude<StorageTransportKind, 'grpc'>,
+    private readonly walked: readonly WalkedReplica[],
+    /** Runs after every replica is closed (rdma: the device). */
+    private readonly closeLast?: () => void,
+  ) {
+    for (const m of walked)
       for (const s of m.replica.shards) {
         const list = this.byShard.get(s) ?? [];
         list.push(m);
@@ -101,51 +110,20 @@ export class ShmReads implements OneSidedReads {
       }
   }
 
-  /** Maps every advertised region it can; throws naming why when none could be. */
-  static async open(storage: ShardedStorage, log?: Logger): Promise<ShmReads> {
-    const mapped: MappedReplica[] = [];
-    const why: string[] = [];
-    for (const replica of storage.replicas) {
-      const adv = replica.region;
-      if (adv === undefined) {
-        why.push(`${replica.address} exports no region (start it with --export-region)`);
-        continue;
-      }
-      let region: SharedRegion;
-      try {
-        region = await SharedRegion.map(adv.path);
-      } catch (e) {
-        why.push(`${replica.address}: ${(e as Error).message}`);
-        continue;
-      }
-      let reader: RegionReader;
-      try {
-        reader = new RegionReader(region.bytes);
-      } catch (e) {
-        region.close();
-        why.push(`${replica.address}: ${(e as Error).message}`);
-        continue;
-      }
-      if (reader.geometry.generation !== adv.generation) {
-        region.close();
-        why.push(
-          `${replica.address}: ${adv.path} is generation ${reader.geometry.generation}, the node advertises ${adv.generation} (another host's file, or re-created)`,
-        );
-        continue;
-      }
-      const source = MappedWalkSource.available()
-        ? new MappedWalkSource(region.bytes, reader.geometry)
-        : new ReaderWalkSource(reader);
-      mapped.push({ replica, region, source });
-    }
-    if (mapped.length === 0)
+  /** Throws naming why when no node could be read this way; logs the nodes left to gRPC. */
+  protected static check(
+    kind: Exclude<StorageTransportKind, 'grpc'>,
+    walked: readonly WalkedReplica[],
+    why: readonly string[],
+    log: Logger | undefined,
+  ): void {
+    if (walked.length === 0)
       throw new ClientError(
         ClientErrorCode.BadArgument,
-        `--storage-transport shm: no storage node's region could be mapped (${why.join('; ')})`,
+        `--storage-transport ${kind}: no storage node's region could be ${kind === 'shm' ? 'mapped' : 'reached over RDMA'} (${why.join('; ')})`,
       );
     for (const w of why) log?.warn('storage node read over gRPC only', { why: w });
-    log?.info('shm transport', { regions: mapped.map((m) => `${m.replica.address}=${m.region.path}`) });
-    return new ShmReads(mapped);
+    log?.info(`${kind} transport`, { regions: walked.map((m) => `${m.replica.address}=${m.where}`) });
   }
 
   readonly counters: OneSidedCounters = {
@@ -185,7 +163,145 @@ export class ShmReads implements OneSidedReads {
   }
 
   close(): void {
-    for (const m of this.mapped) m.region.close();
+    for (const m of this.walked) m.close();
+    this.closeLast?.();
+  }
+}
+
+/** One-sided walks over the regions of the storage nodes on this host, mapped read-only. */
+export class ShmReads extends OneSidedWalks {
+  /** Maps every advertised region it can; throws naming why when none could be. */
+  static async open(storage: ShardedStorage, log?: Logger): Promise<ShmReads> {
+    const walked: WalkedReplica[] = [];
+    const why: string[] = [];
+    for (const replica of storage.replicas) {
+      const adv = replica.region;
+      if (adv === undefined) {
+        why.push(`${replica.address} exports no region (start it with --export-region)`);
+        continue;
+      }
+      let region: SharedRegion;
+      try {
+        region = await SharedRegion.map(adv.path);
+      } catch (e) {
+        why.push(`${replica.address}: ${(e as Error).message}`);
+        continue;
+      }
+      let reader: RegionReader;
+      try {
+        reader = new RegionReader(region.bytes);
+      } catch (e) {
+        region.close();
+        why.push(`${replica.address}: ${(e as Error).message}`);
+        continue;
+      }
+      if (reader.geometry.generation !== adv.generation) {
+        region.close();
+        why.push(
+          `${replica.address}: ${adv.path} is generation ${reader.geometry.generation}, the node advertises ${adv.generation} (another host's file, or re-created)`,
+        );
+        continue;
+      }
+      const source = MappedWalkSource.available()
+        ? new MappedWalkSource(region.bytes, reader.geometry)
+        : new ReaderWalkSource(reader);
+      walked.push({ replica, source, where: region.path, close: () => region.close() });
+    }
+    OneSidedWalks.check('shm', walked, why, log);
+    return new ShmReads('shm', walked);
+  }
+}
+
+/** Registered memory each RDMA connection's READs land in before the walk copies them out. */
+export const RDMA_STAGING_BYTES = 4 << 20;
+
+/**
+ * One-sided walks over RDMA: a queue pair to every storage node that serves its region over
+ * RDMA (its numbers exchanged over gRPC ConnectRdma), the region's header read once to learn its
+ * geometry, then the addon's walk posts each level's bucket READs and node READs (a doorbell each).
+ */
+export class RdmaReads extends OneSidedWalks {
+  /** Throws naming what is missing (verbs, a device) or why no node could be connected. */
+  static async open(storage: ShardedStorage, log?: Logger, device = ''): Promise<RdmaReads> {
+    let binding: RdmaBinding;
+    let dev: number;
+    try {
+      requireRdma();
+      binding = nativeBinding();
+      dev = await binding.openDevice(device);
+    } catch (e) {
+      const err = fromAddonError(e) as Error;
+      throw new ClientError(ClientErrorCode.BadArgument, `--storage-transport rdma: ${err.message}`, {}, e);
+    }
+    const walked: WalkedReplica[] = [];
+    const why: string[] = [];
+    for (const replica of storage.replicas) {
+      try {
+        walked.push(await connectReplica(binding, dev, replica));
+      } catch (e) {
+        why.push(`${replica.address}: ${(fromAddonError(e) as Error).message}`);
+      }
+    }
+    try {
+      OneSidedWalks.check('rdma', walked, why, log);
+    } catch (e) {
+      binding.closeDevice(dev);
+      throw e;
+    }
+    // The device last: its queue pairs and registrations go with it.
+    return new RdmaReads('rdma', walked, () => binding.closeDevice(dev));
+  }
+}
+
+/** A queue pair to `replica`, connected through ConnectRdma, and a walk source over its region. */
+async function connectReplica(
+  binding: RdmaBinding,
+  dev: number,
+  replica: StorageReplica,
+): Promise<WalkedReplica> {
+  const file = join(
+    existsSync('/dev/shm') ? '/dev/shm' : tmpdir(),
+    `monsoon-rdma-staging-${process.pid}-${replica.address.replace(/[^0-9a-z]/gi, '_')}`,
+  );
+  const staging = await SharedRegion.create(file, RDMA_STAGING_BYTES);
+  await rm(file, { force: true }); // the mapping keeps the memory
+  try {
+    binding.registerRegion(dev, staging.handle);
+    const qp = binding.createQueuePair(dev);
+    const c = replica.client;
+    const res = connectRdmaResponseFromProto(
+      await unary(
+        c,
+        c.connectRdma,
+        connectRdmaRequestToProto({ client: { qpn: qp.qpn, lid: qp.lid, gid: qp.gid, psn: qp.psn } }),
+      ),
+    );
+    binding.connectQueuePair(qp.handle, res.server, qp.psn);
+    await binding.readBatch(
+      qp.handle,
+      staging.handle,
+      res.regionAddr,
+      res.rkey,
+      Float64Array.of(0, HEADER_BYTES, 0),
+    );
+    const geometry = readHeader(staging.bytes.subarray(0, HEADER_BYTES), Number(res.regionBytes));
+    if (geometry.generation !== res.generation)
+      throw new ClientError(
+        ClientErrorCode.BadArgument,
+        `the region's header is generation ${geometry.generation}, the node said ${res.generation}`,
+      );
+    return {
+      replica,
+      source: new RemoteWalkSource(
+        { qp: qp.handle, staging: staging.handle, addr: res.regionAddr, rkey: res.rkey },
+        geometry,
+      ),
+      where: `rdma qpn ${res.server.qpn}`,
+      close: () => staging.close(),
+    };
+  } catch (e) {
+    staging.close();
+    throw e;
   }
 }
 

@@ -212,5 +212,11 @@ describe('the native walk', () => {
     const detached = new Uint8Array(new ArrayBuffer(64));
     structuredClone(detached.buffer, { transfer: [detached.buffer] });
     expect(code(() => walk(detached, g, h, none, new Uint32Array(0), none, 1))).toBe(RdmaErrorCode.Closed);
+    // The RDMA walk: a queue pair that is not open (or no verbs in this build) is refused at once.
+    const remote = (b.walkRemote as (...x: unknown[]) => unknown).bind(b);
+    expect([RdmaErrorCode.BadHandle, RdmaErrorCode.NoVerbs]).toContain(
+      code(() => remote(987654, 1, 0n, 0, g, h, none, new Uint32Array(0), none, 1)),
+    );
+    expect([RdmaErrorCode.BadHandle, RdmaErrorCode.NoVerbs]).toContain(code(() => remote('x')));
   });
 });

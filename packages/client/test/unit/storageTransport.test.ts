@@ -4,6 +4,8 @@
  * reading over shm must get exactly what a gRPC-only client gets — accounts, slots, code — with
  * the first node's shards walked one-sidedly (no BatchGet) and the second's over gRPC. A transport
  * that can't run says what is missing: shm with no region to map, rdma without verbs or a device.
+ * Where an RDMA device exists, rdma (a queue pair per node, connected over ConnectRdma, the same
+ * native walk over READs) must answer as gRPC too; elsewhere that test says why it skipped.
  */
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
@@ -16,8 +18,8 @@ import {
 } from '@monsoon/client';
 import { keccak } from '@monsoon/keccak';
 import type { AccountQuery, Genesis } from '@monsoon/protocol';
-import { SharedRegion } from '@monsoon/rdma';
-import { RegionExport, StorageNode, StorageServer } from '@monsoon/storage-node';
+import { SharedRegion, verbsInfo } from '@monsoon/rdma';
+import { RdmaExport, RegionExport, StorageNode, StorageServer } from '@monsoon/storage-node';
 import { Prng, tempDir } from '@monsoon/test-utils';
 
 function genesisOf(seed: number, n: number): Genesis {
@@ -147,5 +149,48 @@ describe('storage transports', () => {
     expect(e.message).toMatch(/--storage-transport rdma: .*(RDMA device|verbs|not built|not implemented)/);
     console.log(`rdma transport refused here: ${e.message}`);
     storage.close();
+  });
+
+  it('rdma answers exactly what gRPC answers, where a device exists', async () => {
+    const info = verbsInfo();
+    if (info.devices.length === 0) {
+      console.log(`rdma transport end to end skipped: ${info.reason ?? 'no RDMA device'}`);
+      return;
+    }
+    const rdma = await RdmaExport.open({ device: info.devices[0]! }, region);
+    const server = await StorageServer.create(
+      { listen: '127.0.0.1:0' },
+      { node: nodes[0]!, region: region.info()!, rdma },
+    );
+    const storage = await ShardedStorage.connect([server.address(), addresses[1]!]);
+    const oneSided = await openStorageTransport('rdma', storage);
+    const viaRdma = new RemoteState(
+      storage,
+      { compactLevels: 0, maxCachedNodes: 1_000_000 },
+      undefined,
+      oneSided,
+    );
+    const grpc = await client('grpc');
+    const head = nodes[0]!.head;
+    const at: StateRef = { blockHash: head.hash, stateRoot: head.header.stateRoot };
+    const queries = genesis.alloc.map((a) => ({
+      address: a.address,
+      slots: a.storage.map(([s]) => s),
+      code: true,
+    }));
+    await Promise.all([grpc.fetch(at, queries), viaRdma.fetch(at, queries)]);
+    const hex = (b: Uint8Array | undefined) => (b === undefined ? '-' : Buffer.from(b).toString('hex'));
+    for (const q of queries) {
+      const a = grpc.tree(at.stateRoot);
+      const b = viaRdma.tree(at.stateRoot);
+      expect(b.getAccount(q.address)).toEqual(a.getAccount(q.address));
+      expect(b.proveAccount(q.address).map(hex)).toEqual(a.proveAccount(q.address).map(hex));
+    }
+    expect(viaRdma.counters.oneSided).toBe(1);
+    oneSided!.close();
+    storage.close();
+    grpc.storage.close();
+    await server.close();
+    rdma.close();
   });
 });
