@@ -19,6 +19,8 @@ export interface VerbsInfo {
 export interface NativeWalkResult {
   data: Buffer;
   bounds: Uint32Array;
+  /** Node i's keccak-256 (what it was looked up by and checked against): hashes[32i, 32i + 32). */
+  hashes: Uint8Array;
   ok: Uint8Array;
   values: Uint32Array;
   proof: Uint32Array;

@@ -26,6 +26,8 @@ import type { ReadCounters, RegionReader } from './regionReader.js';
 /** A step's answer plus every distinct verified node (and blob) the source read for it. */
 export interface SourceAnswer extends WalkStepAnswer {
   readonly nodes: readonly Uint8Array[];
+  /** nodes[i]'s keccak-256 at [32i, 32i + 32), when the source has them (the native walk checked each). */
+  readonly hashes?: Uint8Array;
 }
 
 /** Runs an account walk's steps against verified bytes: a mapping, RDMA, or the JS reference. */
@@ -39,6 +41,8 @@ export interface WalkSource {
 export interface AccountsWalk {
   readonly answers: (WalkAnswer | undefined)[];
   readonly nodes: Uint8Array[];
+  /** nodes[i]'s keccak-256 at [32i, 32i + 32), when every step's source gave them. */
+  readonly hashes?: Uint8Array;
 }
 
 /**
@@ -53,13 +57,18 @@ export async function walkAccountsFrom(
 ): Promise<AccountsWalk> {
   const steps = accountWalkSteps(stateRoot, queries, keccak);
   const nodes: Uint8Array[] = [];
+  const hashes: Uint8Array[] = [];
+  let hashed = true;
   let next = steps.next();
   while (!next.done) {
     const a = await source.step(next.value);
     for (const n of a.nodes) nodes.push(n);
+    if (a.hashes === undefined) hashed = false;
+    else hashes.push(a.hashes);
     next = steps.next(a);
   }
-  return { answers: next.value, nodes };
+  if (!hashed) return { answers: next.value, nodes };
+  return { answers: next.value, nodes, hashes: hashes.length === 1 ? hashes[0]! : Buffer.concat(hashes) };
 }
 
 /**
@@ -174,7 +183,7 @@ abstract class NativeWalkSource implements WalkSource {
       });
     }
     const fetched = Array.from(r.fetched, (j) => (j === NONE ? undefined : nodes[j]));
-    return { walks, fetched, nodes };
+    return { walks, fetched, nodes, hashes: r.hashes };
   }
 }
 

@@ -292,13 +292,14 @@ Napi::Error WalkError(Napi::Env env, const monsoon_rdma::WalkResult& r, const ch
   return Coded(env, "RDMA_BAD_REGION", r.malformed);
 }
 
-// The walk's answer as JS: { data, bounds, ok, values, proof, proofBounds, fetched, counters }.
+// The walk's answer as JS: { data, bounds, hashes, ok, values, proof, proofBounds, fetched, counters }.
 Napi::Object WalkResultToJs(Napi::Env env, monsoon_rdma::WalkResult& r) {
   Napi::Object o = Napi::Object::New(env);
   auto* data = new std::vector<uint8_t>(std::move(r.data));
   o.Set("data", Napi::Buffer<uint8_t>::New(env, data->data(), data->size(),
                                            [](Napi::Env, uint8_t*, std::vector<uint8_t>* d) { delete d; }, data));
   o.Set("bounds", TypedOf(env, r.bounds));
+  o.Set("hashes", TypedOf(env, r.hashes));
   o.Set("ok", TypedOf(env, r.ok));
   o.Set("values", TypedOf(env, r.values));
   o.Set("proof", TypedOf(env, r.proof));

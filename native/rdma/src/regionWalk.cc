@@ -126,6 +126,7 @@ bool Lookup(RangeSource& source, const Geometry& g, const std::vector<Hash>& has
       found[c.lookup] = 1;
       idx[pending[c.lookup]] = static_cast<uint32_t>(out.bounds.size() - 1);
       out.data.insert(out.data.end(), bytes, bytes + c.length);
+      out.hashes.insert(out.hashes.end(), want.begin(), want.end());
       out.bounds.push_back(static_cast<uint32_t>(out.data.size()));
       out.counters.nodes++;
     }

@@ -80,6 +80,8 @@ struct WalkResult {
   // data[bounds[i], bounds[i + 1]).
   std::vector<uint8_t> data;
   std::vector<uint32_t> bounds{0};
+  // Node i's keccak-256 (the hash it was looked up by, and checked against): hashes[32i, 32i + 32).
+  std::vector<uint8_t> hashes;
   // Per key: 1 walked (value below, maybe absent), 0 not walked (a node could not be had).
   std::vector<uint8_t> ok;
   // Per key: the value as [node, start, end) (node kNone: absent).

@@ -324,6 +324,8 @@ export class RemoteState {
     }
     for (const n of res.bag) this.counters.bytes += n.length;
     if (verified !== undefined) this.cache.merge(verified);
+    // A native walk's nodes come with the hashes it checked them against: no second keccak.
+    else if (res.bagHashes !== undefined) this.cache.addVerified(res.bag, res.bagHashes);
     else this.cache.addNodes(res.bag);
     for (const r of res.results) {
       if (r.code.length > 0) {

@@ -46,6 +46,8 @@ export type StorageTransportKind = (typeof STORAGE_TRANSPORTS)[number];
 export interface OneSidedAnswer {
   readonly results: readonly AccountResult[];
   readonly bag: readonly Uint8Array[];
+  /** bag[i]'s keccak-256 at [32i, 32i + 32), when the walk checked each (the native walk). */
+  readonly bagHashes?: Uint8Array;
 }
 
 export interface OneSidedCounters extends ReadCounters {
@@ -314,7 +316,7 @@ async function oneSidedAnswer(
   at: StateRef,
   queries: readonly AccountQuery[],
 ): Promise<OneSidedAnswer | undefined> {
-  const { answers, nodes } = await walkAccountsFrom(source, at.stateRoot, queries);
+  const { answers, nodes, hashes } = await walkAccountsFrom(source, at.stateRoot, queries);
   const results: AccountResult[] = [];
   const code = new Set<Uint8Array>();
   for (const w of answers) {
@@ -323,5 +325,17 @@ async function oneSidedAnswer(
     if (w.code.length > 0) code.add(w.code);
   }
   // The bag holds trie nodes only; code travels in the results.
-  return { results, bag: code.size === 0 ? nodes : nodes.filter((n) => !code.has(n)) };
+  if (code.size === 0) return { results, bag: nodes, ...(hashes !== undefined ? { bagHashes: hashes } : {}) };
+  const bag: Uint8Array[] = [];
+  const bagHashes = hashes === undefined ? undefined : new Uint8Array(hashes.length);
+  nodes.forEach((n, i) => {
+    if (code.has(n)) return;
+    bagHashes?.set(hashes!.subarray(32 * i, 32 * i + 32), 32 * bag.length);
+    bag.push(n);
+  });
+  return {
+    results,
+    bag,
+    ...(bagHashes !== undefined ? { bagHashes: bagHashes.subarray(0, 32 * bag.length) } : {}),
+  };
 }

@@ -82,7 +82,11 @@ describe('the native walk', () => {
       }
       // Each distinct node read once, and each verified.
       expect(new Set(got.nodes.map(bin)).size).toBe(got.nodes.length);
-      for (const n of got.nodes) expect(w.has(bin(keccak.keccak256(n)))).toBe(true);
+      // Each with the hash it was checked against, in order.
+      got.nodes.forEach((n, j) => {
+        expect(hex(got.hashes!.subarray(32 * j, 32 * j + 32))).toBe(hex(keccak.keccak256(n)));
+      });
+      expect(got.hashes!.length).toBe(32 * got.nodes.length);
       expect(native.counters.misses).toBe(0);
       expect(native.counters.rejected).toBe(0);
       expect(native.rounds).toBeGreaterThan(2);
