@@ -139,16 +139,23 @@ abstract class NativeWalkSource implements WalkSource {
     const rootOf = new Uint32Array(n);
     const rootIndex = new Map<string, number>();
     const roots: Uint8Array[] = [];
+    let lastRoot: Uint8Array | undefined;
+    let last = 0;
     s.walks.forEach((w: TrieWalkQuery, i) => {
       keys.set(w.key, 32 * i);
-      const k = Buffer.from(w.root.buffer, w.root.byteOffset, 32).toString('latin1');
-      let r = rootIndex.get(k);
-      if (r === undefined) {
-        r = roots.length;
-        rootIndex.set(k, r);
-        roots.push(w.root);
+      // Account walks share one root object: skip the lookup while it repeats.
+      if (w.root !== lastRoot) {
+        const k = Buffer.from(w.root.buffer, w.root.byteOffset, 32).toString('latin1');
+        let r = rootIndex.get(k);
+        if (r === undefined) {
+          r = roots.length;
+          rootIndex.set(k, r);
+          roots.push(w.root);
+        }
+        lastRoot = w.root;
+        last = r;
       }
-      rootOf[i] = r;
+      rootOf[i] = last;
     });
     const rootBytes = new Uint8Array(32 * roots.length);
     for (let i = 0; i < roots.length; i++) rootBytes.set(roots[i]!, 32 * i);

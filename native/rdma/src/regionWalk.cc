@@ -4,7 +4,6 @@
 
 #include <array>
 #include <cstring>
-#include <unordered_map>
 
 #include "keccak256.h"
 
@@ -30,12 +29,69 @@ inline uint32_t U32le(const uint8_t* p) {
 
 using Hash = std::array<uint8_t, 32>;
 
-struct HashOf {
-  size_t operator()(const Hash& h) const {
+// A node read by another walk of this batch but not yet answered (its level is in flight).
+constexpr uint32_t kPending = 0xfffffffeu;
+
+// Node hash -> value, open addressing (linear probing) in one array that doubles at half full:
+// a walk of a thousand keys touches a few thousand nodes, and a node-per-allocation map spent
+// more time in malloc than in the walk.
+class HashIndex {
+ public:
+  explicit HashIndex(size_t expected) {
+    size_t cap = 64;
+    while (cap < 2 * expected) cap *= 2;
+    slots_.resize(cap);
+  }
+
+  // The value stored for h, or nullptr.
+  uint32_t* Find(const Hash& h) {
+    for (size_t i = Home(h);; i = (i + 1) & (slots_.size() - 1)) {
+      Slot& s = slots_[i];
+      if (!s.used) return nullptr;
+      if (s.hash == h) return &s.value;
+    }
+  }
+
+  // Stores h -> v unless h is there already; true when stored.
+  bool Insert(const Hash& h, uint32_t v) {
+    if (2 * (used_ + 1) > slots_.size()) Grow();
+    for (size_t i = Home(h);; i = (i + 1) & (slots_.size() - 1)) {
+      Slot& s = slots_[i];
+      if (!s.used) {
+        s.used = true;
+        s.hash = h;
+        s.value = v;
+        used_++;
+        return true;
+      }
+      if (s.hash == h) return false;
+    }
+  }
+
+ private:
+  struct Slot {
+    Hash hash;
+    uint32_t value;
+    bool used = false;
+  };
+
+  size_t Home(const Hash& h) const {
     uint64_t v;
     std::memcpy(&v, h.data() + 16, 8);  // keccak output: any 8 bytes are uniform
-    return static_cast<size_t>(v);
+    return static_cast<size_t>(v) & (slots_.size() - 1);
   }
+
+  void Grow() {
+    std::vector<Slot> old;
+    old.swap(slots_);
+    slots_.resize(old.size() * 2);
+    used_ = 0;
+    for (const Slot& s : old)
+      if (s.used) Insert(s.hash, s.value);
+  }
+
+  std::vector<Slot> slots_;
+  size_t used_ = 0;
 };
 
 // ---- lookups by hash --------------------------------------------------------------
@@ -305,8 +361,9 @@ bool ReadNode(RangeSource& source, const Geometry& g, const uint8_t* hash, uint3
 WalkResult Walk(RangeSource& source, const Geometry& g, const WalkRequest& req) {
   WalkResult r;
   const uint32_t nk = req.keyCount;
+  r.data.reserve(static_cast<size_t>(nk) * 1536 + 4096);  // ~6 nodes of ~250 B a key: one allocation
   std::vector<Cursor> cursors(nk);
-  std::unordered_map<Hash, uint32_t, HashOf> known;  // node hash -> index in r, this call
+  HashIndex known(4 * static_cast<size_t>(nk) + 4 * req.fetchCount);  // node hash -> index in r
   std::vector<Hash> level;
   std::vector<uint32_t> idx;
   try {
@@ -315,41 +372,40 @@ WalkResult Walk(RangeSource& source, const Geometry& g, const WalkRequest& req) 
       if (std::memcmp(root, kEmptyTrieRoot, 32) == 0) continue;  // nothing to read: absent
       std::memcpy(cursors[i].need.data(), root, 32);
       cursors[i].needing = true;
+      cursors[i].proof.reserve(8);
     }
     for (;;) {
       // The distinct nodes this level waits for that no earlier level read.
       level.clear();
-      std::unordered_map<Hash, uint32_t, HashOf> want;
-      for (Cursor& c : cursors) {
-        if (!c.needing || c.failed || known.count(c.need) != 0) continue;
-        if (want.emplace(c.need, static_cast<uint32_t>(level.size())).second) level.push_back(c.need);
-      }
       bool waiting = false;
-      for (const Cursor& c : cursors) waiting = waiting || (c.needing && !c.failed);
+      for (Cursor& c : cursors) {
+        if (!c.needing || c.failed) continue;
+        waiting = true;
+        if (known.Insert(c.need, kPending)) level.push_back(c.need);
+      }
       if (!waiting) break;
       if (!Lookup(source, g, level, req.maxTries, r, idx)) return r;
-      for (size_t j = 0; j < level.size(); j++) known.emplace(level[j], idx[j]);
+      for (size_t j = 0; j < level.size(); j++) *known.Find(level[j]) = idx[j];
       for (uint32_t i = 0; i < nk; i++) {
         Cursor& c = cursors[i];
         if (!c.needing || c.failed) continue;
-        uint32_t node = known.at(c.need);
+        uint32_t node = *known.Find(c.need);
         if (node == kNone) c.failed = true;
         else c.Give(r, node, req.keys + 32 * static_cast<size_t>(i));
       }
     }
     level.clear();
+    std::vector<Hash> fresh;
     for (uint32_t i = 0; i < req.fetchCount; i++) {
       Hash h;
       std::memcpy(h.data(), req.fetch + 32 * static_cast<size_t>(i), 32);
       level.push_back(h);
+      if (known.Insert(h, kPending)) fresh.push_back(h);
     }
-    std::vector<Hash> fresh;
-    for (const Hash& h : level)
-      if (known.count(h) == 0 && known.emplace(h, kNone).second) fresh.push_back(h);
     if (!Lookup(source, g, fresh, req.maxTries, r, idx)) return r;
-    for (size_t j = 0; j < fresh.size(); j++) known[fresh[j]] = idx[j];
+    for (size_t j = 0; j < fresh.size(); j++) *known.Find(fresh[j]) = idx[j];
     r.fetched.reserve(req.fetchCount);
-    for (const Hash& h : level) r.fetched.push_back(known.at(h));
+    for (const Hash& h : level) r.fetched.push_back(*known.Find(h));
   } catch (const Malformed& m) {
     r.malformed = std::string("a verified trie node is malformed: ") + m.why;
     return r;
