@@ -18,6 +18,10 @@ import {
   type AccountResult,
   connectRdmaRequestToProto,
   connectRdmaResponseFromProto,
+  type ExportedRegion,
+  getShardRootsRequestToProto,
+  getShardRootsResponseFromProto,
+  HEAD,
 } from '@monsoon/protocol';
 import {
   fromAddonError,
@@ -55,6 +59,8 @@ export interface OneSidedCounters extends ReadCounters {
   answered: number;
   /** Batches handed to gRPC (some account's walk could not be completed). */
   fellBack: number;
+  /** Regions mapped again after their node re-created them (a restart: new file, new generation). */
+  remapped: number;
 }
 
 /** A one-sided transport (shm, rdma); gRPC is the client's ShardedStorage itself. */
@@ -88,7 +94,16 @@ interface WalkedReplica {
   readonly source: WalkSource;
   /** Where it reads from, for the log. */
   readonly where: string;
+  /** The region's generation (its header's). */
+  readonly generation: bigint;
   close(): void;
+}
+
+/** A replica as the transport holds it: replaced when its region is re-created. */
+interface Held {
+  walked: WalkedReplica;
+  /** When the node was last asked whether its region changed (performance.now()). */
+  checkedAt: number;
 }
 
 /**
@@ -96,20 +111,61 @@ interface WalkedReplica {
  * node that holds it (the addon's walk: over the mapping for shm, over RDMA READs for rdma).
  */
 class OneSidedWalks implements OneSidedReads {
-  private readonly byShard = new Map<number, WalkedReplica[]>();
+  private readonly byShard = new Map<number, Held[]>();
+  private readonly held: Held[];
 
   protected constructor(
     readonly kind: Exclude<StorageTransportKind, 'grpc'>,
-    private readonly walked: readonly WalkedReplica[],
+    walked: readonly WalkedReplica[],
     /** Runs after every replica is closed (rdma: the device). */
     private readonly closeLast?: () => void,
+    /** Least milliseconds between two checks of one node's region after a walk missed. */
+    private readonly recheckMs = 1000,
+    protected readonly log?: Logger,
   ) {
-    for (const m of walked)
-      for (const s of m.replica.shards) {
+    this.held = walked.map((w) => ({ walked: w, checkedAt: performance.now() }));
+    for (const h of this.held)
+      for (const s of h.walked.replica.shards) {
         const list = this.byShard.get(s) ?? [];
-        list.push(m);
+        list.push(h);
         this.byShard.set(s, list);
       }
+  }
+
+  /**
+   * The replica's region again when its node now exports another one (re-created on restart);
+   * undefined when it has not changed or can't be had. Only shm re-maps (an RDMA peer that
+   * restarts breaks its queue pair; reconnecting is not written yet).
+   */
+  protected renew(_w: WalkedReplica): Promise<WalkedReplica | undefined> {
+    return Promise.resolve(undefined);
+  }
+
+  /** After a miss: whether `h` now holds a re-mapped region (asking its node at most every recheckMs). */
+  private async renewed(h: Held): Promise<boolean> {
+    const now = performance.now();
+    if (now - h.checkedAt < this.recheckMs) return false;
+    h.checkedAt = now;
+    let next: WalkedReplica | undefined;
+    try {
+      next = await this.renew(h.walked);
+    } catch (e) {
+      this.log?.warn('storage node region not re-mapped', {
+        node: h.walked.replica.address,
+        why: (e as Error).message,
+      });
+      return false;
+    }
+    if (next === undefined) return false;
+    this.log?.info('storage node region re-mapped', {
+      node: next.replica.address,
+      from: `${h.walked.where} (generation ${h.walked.generation})`,
+      to: `${next.where} (generation ${next.generation})`,
+    });
+    h.walked.close();
+    h.walked = next;
+    this.counters.remapped++;
+    return true;
   }
 
   /** Throws naming why when no node could be read this way; logs the nodes left to gRPC. */
@@ -135,6 +191,7 @@ class OneSidedWalks implements OneSidedReads {
     rejected: 0,
     answered: 0,
     fellBack: 0,
+    remapped: 0,
   };
 
   async read(
@@ -142,12 +199,17 @@ class OneSidedWalks implements OneSidedReads {
     shard: number,
     queries: readonly AccountQuery[],
   ): Promise<OneSidedAnswer | undefined> {
-    for (const m of this.byShard.get(shard) ?? []) {
-      const answer = await oneSidedAnswer(m.source, at, queries);
-      this.sync(m.source);
-      if (answer !== undefined) {
-        this.counters.answered++;
-        return answer;
+    for (const h of this.byShard.get(shard) ?? []) {
+      for (let again = true; again; ) {
+        const source = h.walked.source;
+        const answer = await oneSidedAnswer(source, at, queries);
+        this.sync(source);
+        if (answer !== undefined) {
+          this.counters.answered++;
+          return answer;
+        }
+        // A miss: maybe the node was restarted and writes another region now.
+        again = await this.renewed(h);
       }
     }
     this.counters.fellBack++;
@@ -165,15 +227,22 @@ class OneSidedWalks implements OneSidedReads {
   }
 
   close(): void {
-    for (const m of this.walked) m.close();
+    for (const h of this.held) h.walked.close();
     this.closeLast?.();
   }
 }
 
 /** One-sided walks over the regions of the storage nodes on this host, mapped read-only. */
 export class ShmReads extends OneSidedWalks {
-  /** Maps every advertised region it can; throws naming why when none could be. */
-  static async open(storage: ShardedStorage, log?: Logger): Promise<ShmReads> {
+  /**
+   * Maps every advertised region it can; throws naming why when none could be. `recheckMs`:
+   * least milliseconds between two checks whether a node whose walk missed re-created its region.
+   */
+  static async open(
+    storage: ShardedStorage,
+    log?: Logger,
+    opts: { recheckMs?: number } = {},
+  ): Promise<ShmReads> {
     const walked: WalkedReplica[] = [];
     const why: string[] = [];
     for (const replica of storage.replicas) {
@@ -182,36 +251,52 @@ export class ShmReads extends OneSidedWalks {
         why.push(`${replica.address} exports no region (start it with --export-region)`);
         continue;
       }
-      let region: SharedRegion;
       try {
-        region = await SharedRegion.map(adv.path);
+        walked.push(await mapReplica(replica, adv));
       } catch (e) {
         why.push(`${replica.address}: ${(e as Error).message}`);
-        continue;
       }
-      let reader: RegionReader;
-      try {
-        reader = new RegionReader(region.bytes);
-      } catch (e) {
-        region.close();
-        why.push(`${replica.address}: ${(e as Error).message}`);
-        continue;
-      }
-      if (reader.geometry.generation !== adv.generation) {
-        region.close();
-        why.push(
-          `${replica.address}: ${adv.path} is generation ${reader.geometry.generation}, the node advertises ${adv.generation} (another host's file, or re-created)`,
-        );
-        continue;
-      }
-      const source = MappedWalkSource.available()
-        ? new MappedWalkSource(region.bytes, reader.geometry)
-        : new ReaderWalkSource(reader);
-      walked.push({ replica, source, where: region.path, close: () => region.close() });
     }
     OneSidedWalks.check('shm', walked, why, log);
-    return new ShmReads('shm', walked);
+    return new ShmReads('shm', walked, undefined, opts.recheckMs, log);
   }
+
+  /** The node's region now, mapped, when it advertises another generation than `w`'s. */
+  protected override async renew(w: WalkedReplica): Promise<WalkedReplica | undefined> {
+    const c = w.replica.client;
+    const roots = getShardRootsResponseFromProto(
+      await unary(c, c.getShardRoots, getShardRootsRequestToProto({ at: HEAD })),
+    );
+    if (roots.region === undefined || roots.region.generation === w.generation) return undefined;
+    return mapReplica(w.replica, roots.region);
+  }
+}
+
+/** `replica`'s advertised region mapped read-only, checked to be the generation advertised. */
+async function mapReplica(replica: StorageReplica, adv: ExportedRegion): Promise<WalkedReplica> {
+  const region = await SharedRegion.map(adv.path);
+  let reader: RegionReader;
+  try {
+    reader = new RegionReader(region.bytes);
+    if (reader.geometry.generation !== adv.generation)
+      throw new ClientError(
+        ClientErrorCode.BadArgument,
+        `${adv.path} is generation ${reader.geometry.generation}, the node advertises ${adv.generation} (another host's file, or re-created)`,
+      );
+  } catch (e) {
+    region.close();
+    throw e;
+  }
+  const source = MappedWalkSource.available()
+    ? new MappedWalkSource(region.bytes, reader.geometry)
+    : new ReaderWalkSource(reader);
+  return {
+    replica,
+    source,
+    where: region.path,
+    generation: adv.generation,
+    close: () => region.close(),
+  };
 }
 
 /** Registered memory each RDMA connection's READs land in before the walk copies them out. */
@@ -251,7 +336,7 @@ export class RdmaReads extends OneSidedWalks {
       throw e;
     }
     // The device last: its queue pairs and registrations go with it.
-    return new RdmaReads('rdma', walked, () => binding.closeDevice(dev));
+    return new RdmaReads('rdma', walked, () => binding.closeDevice(dev), undefined, log);
   }
 }
 
@@ -299,6 +384,7 @@ async function connectReplica(
         geometry,
       ),
       where: `rdma qpn ${res.server.qpn}`,
+      generation: geometry.generation,
       close: () => staging.close(),
     };
   } catch (e) {

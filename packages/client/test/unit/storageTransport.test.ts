@@ -13,6 +13,7 @@ import {
   openStorageTransport,
   RemoteState,
   ShardedStorage,
+  ShmReads,
   type StateRef,
   type StorageTransportKind,
 } from '@monsoon/client';
@@ -149,6 +150,53 @@ describe('storage transports', () => {
     expect(e.message).toMatch(/--storage-transport rdma: .*(RDMA device|verbs|not built|not implemented)/);
     console.log(`rdma transport refused here: ${e.message}`);
     storage.close();
+  });
+
+  it('re-maps a region its node re-created on restart (new file, new generation) instead of staying on gRPC', async () => {
+    const path = join(dir.dir, 'restart.region');
+    const start = async (g: Genesis, listen: string) => {
+      const r = await RegionExport.create({ path, nodes: 20_000, arenaBytes: 8 << 20 });
+      const n = StorageNode.fromGenesis(g, {}, { observers: [r] });
+      await n.startObservers();
+      const s = await StorageServer.create({ listen }, { node: n, region: r.info()! });
+      return { r, n, s };
+    };
+    const first = await start(genesis, '127.0.0.1:0');
+    const address = first.s.address();
+    const storage = await ShardedStorage.connect([address]);
+    const shm = await ShmReads.open(storage, undefined, { recheckMs: 0 });
+    const remote = new RemoteState(storage, { compactLevels: 0, maxCachedNodes: 1_000_000 }, undefined, shm);
+    const stateAt = (n: StorageNode): StateRef => ({
+      blockHash: n.head.hash,
+      stateRoot: n.head.header.stateRoot,
+    });
+    const queries = (g: Genesis) =>
+      g.alloc.slice(0, 50).map((a) => ({ address: a.address, slots: [], code: false }));
+    await remote.fetch(stateAt(first.n), queries(genesis));
+    expect(shm.counters.answered).toBe(1);
+    const oldGeneration = first.r.info()!.generation;
+    // The node restarts on the same address with another state; its region file is re-created.
+    await first.s.close();
+    await first.n.close();
+    await first.r.close();
+    const other = genesisOf(4, 300);
+    const second = await start(other, address);
+    expect(second.r.info()!.generation).not.toBe(oldGeneration);
+    const at = stateAt(second.n);
+    await remote.fetch(at, queries(other));
+    // The old mapping lacked the new state's nodes: the miss made the client ask the node, map
+    // its new region and walk that, with no BatchGet.
+    expect(shm.counters.remapped).toBe(1);
+    expect(shm.counters.answered).toBe(2);
+    expect(shm.counters.fellBack).toBe(0);
+    expect(remote.counters.calls).toBe(0);
+    for (const a of other.alloc.slice(0, 50))
+      expect(remote.tree(at.stateRoot).getAccount(a.address)?.balance).toBe(a.balance);
+    shm.close();
+    storage.close();
+    await second.s.close();
+    await second.n.close();
+    await second.r.close();
   });
 
   it('rdma answers exactly what gRPC answers, where a device exists', async () => {
