@@ -1,14 +1,15 @@
 export {
   loadNative,
   NATIVE_ADDON_PATH,
+  type NativeWalkArgs,
   type NativeWalkResult,
+  nativeBinding,
   type RdmaBinding,
   type VerbsInfo,
 } from './loadNative.js';
 export {
   type AccountsWalk,
   MappedWalkSource,
-  nativeBinding,
   ReaderWalkSource,
   type RemoteRegion,
   RemoteWalkSource,

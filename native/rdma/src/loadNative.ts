@@ -1,4 +1,5 @@
 import { createRequire } from 'node:module';
+import { RdmaError, RdmaErrorCode } from './rdmaError.js';
 
 /** What `verbsInfo()` reports. */
 export interface VerbsInfo {
@@ -28,6 +29,20 @@ export interface NativeWalkResult {
   fetched: Uint32Array;
   counters: { nodes: number; retries: number; misses: number; rejected: number; rounds: number };
 }
+
+/**
+ * What every native walk takes after its source: the geometry [bucketCount, indexOffset,
+ * arenaOffset, totalBytes], the distinct roots (32 B each), the keys (32 B each, hashed), each
+ * key's root index, hashes to fetch without walking (32 B each), and lookups per node before a miss.
+ */
+export type NativeWalkArgs = [
+  geometry: Float64Array,
+  roots: Uint8Array,
+  keys: Uint8Array,
+  rootOf: Uint32Array,
+  fetch: Uint8Array,
+  maxTries: number,
+];
 
 /** The exports of the C++ addon (src/rdma.cc). Errors carry a `code` (an RdmaErrorCode value). */
 export interface RdmaBinding {
@@ -73,15 +88,7 @@ export interface RdmaBinding {
    * (32 B each) from `roots[rootOf[i]]`, and `fetch` (32 B hashes) read by hash; `geometry` is
    * [bucketCount, indexOffset, arenaOffset, totalBytes] from the header. On the JS thread.
    */
-  walkRegion(
-    region: Uint8Array,
-    geometry: Float64Array,
-    roots: Uint8Array,
-    keys: Uint8Array,
-    rootOf: Uint32Array,
-    fetch: Uint8Array,
-    maxTries: number,
-  ): NativeWalkResult;
+  walkRegion(region: Uint8Array, ...walk: NativeWalkArgs): NativeWalkResult;
   /**
    * One node by hash from a region in memory, verified and copied into `out`: its length, -1 when
    * it can't be had, -(length + 2) when `out` is too short for it.
@@ -99,12 +106,7 @@ export interface RdmaBinding {
     staging: number,
     remoteAddr: bigint,
     rkey: number,
-    geometry: Float64Array,
-    roots: Uint8Array,
-    keys: Uint8Array,
-    rootOf: Uint32Array,
-    fetch: Uint8Array,
-    maxTries: number,
+    ...walk: NativeWalkArgs
   ): Promise<NativeWalkResult>;
 }
 
@@ -127,4 +129,15 @@ export function loadNative(): NativeLoad {
     loaded = { error };
   }
   return loaded;
+}
+
+/** The addon, or a NotBuilt error naming why it is missing (shared memory and verbs both need it). */
+export function nativeBinding(): RdmaBinding {
+  const l = loadNative();
+  if (l.binding === undefined)
+    throw new RdmaError(
+      RdmaErrorCode.NotBuilt,
+      `the rdma addon is not built (run npm run build:native): ${(l.error as Error)?.message ?? l.error}`,
+    );
+  return l.binding;
 }

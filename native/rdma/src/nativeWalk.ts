@@ -8,7 +8,13 @@
  * source of byte ranges differs. src/proofWalk.ts stays the reference the two are tested against.
  */
 import { keccak as defaultKeccak, type Keccak } from '@monsoon/keccak';
-import { loadNative, type NativeWalkResult, type RdmaBinding } from './loadNative.js';
+import {
+  loadNative,
+  type NativeWalkArgs,
+  type NativeWalkResult,
+  nativeBinding,
+  type RdmaBinding,
+} from './loadNative.js';
 import {
   accountWalkSteps,
   type TrieWalk,
@@ -19,7 +25,7 @@ import {
   type WalkStepAnswer,
   walkMany,
 } from './proofWalk.js';
-import { fromAddonError, RdmaError, RdmaErrorCode } from './rdmaError.js';
+import { fromAddonError } from './rdmaError.js';
 import type { RegionGeometry } from './regionLayout.js';
 import type { ReadCounters, RegionReader } from './regionReader.js';
 
@@ -95,21 +101,7 @@ export class ReaderWalkSource implements WalkSource {
   }
 }
 
-/** The arguments every native walk takes after its source: geometry, roots, keys, rootOf, fetch, maxTries. */
-export type WalkArgs = [Float64Array, Uint8Array, Uint8Array, Uint32Array, Uint8Array, number];
-
 const NONE = 0xffffffff;
-
-/** The addon, or a NotBuilt error naming why it is missing. */
-export function nativeBinding(): RdmaBinding {
-  const l = loadNative();
-  if (l.binding === undefined)
-    throw new RdmaError(
-      RdmaErrorCode.NotBuilt,
-      `the rdma addon is not built (run npm run build:native): ${(l.error as Error)?.message ?? l.error}`,
-    );
-  return l.binding;
-}
 
 /** What a native walk shares between its two sources: packing a step, unpacking its answer. */
 abstract class NativeWalkSource implements WalkSource {
@@ -133,7 +125,7 @@ abstract class NativeWalkSource implements WalkSource {
   abstract step(s: WalkStep): SourceAnswer | Promise<SourceAnswer>;
 
   /** A step as the addon takes it (distinct roots once). */
-  protected pack(s: WalkStep): WalkArgs {
+  protected pack(s: WalkStep): NativeWalkArgs {
     const n = s.walks.length;
     const keys = new Uint8Array(32 * n);
     const rootOf = new Uint32Array(n);

@@ -220,6 +220,29 @@ struct WalkArgs {
   }
 };
 
+// [bucketCount, indexOffset, arenaOffset, totalBytes] checked: integers, a power-of-two bucket
+// count, an index before the arena, and (`regionBytes` non-zero) within the region's bytes.
+monsoon_rdma::Geometry GeometryArg(Napi::Float64Array ga, uint64_t regionBytes, const char* name) {
+  Napi::Env env = ga.Env();
+  if (ga.ElementLength() != 4) throw Coded(env, "RDMA_BAD_ARGUMENT", std::string(name) + ": geometry has 4 numbers");
+  uint64_t v[4];
+  for (size_t i = 0; i < 4; i++) {
+    double d = ga[i];
+    if (!(d >= 0 && d <= 9007199254740991.0) || d != static_cast<double>(static_cast<uint64_t>(d)))
+      throw Coded(env, "RDMA_BAD_ARGUMENT", std::string(name) + ": geometry holds non-negative integers");
+    v[i] = static_cast<uint64_t>(d);
+  }
+  monsoon_rdma::Geometry g{v[0], v[1], v[2], v[3]};
+  if (g.bucketCount == 0 || (g.bucketCount & (g.bucketCount - 1)) != 0 ||
+      g.indexOffset + g.bucketCount * 128 > g.arenaOffset || g.arenaOffset > g.totalBytes)
+    throw Coded(env, "RDMA_BAD_ARGUMENT", std::string(name) + ": the geometry is inconsistent");
+  if (regionBytes != 0 && g.totalBytes > regionBytes)
+    throw Coded(env, "RDMA_REGION_TOO_SMALL",
+                std::string(name) + ": the geometry spans " + std::to_string(g.totalBytes) + " B, the region has " +
+                    std::to_string(regionBytes) + " B");
+  return g;
+}
+
 const char* kWalkUsage =
     "(geometry: Float64Array [bucketCount, indexOffset, arenaOffset, totalBytes], roots: Uint8Array (32 B each), "
     "keys: Uint8Array (32 B each), rootOf: Uint32Array (one per key), fetch: Uint8Array (32 B each), maxTries: 1-16)";
@@ -246,21 +269,7 @@ WalkArgs ParseWalkArgs(const Napi::CallbackInfo& info, size_t first, uint64_t re
       !info[first + 5].IsNumber())
     throw usage("wrong argument types");
   WalkArgs a;
-  std::vector<double> g = CopyTyped<double>(info[first]);
-  if (g.size() != 4) throw usage("geometry has 4 numbers");
-  for (double d : g)
-    if (!(d >= 0 && d <= 9007199254740991.0) || d != static_cast<double>(static_cast<uint64_t>(d)))
-      throw usage("geometry holds non-negative integers");
-  a.geometry = {static_cast<uint64_t>(g[0]), static_cast<uint64_t>(g[1]), static_cast<uint64_t>(g[2]),
-                static_cast<uint64_t>(g[3])};
-  const monsoon_rdma::Geometry& G = a.geometry;
-  if (G.bucketCount == 0 || (G.bucketCount & (G.bucketCount - 1)) != 0 ||
-      G.indexOffset + G.bucketCount * 128 > G.arenaOffset || G.arenaOffset > G.totalBytes)
-    throw usage("the geometry is inconsistent");
-  if (regionBytes != 0 && G.totalBytes > regionBytes)
-    throw Coded(env, "RDMA_REGION_TOO_SMALL",
-                std::string(name) + ": the geometry spans " + std::to_string(G.totalBytes) + " B, the region has " +
-                    std::to_string(regionBytes) + " B");
+  a.geometry = GeometryArg(info[first].As<Napi::Float64Array>(), regionBytes, name);
   a.roots = CopyTyped<uint8_t>(info[first + 1]);
   a.keys = CopyTyped<uint8_t>(info[first + 2]);
   a.rootOf = CopyTyped<uint32_t>(info[first + 3]);
@@ -763,12 +772,7 @@ class RdmaAddon : public Napi::Addon<RdmaAddon> {
     Napi::Env env = info.Env();
 #ifdef MONSOON_HAVE_VERBS
     QueuePair& q = QueuePairArg(info, 0);
-    uint32_t mh = HandleArg(info, 1);
-    auto m = mappings_.find(mh);
-    if (m == mappings_.end()) throw Coded(env, "RDMA_BAD_HANDLE", "mapping " + std::to_string(mh) + " is not open");
-    Mapping& local = *m->second;
-    if (local.mr == nullptr)
-      throw Coded(env, "RDMA_BAD_ARGUMENT", "the local mapping must be registered with the device first");
+    Mapping& local = RegisteredMappingArg(info, 1);
     if (info.Length() < 5 || !info[2].IsBigInt() || !info[3].IsNumber() || !info[4].IsTypedArray() ||
         info[4].As<Napi::TypedArray>().TypedArrayType() != napi_float64_array)
       throw Coded(env, "RDMA_BAD_ARGUMENT", "readBatch(qp, mapping, remoteAddr: bigint, rkey, ops: Float64Array)");
@@ -841,14 +845,11 @@ class RdmaAddon : public Napi::Addon<RdmaAddon> {
     Napi::Uint8Array hash = info[2].As<Napi::Uint8Array>();
     uint32_t tries = info[3].As<Napi::Number>().Uint32Value();
     Napi::Uint8Array out = info[4].As<Napi::Uint8Array>();
-    if (ga.ElementLength() != 4 || hash.ElementLength() != 32 || tries < 1 || tries > 16)
-      throw Coded(env, "RDMA_BAD_ARGUMENT", "readNode: geometry has 4 numbers, a hash 32 bytes, maxTries 1 to 16");
-    monsoon_rdma::Geometry g{static_cast<uint64_t>(ga[0]), static_cast<uint64_t>(ga[1]), static_cast<uint64_t>(ga[2]),
-                             static_cast<uint64_t>(ga[3])};
-    if (g.bucketCount == 0 || (g.bucketCount & (g.bucketCount - 1)) != 0 ||
-        g.indexOffset + g.bucketCount * 128 > g.arenaOffset || g.arenaOffset > g.totalBytes ||
-        g.totalBytes > region.ElementLength())
-      throw Coded(env, "RDMA_REGION_TOO_SMALL", "readNode: the geometry does not fit the region's bytes");
+    if (hash.ElementLength() != 32 || tries < 1 || tries > 16)
+      throw Coded(env, "RDMA_BAD_ARGUMENT", "readNode: a hash is 32 bytes, maxTries 1 to 16");
+    if (region.ElementLength() == 0)
+      throw Coded(env, "RDMA_CLOSED", "readNode: the region's bytes are empty (its mapping is closed)");
+    monsoon_rdma::Geometry g = GeometryArg(ga, region.ElementLength(), "readNode");
     monsoon_rdma::MemorySource source(region.Data(), region.ElementLength());
     thread_local monsoon_rdma::WalkResult r;
     r.data.clear();
@@ -868,12 +869,7 @@ class RdmaAddon : public Napi::Addon<RdmaAddon> {
     Napi::Env env = info.Env();
 #ifdef MONSOON_HAVE_VERBS
     QueuePair& q = QueuePairArg(info, 0);
-    uint32_t mh = HandleArg(info, 1);
-    auto m = mappings_.find(mh);
-    if (m == mappings_.end()) throw Coded(env, "RDMA_BAD_HANDLE", "mapping " + std::to_string(mh) + " is not open");
-    Mapping& local = *m->second;
-    if (local.mr == nullptr)
-      throw Coded(env, "RDMA_BAD_ARGUMENT", "the staging mapping must be registered with the device first");
+    Mapping& local = RegisteredMappingArg(info, 1);
     if (info.Length() < 4 || !info[2].IsBigInt() || !info[3].IsNumber())
       throw Coded(env, "RDMA_BAD_ARGUMENT", "walkRemote(qp, staging, remoteAddr: bigint, rkey: number, ...)");
     bool lossless = false;
@@ -908,6 +904,17 @@ class RdmaAddon : public Napi::Addon<RdmaAddon> {
   }
 
 #ifdef MONSOON_HAVE_VERBS
+  // The mapping named by info[i], which must be registered with a device (READs land in it).
+  Mapping& RegisteredMappingArg(const Napi::CallbackInfo& info, size_t i) {
+    uint32_t mh = HandleArg(info, i);
+    auto m = mappings_.find(mh);
+    if (m == mappings_.end())
+      throw Coded(info.Env(), "RDMA_BAD_HANDLE", "mapping " + std::to_string(mh) + " is not open");
+    if (m->second->mr == nullptr)
+      throw Coded(info.Env(), "RDMA_BAD_ARGUMENT", "the local mapping must be registered with the device first");
+    return *m->second;
+  }
+
   QueuePair& QueuePairArg(const Napi::CallbackInfo& info, size_t i) {
     uint32_t h = HandleArg(info, i);
     auto it = queuePairs_.find(h);
