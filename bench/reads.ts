@@ -10,14 +10,18 @@
  *
  * Both ways end in what the client keeps: a proof of each account checked against the state
  * root. gRPC: BatchGet of 1,000 accounts, 2 in flight, each answer checked as RemoteState does
- * (a tree over the bag, every account read through it). shm: walkAccount per account (the walk is
- * the check). "Client path" repeats both through RemoteState.fetch (batching, caching the nodes).
+ * (a tree over the bag, every account read through it). shm: the JS walk per account and batched
+ * a level at a time (walkAccounts), and the addon's native walk batched (MappedWalkSource: bucket
+ * scans, copies, keccak and RLP in C++; the walk is the check). "Client path" repeats gRPC and the
+ * shm transport (native walk) through RemoteState.fetch (batching, caching the nodes).
  *
- * Measured 2026-11-24 (2-core EPYC VM, load average 8–14 from other jobs), three runs at 100K: gRPC
- * 14.2K–18.1K proofs per client core-second at 32–39 µs of storage CPU each; shm walks one account
- * at a time 25.4K–34.2K, batched a level at a time 58.0K–68.3K (3.6–4.1×; goal 5×: missed), 0
- * storage CPU; one verified node read p50 2.25–2.46 µs (goal 2 µs: missed under this load). At 1M:
- * gRPC 10.1K, shm batched 34.7K (3.4×), node read p50 2.71 µs. See the root README.
+ * Measured 2026-11-24 04:07–04:18 UTC (2-core EPYC VM, load average 10–14 from other jobs), three
+ * runs at 100K: gRPC 14.9K–18.5K proofs per client core-second at 21–32 µs of storage CPU each; shm
+ * JS walk batched 59.6K–85.9K, native walk batched 131.7K–140.2K (7.6–9.2×; goal 5×: met), 0
+ * storage CPU (goal met); one verified node read alone p50 2.33–2.35 µs (JS), 3.17–3.22 µs (native,
+ * one N-API call each), 2.36–2.51 µs of client CPU per node inside the native batched walk (goal
+ * 2 µs: missed under this load, keccak-bound). Two runs at 1M: gRPC 7.8K–8.7K, native batched
+ * 73.6K–82.5K (8.4–10.6×). Client path: gRPC 19.1K–20.2K, shm 61.3K–61.9K. See the root README.
  */
 import type { ChildProcess } from 'node:child_process';
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';

@@ -109,6 +109,7 @@ abstract class NativeWalkSource implements WalkSource {
   /** Batches of reads posted (a lookup round is two: index buckets, then node bytes). */
   rounds = 0;
   protected readonly geometryArg: Float64Array;
+  protected readonly binding: RdmaBinding = nativeBinding();
 
   protected constructor(
     readonly geometry: RegionGeometry,
@@ -191,7 +192,6 @@ abstract class NativeWalkSource implements WalkSource {
  * (SharedRegion.bytes) or a buffer holding a region. Runs on the JS thread (it only reads memory).
  */
 export class MappedWalkSource extends NativeWalkSource {
-  private readonly binding: RdmaBinding;
   /** node()'s landing buffer (a node is copied out of it). */
   private out = new Uint8Array(4096);
 
@@ -201,7 +201,6 @@ export class MappedWalkSource extends NativeWalkSource {
     maxTries = 3,
   ) {
     super(geometry, maxTries);
-    this.binding = nativeBinding();
   }
 
   /** Whether the addon (and so this source) is available here. */
@@ -244,7 +243,6 @@ export interface RemoteRegion {
 
 /** The addon's walk over RDMA READs, run whole off the JS thread; one walk per queue pair at a time. */
 export class RemoteWalkSource extends NativeWalkSource {
-  private readonly binding: RdmaBinding;
   /** The step in flight: the addon takes one walk per queue pair at a time, so steps queue here. */
   private tail: Promise<unknown> = Promise.resolve();
 
@@ -254,7 +252,6 @@ export class RemoteWalkSource extends NativeWalkSource {
     maxTries = 3,
   ) {
     super(geometry, maxTries);
-    this.binding = nativeBinding();
   }
 
   step(s: WalkStep): Promise<SourceAnswer> {
