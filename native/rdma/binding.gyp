@@ -5,12 +5,12 @@
   "targets": [
     {
       "target_name": "rdma",
-      "sources": ["src/rdma.cc"],
-      "include_dirs": ["<!(node -p \"require('node-addon-api').include_dir\")"],
+      "sources": ["src/rdma.cc", "src/regionWalk.cc"],
+      "include_dirs": ["<!(node -p \"require('node-addon-api').include_dir\")", "../keccak/src"],
       "defines": ["NAPI_VERSION=8", "NAPI_CPP_EXCEPTIONS", "NODE_ADDON_API_DISABLE_DEPRECATED"],
       "cflags!": ["-fno-exceptions"],
       "cflags_cc!": ["-fno-exceptions", "-std=gnu++17"],
-      "cflags": ["-O2", "-Wall", "-Wextra", "-Wpedantic", "-Wunused-parameter", "-Werror"],
+      "cflags": ["-O3", "-Wall", "-Wextra", "-Wpedantic", "-Wunused-parameter", "-Werror"],
       "cflags_cc": ["-std=c++17", "-fexceptions"],
       "conditions": [
         [

@@ -1,11 +1,33 @@
-export { loadNative, NATIVE_ADDON_PATH, type RdmaBinding, type VerbsInfo } from './loadNative.js';
 export {
+  loadNative,
+  NATIVE_ADDON_PATH,
+  type NativeWalkArgs,
+  type NativeWalkResult,
+  nativeBinding,
+  type RdmaBinding,
+  type VerbsInfo,
+} from './loadNative.js';
+export {
+  type AccountsWalk,
+  MappedWalkSource,
+  ReaderWalkSource,
+  type RemoteRegion,
+  RemoteWalkSource,
+  type SourceAnswer,
+  type WalkSource,
+  walkAccountsFrom,
+} from './nativeWalk.js';
+export {
+  accountWalkSteps,
   EMPTY_TRIE_ROOT,
   type NodeFetch,
   type NodeFetchMany,
   type TrieWalk,
+  type TrieWalkQuery,
   type WalkAnswer,
   type WalkQuery,
+  type WalkStep,
+  type WalkStepAnswer,
   walkAccount,
   walkAccounts,
   walkMany,

@@ -197,10 +197,7 @@ export type NodeFetchMany = (hashes: readonly Uint8Array[]) => (Uint8Array | und
  * distinct node once (the upper levels are shared by every key), as one RDMA doorbell would
  * post them. `walks[i]` is a trie root and a key; the answers are walkTrie's, in order.
  */
-export function walkMany(
-  fetch: NodeFetchMany,
-  walks: readonly { root: Uint8Array; key: Uint8Array }[],
-): (TrieWalk | undefined)[] {
+export function walkMany(fetch: NodeFetchMany, walks: readonly TrieWalkQuery[]): (TrieWalk | undefined)[] {
   const cursors = walks.map((w) => new TrieCursor(w.root, w.key));
   const failed = new Uint8Array(cursors.length);
   for (;;) {
@@ -297,47 +294,60 @@ function accountRefs(a: Uint8Array): { storageRoot: Uint8Array; codeHash: Uint8A
   return { storageRoot, codeHash: a.subarray(it.start, it.end) };
 }
 
+/** One key's walk down the trie at `root` (`key`: 32 bytes, already hashed). */
+export interface TrieWalkQuery {
+  readonly root: Uint8Array;
+  readonly key: Uint8Array;
+}
+
+/** What an account walk asks its source for at one step: walks, and blobs (code) by hash. */
+export interface WalkStep {
+  readonly walks: readonly TrieWalkQuery[];
+  readonly fetch: readonly Uint8Array[];
+}
+
+/** A source's answer to a step, in order: walkTrie's per walk, the verified blob (or undefined) per hash. */
+export interface WalkStepAnswer {
+  readonly walks: readonly (TrieWalk | undefined)[];
+  readonly fetched: readonly (Uint8Array | undefined)[];
+}
+
 /**
- * Many accounts at `stateRoot` at once (walkMany: one fetch per trie level, shared nodes once),
- * then their slots, then their code; each answer as walkAccount's, undefined where some node or
- * code could not be fetched.
+ * The account walk as steps, whatever runs them (walkAccounts: this file's walk over fetched
+ * nodes; NativeWalkSource: the addon's walk, over the mapping or over RDMA): first the accounts
+ * at `stateRoot`, then their slots and code together; returns walkAccount's answers, undefined
+ * where some node or code could not be had.
  */
-export function walkAccounts(
-  fetch: NodeFetchMany,
+export function* accountWalkSteps(
   stateRoot: Uint8Array,
   queries: readonly WalkQuery[],
   keccak: Keccak = defaultKeccak,
-): (WalkAnswer | undefined)[] {
+): Generator<WalkStep, (WalkAnswer | undefined)[], WalkStepAnswer> {
   const keys = queries.length > 0 ? keccak.keccak256Batch(queries.map((q) => q.address)) : new Uint8Array(0);
-  const accounts = walkMany(
-    fetch,
-    queries.map((_, i) => ({ root: stateRoot, key: keys.subarray(32 * i, 32 * i + 32) })),
-  );
+  const accounts = (yield {
+    walks: queries.map((_, i) => ({ root: stateRoot, key: keys.subarray(32 * i, 32 * i + 32) })),
+    fetch: [],
+  }).walks;
   const refs = accounts.map((a) => (a?.value === undefined ? undefined : accountRefs(a.value)));
-  const slotWalks: { root: Uint8Array; key: Uint8Array }[] = [];
-  queries.forEach((q, i) => {
-    const r = refs[i];
-    if (r === undefined) return;
-    for (const slot of q.slots) {
-      slotWalks.push({ root: r.storageRoot, key: keccak.keccak256(slot) });
-    }
-  });
-  const slots = slotWalks.length > 0 ? walkMany(fetch, slotWalks) : [];
-  const codeOf = new Map<string, Uint8Array | undefined>();
+  const slotWalks: TrieWalkQuery[] = [];
+  const codeOf = new Map<string, number>();
   const codeHashes: Uint8Array[] = [];
   queries.forEach((q, i) => {
     const r = refs[i];
-    if (!q.code || r === undefined || sameBytes(r.codeHash, EMPTY_CODE_HASH)) return;
+    if (r === undefined) return;
+    for (const slot of q.slots) slotWalks.push({ root: r.storageRoot, key: keccak.keccak256(slot) });
+    if (!q.code || sameBytes(r.codeHash, EMPTY_CODE_HASH)) return;
     const k = Buffer.from(r.codeHash).toString('latin1');
     if (!codeOf.has(k)) {
-      codeOf.set(k, undefined);
+      codeOf.set(k, codeHashes.length);
       codeHashes.push(r.codeHash);
     }
   });
-  if (codeHashes.length > 0)
-    fetch(codeHashes).forEach((c, j) => {
-      codeOf.set(Buffer.from(codeHashes[j]!).toString('latin1'), c);
-    });
+  const second: WalkStepAnswer =
+    slotWalks.length > 0 || codeHashes.length > 0
+      ? yield { walks: slotWalks, fetch: codeHashes }
+      : { walks: [], fetched: [] };
+  const slots = second.walks;
   let s = 0;
   return queries.map((q, i) => {
     const a = accounts[i];
@@ -362,7 +372,7 @@ export function walkAccounts(
         storageProofs.push(w.proof);
       }
       if (q.code && !sameBytes(r.codeHash, EMPTY_CODE_HASH)) {
-        const c = codeOf.get(Buffer.from(r.codeHash).toString('latin1'));
+        const c = second.fetched[codeOf.get(Buffer.from(r.codeHash).toString('latin1'))!];
         if (c === undefined) complete = false;
         else code = c;
       }
@@ -377,6 +387,29 @@ export function walkAccounts(
       code,
     };
   });
+}
+
+/**
+ * Many accounts at `stateRoot` at once (walkMany: one fetch per trie level, shared nodes once),
+ * then their slots and code; each answer as walkAccount's, undefined where some node or code
+ * could not be fetched. The reference walk: the addon's (NativeWalkSource) is held to it.
+ */
+export function walkAccounts(
+  fetch: NodeFetchMany,
+  stateRoot: Uint8Array,
+  queries: readonly WalkQuery[],
+  keccak: Keccak = defaultKeccak,
+): (WalkAnswer | undefined)[] {
+  const steps = accountWalkSteps(stateRoot, queries, keccak);
+  let next = steps.next();
+  while (!next.done) {
+    const { walks, fetch: hashes } = next.value;
+    next = steps.next({
+      walks: walks.length > 0 ? walkMany(fetch, walks) : [],
+      fetched: hashes.length > 0 ? fetch(hashes) : [],
+    });
+  }
+  return next.value;
 }
 
 /** A storage leaf's value: the RLP string inside it (the slot's value without leading zeros). */

@@ -27,6 +27,8 @@
 #include <infiniband/verbs.h>
 #endif
 
+#include "regionWalk.h"
+
 namespace {
 
 Napi::Error Coded(Napi::Env env, const char* code, const std::string& message) {
@@ -58,6 +60,106 @@ struct QueuePair {
   bool busy = false;  // a batch is in flight (one at a time per queue pair)
 };
 
+// Posts READs remote[i] -> sges[i] as one chain (one doorbell), only the last signaled (RC
+// completes in order, so its completion covers the batch), and polls until it completes. On
+// failure sets `code` and `message`.
+void PostReads(QueuePair& qp, std::vector<ibv_sge>& sges, const std::vector<uint64_t>& remote, uint32_t rkey,
+               const char** code, std::string* message) {
+  size_t n = sges.size();
+  std::vector<ibv_send_wr> wrs(n);
+  for (size_t i = 0; i < n; i++) {
+    ibv_send_wr& wr = wrs[i];
+    std::memset(&wr, 0, sizeof wr);
+    wr.wr_id = i;
+    wr.sg_list = &sges[i];
+    wr.num_sge = 1;
+    wr.opcode = IBV_WR_RDMA_READ;
+    wr.send_flags = i + 1 == n ? IBV_SEND_SIGNALED : 0;
+    wr.wr.rdma.remote_addr = remote[i];
+    wr.wr.rdma.rkey = rkey;
+    wr.next = i + 1 < n ? &wrs[i + 1] : nullptr;
+  }
+  ibv_send_wr* bad = nullptr;
+  int rc = ibv_post_send(qp.qp, wrs.data(), &bad);
+  if (rc != 0) {
+    *code = "RDMA_SYSTEM_ERROR";
+    *message = std::string("ibv_post_send: ") + std::strerror(rc);
+    return;
+  }
+  ibv_wc wc;
+  for (;;) {
+    int got = ibv_poll_cq(qp.cq, 1, &wc);
+    if (got < 0) {
+      *code = "RDMA_SYSTEM_ERROR";
+      *message = "ibv_poll_cq failed";
+      return;
+    }
+    if (got == 0) continue;
+    if (wc.status != IBV_WC_SUCCESS) {
+      *code = "RDMA_CLOSED";
+      *message = std::string("RDMA READ failed: ") + ibv_wc_status_str(wc.status) +
+                 " (the connection is broken or closed)";
+      return;
+    }
+    if (wc.wr_id + 1 == n) return;
+  }
+}
+
+// A walk's byte ranges read from a peer's registered region over RDMA: each batch of ranges is
+// posted as chains of READs (one doorbell each, up to kChain READs and the staging buffer's
+// bytes) into the local registered `staging` memory, then copied where the walk wants them.
+class RdmaSource : public monsoon_rdma::RangeSource {
+ public:
+  RdmaSource(QueuePair& qp, uint8_t* staging, size_t stagingBytes, uint32_t lkey, uint64_t remoteAddr, uint32_t rkey)
+      : qp_(qp), staging_(staging), stagingBytes_(stagingBytes), lkey_(lkey), remoteAddr_(remoteAddr), rkey_(rkey) {}
+
+  const char* code = nullptr;
+
+  bool Read(const std::vector<monsoon_rdma::Range>& ranges, std::string* error) override {
+    static constexpr size_t kChain = 1024;
+    size_t i = 0;
+    while (i < ranges.size()) {
+      sges_.clear();
+      remote_.clear();
+      size_t first = i, staged = 0;
+      while (i < ranges.size() && sges_.size() < kChain && staged + ranges[i].length <= stagingBytes_) {
+        ibv_sge sge;
+        sge.addr = reinterpret_cast<uintptr_t>(staging_ + staged);
+        sge.length = ranges[i].length;
+        sge.lkey = lkey_;
+        sges_.push_back(sge);
+        remote_.push_back(remoteAddr_ + ranges[i].offset);
+        staged += ranges[i].length;
+        i++;
+      }
+      if (sges_.empty()) {
+        code = "RDMA_REGION_TOO_SMALL";
+        *error = "a READ of " + std::to_string(ranges[i].length) + " B does not fit the staging buffer of " +
+                 std::to_string(stagingBytes_) + " B";
+        return false;
+      }
+      PostReads(qp_, sges_, remote_, rkey_, &code, error);
+      if (code != nullptr) return false;
+      staged = 0;
+      for (size_t k = first; k < i; k++) {
+        std::memcpy(ranges[k].dst, staging_ + staged, ranges[k].length);
+        staged += ranges[k].length;
+      }
+    }
+    return true;
+  }
+
+ private:
+  QueuePair& qp_;
+  uint8_t* staging_;
+  size_t stagingBytes_;
+  uint32_t lkey_;
+  uint64_t remoteAddr_;
+  uint32_t rkey_;
+  std::vector<ibv_sge> sges_;
+  std::vector<uint64_t> remote_;
+};
+
 // One batch of RDMA READs: remote [addr, addr + len) into local [laddr, laddr + len), posted as one
 // chain (one doorbell), completions polled off the JS thread.
 class ReadBatchWorker : public Napi::AsyncWorker {
@@ -73,47 +175,7 @@ class ReadBatchWorker : public Napi::AsyncWorker {
 
   Napi::Promise Promise() { return deferred_.Promise(); }
 
-  void Execute() override {
-    size_t n = sges_.size();
-    std::vector<ibv_send_wr> wrs(n);
-    for (size_t i = 0; i < n; i++) {
-      ibv_send_wr& wr = wrs[i];
-      std::memset(&wr, 0, sizeof wr);
-      wr.wr_id = i;
-      wr.sg_list = &sges_[i];
-      wr.num_sge = 1;
-      wr.opcode = IBV_WR_RDMA_READ;
-      // Only the last is signaled: RC completes in order, so its completion covers the batch.
-      wr.send_flags = i + 1 == n ? IBV_SEND_SIGNALED : 0;
-      wr.wr.rdma.remote_addr = remote_[i];
-      wr.wr.rdma.rkey = rkey_;
-      wr.next = i + 1 < n ? &wrs[i + 1] : nullptr;
-    }
-    ibv_send_wr* bad = nullptr;
-    int rc = ibv_post_send(qp_->qp, wrs.data(), &bad);
-    if (rc != 0) {
-      code_ = "RDMA_SYSTEM_ERROR";
-      message_ = std::string("ibv_post_send: ") + std::strerror(rc);
-      return;
-    }
-    ibv_wc wc;
-    for (;;) {
-      int got = ibv_poll_cq(qp_->cq, 1, &wc);
-      if (got < 0) {
-        code_ = "RDMA_SYSTEM_ERROR";
-        message_ = "ibv_poll_cq failed";
-        return;
-      }
-      if (got == 0) continue;
-      if (wc.status != IBV_WC_SUCCESS) {
-        code_ = "RDMA_CLOSED";
-        message_ = std::string("RDMA READ failed: ") + ibv_wc_status_str(wc.status) +
-                   " (the connection is broken or closed)";
-        return;
-      }
-      if (wc.wr_id + 1 == n) return;
-    }
-  }
+  void Execute() override { PostReads(*qp_, sges_, remote_, rkey_, &code_, &message_); }
 
   void OnOK() override {
     qp_->busy = false;
@@ -132,6 +194,166 @@ class ReadBatchWorker : public Napi::AsyncWorker {
   uint32_t rkey_;
   const char* code_ = nullptr;
   std::string message_;
+};
+#endif
+
+// ---- verified walks (regionWalk.h) ----------------------------------------------------
+
+// A walk's arguments, copied out of JS (so an RDMA walk can run off the JS thread).
+struct WalkArgs {
+  monsoon_rdma::Geometry geometry;
+  std::vector<uint8_t> roots, keys, fetch;
+  std::vector<uint32_t> rootOf;
+  uint32_t maxTries = 3;
+
+  monsoon_rdma::WalkRequest Request() const {
+    monsoon_rdma::WalkRequest r;
+    r.roots = roots.data();
+    r.rootCount = static_cast<uint32_t>(roots.size() / 32);
+    r.keys = keys.data();
+    r.rootOf = rootOf.data();
+    r.keyCount = static_cast<uint32_t>(rootOf.size());
+    r.fetch = fetch.data();
+    r.fetchCount = static_cast<uint32_t>(fetch.size() / 32);
+    r.maxTries = maxTries;
+    return r;
+  }
+};
+
+// [bucketCount, indexOffset, arenaOffset, totalBytes] checked: integers, a power-of-two bucket
+// count, an index before the arena, and (`regionBytes` non-zero) within the region's bytes.
+monsoon_rdma::Geometry GeometryArg(Napi::Float64Array ga, uint64_t regionBytes, const char* name) {
+  Napi::Env env = ga.Env();
+  if (ga.ElementLength() != 4) throw Coded(env, "RDMA_BAD_ARGUMENT", std::string(name) + ": geometry has 4 numbers");
+  uint64_t v[4];
+  for (size_t i = 0; i < 4; i++) {
+    double d = ga[i];
+    if (!(d >= 0 && d <= 9007199254740991.0) || d != static_cast<double>(static_cast<uint64_t>(d)))
+      throw Coded(env, "RDMA_BAD_ARGUMENT", std::string(name) + ": geometry holds non-negative integers");
+    v[i] = static_cast<uint64_t>(d);
+  }
+  monsoon_rdma::Geometry g{v[0], v[1], v[2], v[3]};
+  if (g.bucketCount == 0 || (g.bucketCount & (g.bucketCount - 1)) != 0 ||
+      g.indexOffset + g.bucketCount * 128 > g.arenaOffset || g.arenaOffset > g.totalBytes)
+    throw Coded(env, "RDMA_BAD_ARGUMENT", std::string(name) + ": the geometry is inconsistent");
+  if (regionBytes != 0 && g.totalBytes > regionBytes)
+    throw Coded(env, "RDMA_REGION_TOO_SMALL",
+                std::string(name) + ": the geometry spans " + std::to_string(g.totalBytes) + " B, the region has " +
+                    std::to_string(regionBytes) + " B");
+  return g;
+}
+
+const char* kWalkUsage =
+    "(geometry: Float64Array [bucketCount, indexOffset, arenaOffset, totalBytes], roots: Uint8Array (32 B each), "
+    "keys: Uint8Array (32 B each), rootOf: Uint32Array (one per key), fetch: Uint8Array (32 B each), maxTries: 1-16)";
+
+template <typename T>
+std::vector<T> CopyTyped(const Napi::Value& v) {
+  auto a = v.As<Napi::TypedArrayOf<T>>();
+  return std::vector<T>(a.Data(), a.Data() + a.ElementLength());
+}
+
+// Parses the walk arguments from info[first..first+5]; `regionBytes` bounds the geometry (0:
+// not known here, the peer's memory registration bounds it).
+WalkArgs ParseWalkArgs(const Napi::CallbackInfo& info, size_t first, uint64_t regionBytes, const char* name) {
+  Napi::Env env = info.Env();
+  auto usage = [&](const std::string& why) {
+    return Coded(env, "RDMA_BAD_ARGUMENT", std::string(name) + kWalkUsage + ": " + why);
+  };
+  auto isType = [&](size_t i, napi_typedarray_type t) {
+    return info.Length() > first + i && info[first + i].IsTypedArray() &&
+           info[first + i].As<Napi::TypedArray>().TypedArrayType() == t;
+  };
+  if (!isType(0, napi_float64_array) || !isType(1, napi_uint8_array) || !isType(2, napi_uint8_array) ||
+      !isType(3, napi_uint32_array) || !isType(4, napi_uint8_array) || info.Length() <= first + 5 ||
+      !info[first + 5].IsNumber())
+    throw usage("wrong argument types");
+  WalkArgs a;
+  a.geometry = GeometryArg(info[first].As<Napi::Float64Array>(), regionBytes, name);
+  a.roots = CopyTyped<uint8_t>(info[first + 1]);
+  a.keys = CopyTyped<uint8_t>(info[first + 2]);
+  a.rootOf = CopyTyped<uint32_t>(info[first + 3]);
+  a.fetch = CopyTyped<uint8_t>(info[first + 4]);
+  double tries = info[first + 5].As<Napi::Number>().DoubleValue();
+  if (a.roots.size() % 32 != 0 || a.keys.size() % 32 != 0 || a.fetch.size() % 32 != 0)
+    throw usage("roots, keys and fetch hold 32-byte hashes");
+  if (a.rootOf.size() != a.keys.size() / 32) throw usage("one rootOf per key");
+  for (uint32_t r : a.rootOf)
+    if (r >= a.roots.size() / 32) throw usage("rootOf names a root that is not there");
+  if (!(tries >= 1 && tries <= 16) || tries != static_cast<double>(static_cast<uint32_t>(tries)))
+    throw usage("maxTries is 1 to 16");
+  a.maxTries = static_cast<uint32_t>(tries);
+  return a;
+}
+
+template <typename T>
+Napi::TypedArrayOf<T> TypedOf(Napi::Env env, const std::vector<T>& v) {
+  auto a = Napi::TypedArrayOf<T>::New(env, v.size());
+  if (!v.empty()) std::memcpy(a.Data(), v.data(), v.size() * sizeof(T));
+  return a;
+}
+
+// Why a walk has no answer: its source failed (`sourceCode`), or a verified node was malformed.
+bool WalkFailed(const monsoon_rdma::WalkResult& r) { return !r.sourceError.empty() || !r.malformed.empty(); }
+
+Napi::Error WalkError(Napi::Env env, const monsoon_rdma::WalkResult& r, const char* sourceCode) {
+  if (!r.sourceError.empty()) return Coded(env, sourceCode, r.sourceError);
+  return Coded(env, "RDMA_BAD_REGION", r.malformed);
+}
+
+// The walk's answer as JS: { data, bounds, hashes, ok, values, proof, proofBounds, fetched, counters }.
+Napi::Object WalkResultToJs(Napi::Env env, monsoon_rdma::WalkResult& r) {
+  Napi::Object o = Napi::Object::New(env);
+  auto* data = new std::vector<uint8_t>(std::move(r.data));
+  o.Set("data", Napi::Buffer<uint8_t>::New(env, data->data(), data->size(),
+                                           [](Napi::Env, uint8_t*, std::vector<uint8_t>* d) { delete d; }, data));
+  o.Set("bounds", TypedOf(env, r.bounds));
+  o.Set("hashes", TypedOf(env, r.hashes));
+  o.Set("ok", TypedOf(env, r.ok));
+  o.Set("values", TypedOf(env, r.values));
+  o.Set("proof", TypedOf(env, r.proof));
+  o.Set("proofBounds", TypedOf(env, r.proofBounds));
+  o.Set("fetched", TypedOf(env, r.fetched));
+  Napi::Object c = Napi::Object::New(env);
+  c.Set("nodes", static_cast<double>(r.counters.nodes));
+  c.Set("retries", static_cast<double>(r.counters.retries));
+  c.Set("misses", static_cast<double>(r.counters.misses));
+  c.Set("rejected", static_cast<double>(r.counters.rejected));
+  c.Set("rounds", static_cast<double>(r.counters.rounds));
+  o.Set("counters", c);
+  return o;
+}
+
+#ifdef MONSOON_HAVE_VERBS
+// A walk over RDMA, whole, off the JS thread: every level's bucket READs, then its node READs.
+class WalkRemoteWorker : public Napi::AsyncWorker {
+ public:
+  WalkRemoteWorker(Napi::Env env, QueuePair* qp, uint8_t* staging, size_t stagingBytes, uint32_t lkey,
+                   uint64_t remoteAddr, uint32_t rkey, WalkArgs args)
+      : Napi::AsyncWorker(env),
+        deferred_(Napi::Promise::Deferred::New(env)),
+        qp_(qp),
+        source_(*qp, staging, stagingBytes, lkey, remoteAddr, rkey),
+        args_(std::move(args)) {}
+
+  Napi::Promise Promise() { return deferred_.Promise(); }
+
+  void Execute() override { result_ = monsoon_rdma::Walk(source_, args_.geometry, args_.Request()); }
+
+  void OnOK() override {
+    qp_->busy = false;
+    if (WalkFailed(result_))
+      deferred_.Reject(WalkError(Env(), result_, source_.code != nullptr ? source_.code : "RDMA_SYSTEM_ERROR").Value());
+    else
+      deferred_.Resolve(WalkResultToJs(Env(), result_));
+  }
+
+ private:
+  Napi::Promise::Deferred deferred_;
+  QueuePair* qp_;
+  RdmaSource source_;
+  WalkArgs args_;
+  monsoon_rdma::WalkResult result_;
 };
 #endif
 
@@ -270,6 +492,9 @@ class RdmaAddon : public Napi::Addon<RdmaAddon> {
                              InstanceMethod("connectQueuePair", &RdmaAddon::ConnectQueuePair),
                              InstanceMethod("readBatch", &RdmaAddon::ReadBatch),
                              InstanceMethod("closeQueuePair", &RdmaAddon::CloseQueuePair),
+                             InstanceMethod("walkRegion", &RdmaAddon::WalkRegion),
+                             InstanceMethod("walkRemote", &RdmaAddon::WalkRemote),
+                             InstanceMethod("readNode", &RdmaAddon::ReadNode),
                          });
     env.AddCleanupHook([this]() { ReleaseAll(); });
   }
@@ -547,12 +772,7 @@ class RdmaAddon : public Napi::Addon<RdmaAddon> {
     Napi::Env env = info.Env();
 #ifdef MONSOON_HAVE_VERBS
     QueuePair& q = QueuePairArg(info, 0);
-    uint32_t mh = HandleArg(info, 1);
-    auto m = mappings_.find(mh);
-    if (m == mappings_.end()) throw Coded(env, "RDMA_BAD_HANDLE", "mapping " + std::to_string(mh) + " is not open");
-    Mapping& local = *m->second;
-    if (local.mr == nullptr)
-      throw Coded(env, "RDMA_BAD_ARGUMENT", "the local mapping must be registered with the device first");
+    Mapping& local = RegisteredMappingArg(info, 1);
     if (info.Length() < 5 || !info[2].IsBigInt() || !info[3].IsNumber() || !info[4].IsTypedArray() ||
         info[4].As<Napi::TypedArray>().TypedArrayType() != napi_float64_array)
       throw Coded(env, "RDMA_BAD_ARGUMENT", "readBatch(qp, mapping, remoteAddr: bigint, rkey, ops: Float64Array)");
@@ -587,6 +807,88 @@ class RdmaAddon : public Napi::Addon<RdmaAddon> {
 #endif
   }
 
+  // walkRegion(region: Uint8Array, geometry, roots, keys, rootOf, fetch, maxTries): a verified
+  // walk of a region in this process's memory (a mapping's bytes), on the JS thread: it reads
+  // memory, never blocks. Throws RDMA_BAD_REGION when a verified node is malformed.
+  Napi::Value WalkRegion(const Napi::CallbackInfo& info) {
+    Napi::Env env = info.Env();
+    if (info.Length() < 1 || !info[0].IsTypedArray() ||
+        info[0].As<Napi::TypedArray>().TypedArrayType() != napi_uint8_array)
+      throw Coded(env, "RDMA_BAD_ARGUMENT", std::string("walkRegion(region: Uint8Array, ...") + kWalkUsage);
+    Napi::Uint8Array region = info[0].As<Napi::Uint8Array>();
+    if (region.ElementLength() == 0)
+      throw Coded(env, "RDMA_CLOSED", "walkRegion: the region's bytes are empty (its mapping is closed)");
+    WalkArgs a = ParseWalkArgs(info, 1, region.ElementLength(), "walkRegion(region, ...");
+    monsoon_rdma::MemorySource source(region.Data(), region.ElementLength());
+    monsoon_rdma::WalkResult r = monsoon_rdma::Walk(source, a.geometry, a.Request());
+    if (WalkFailed(r)) throw WalkError(env, r, "RDMA_BAD_REGION");
+    return WalkResultToJs(env, r);
+  }
+
+  // readNode(region: Uint8Array, geometry: Float64Array, hash: Uint8Array (32 B), maxTries, out:
+  // Uint8Array) -> number: one node by hash, verified, copied into `out`; its length, -1 when it
+  // can't be had, or -(length + 2) when `out` is too short for it. Writing into the caller's
+  // buffer keeps a read free of a per-call JS allocation made here (an addon-made buffer costs
+  // more than the keccak).
+  Napi::Value ReadNode(const Napi::CallbackInfo& info) {
+    Napi::Env env = info.Env();
+    auto isType = [&](size_t i, napi_typedarray_type t) {
+      return info.Length() > i && info[i].IsTypedArray() && info[i].As<Napi::TypedArray>().TypedArrayType() == t;
+    };
+    if (!isType(0, napi_uint8_array) || !isType(1, napi_float64_array) || !isType(2, napi_uint8_array) ||
+        info.Length() < 5 || !info[3].IsNumber() || !isType(4, napi_uint8_array))
+      throw Coded(env, "RDMA_BAD_ARGUMENT",
+                  "readNode(region: Uint8Array, geometry: Float64Array, hash: Uint8Array, maxTries: number, out: "
+                  "Uint8Array)");
+    Napi::Uint8Array region = info[0].As<Napi::Uint8Array>();
+    Napi::Float64Array ga = info[1].As<Napi::Float64Array>();
+    Napi::Uint8Array hash = info[2].As<Napi::Uint8Array>();
+    uint32_t tries = info[3].As<Napi::Number>().Uint32Value();
+    Napi::Uint8Array out = info[4].As<Napi::Uint8Array>();
+    if (hash.ElementLength() != 32 || tries < 1 || tries > 16)
+      throw Coded(env, "RDMA_BAD_ARGUMENT", "readNode: a hash is 32 bytes, maxTries 1 to 16");
+    if (region.ElementLength() == 0)
+      throw Coded(env, "RDMA_CLOSED", "readNode: the region's bytes are empty (its mapping is closed)");
+    monsoon_rdma::Geometry g = GeometryArg(ga, region.ElementLength(), "readNode");
+    monsoon_rdma::MemorySource source(region.Data(), region.ElementLength());
+    thread_local monsoon_rdma::WalkResult r;
+    r.data.clear();
+    r.bounds.assign(1, 0);
+    if (!monsoon_rdma::ReadNode(source, g, hash.Data(), tries, r)) throw WalkError(env, r, "RDMA_BAD_REGION");
+    if (r.bounds.size() < 2) return Napi::Number::New(env, -1);
+    if (r.data.size() > out.ElementLength()) return Napi::Number::New(env, -static_cast<double>(r.data.size()) - 2);
+    std::memcpy(out.Data(), r.data.data(), r.data.size());
+    return Napi::Number::New(env, static_cast<double>(r.data.size()));
+  }
+
+  // walkRemote(qp, staging, remoteAddr: bigint, rkey, geometry, roots, keys, rootOf, fetch,
+  // maxTries) -> Promise: the same walk over RDMA READs from the peer's registered region into
+  // the registered local mapping `staging`, run whole off the JS thread (one doorbell per batch
+  // of READs: two per level). One walk or readBatch in flight per queue pair.
+  Napi::Value WalkRemote(const Napi::CallbackInfo& info) {
+    Napi::Env env = info.Env();
+#ifdef MONSOON_HAVE_VERBS
+    QueuePair& q = QueuePairArg(info, 0);
+    Mapping& local = RegisteredMappingArg(info, 1);
+    if (info.Length() < 4 || !info[2].IsBigInt() || !info[3].IsNumber())
+      throw Coded(env, "RDMA_BAD_ARGUMENT", "walkRemote(qp, staging, remoteAddr: bigint, rkey: number, ...)");
+    bool lossless = false;
+    uint64_t base = info[2].As<Napi::BigInt>().Uint64Value(&lossless);
+    uint32_t rkey = info[3].As<Napi::Number>().Uint32Value();
+    WalkArgs a = ParseWalkArgs(info, 4, 0, "walkRemote(qp, staging, remoteAddr, rkey, ...");
+    if (q.busy) throw Coded(env, "RDMA_BAD_ARGUMENT", "a batch is already in flight on this queue pair");
+    q.busy = true;
+    auto* w = new WalkRemoteWorker(env, &q, static_cast<uint8_t*>(local.addr), local.bytes, local.mr->lkey, base,
+                                   rkey, std::move(a));
+    Napi::Promise p = w->Promise();
+    w->Queue();
+    return p;
+#else
+    (void)info;
+    throw NoVerbs(env);
+#endif
+  }
+
   void CloseQueuePair(const Napi::CallbackInfo& info) {
 #ifdef MONSOON_HAVE_VERBS
     uint32_t h = HandleArg(info, 0);
@@ -602,6 +904,17 @@ class RdmaAddon : public Napi::Addon<RdmaAddon> {
   }
 
 #ifdef MONSOON_HAVE_VERBS
+  // The mapping named by info[i], which must be registered with a device (READs land in it).
+  Mapping& RegisteredMappingArg(const Napi::CallbackInfo& info, size_t i) {
+    uint32_t mh = HandleArg(info, i);
+    auto m = mappings_.find(mh);
+    if (m == mappings_.end())
+      throw Coded(info.Env(), "RDMA_BAD_HANDLE", "mapping " + std::to_string(mh) + " is not open");
+    if (m->second->mr == nullptr)
+      throw Coded(info.Env(), "RDMA_BAD_ARGUMENT", "the local mapping must be registered with the device first");
+    return *m->second;
+  }
+
   QueuePair& QueuePairArg(const Napi::CallbackInfo& info, size_t i) {
     uint32_t h = HandleArg(info, i);
     auto it = queuePairs_.find(h);

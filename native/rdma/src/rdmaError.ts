@@ -37,6 +37,7 @@ export const isRdmaError = codedErrorGuard(RdmaError);
  * one into an RdmaError, keeping anything else as it is.
  */
 export function fromAddonError(e: unknown): unknown {
+  if (e instanceof RdmaError) return e;
   const code = (e as { code?: unknown }).code;
   if (typeof code === 'string' && (Object.values(RdmaErrorCode) as string[]).includes(code))
     return new RdmaError(code as RdmaErrorCode, (e as Error).message, {}, e);

@@ -94,8 +94,12 @@ export function writeHeader(bytes: Uint8Array, g: RegionGeometry): void {
   v.setBigUint64(H.arenaBytes, BigInt(g.arenaBytes), true);
 }
 
-/** The geometry of the region in `bytes`; throws BadRegion / RegionTooSmall when it is not one. */
-export function readHeader(bytes: Uint8Array): RegionGeometry {
+/**
+ * The geometry of the region in `bytes` (at least its header); throws BadRegion / RegionTooSmall
+ * when it is not one. `regionBytes`: how much of it there is (all of `bytes` when it is here; the
+ * size a peer registered when only the header was read over RDMA).
+ */
+export function readHeader(bytes: Uint8Array, regionBytes: number = bytes.length): RegionGeometry {
   if (bytes.length < HEADER_BYTES)
     throw new RdmaError(
       RdmaErrorCode.RegionTooSmall,
@@ -131,10 +135,10 @@ export function readHeader(bytes: Uint8Array): RegionGeometry {
       `region geometry is inconsistent: ${bucketCount} buckets of ${slots}, index at ${indexOffset}, arena at ${arenaOffset}`,
     );
   const totalBytes = arenaOffset + arenaBytes;
-  if (bytes.length < totalBytes)
+  if (regionBytes < totalBytes)
     throw new RdmaError(
       RdmaErrorCode.RegionTooSmall,
-      `the region's header says it spans ${totalBytes} B, only ${bytes.length} B are mapped`,
+      `the region's header says it spans ${totalBytes} B, only ${regionBytes} B are mapped`,
     );
   return {
     generation: v.getBigUint64(H.generation, true),

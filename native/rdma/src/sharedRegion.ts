@@ -8,19 +8,9 @@
  * one, so a reader still mapping the old one reads a stale but intact region until it re-maps.
  */
 import { open, rename, rm } from 'node:fs/promises';
-import { loadNative, type RdmaBinding, type VerbsInfo } from './loadNative.js';
+import { loadNative, nativeBinding, type VerbsInfo } from './loadNative.js';
 import { fromAddonError, RdmaError, RdmaErrorCode } from './rdmaError.js';
 import { HEADER_BYTES } from './regionLayout.js';
-
-function binding(): RdmaBinding {
-  const l = loadNative();
-  if (l.binding === undefined)
-    throw new RdmaError(
-      RdmaErrorCode.NotBuilt,
-      `the rdma addon is not built (run npm run build:native): ${(l.error as Error)?.message ?? l.error}`,
-    );
-  return l.binding;
-}
 
 export class SharedRegion {
   private open = true;
@@ -43,7 +33,7 @@ export class SharedRegion {
    * read-write.
    */
   static async create(path: string, bytes: number): Promise<SharedRegion> {
-    const b = binding();
+    const b = nativeBinding();
     if (!Number.isSafeInteger(bytes) || bytes < HEADER_BYTES)
       throw new RdmaError(
         RdmaErrorCode.RegionTooSmall,
@@ -69,7 +59,7 @@ export class SharedRegion {
 
   /** Maps an existing region file read-only (all of it). */
   static async map(path: string): Promise<SharedRegion> {
-    const b = binding();
+    const b = nativeBinding();
     try {
       const m = await b.mapFile(path, false, 0);
       return new SharedRegion(path, m.handle, new Uint8Array(m.buffer), false);
@@ -87,7 +77,7 @@ export class SharedRegion {
     if (!this.open) return;
     this.open = false;
     try {
-      binding().unmap(this.handle);
+      nativeBinding().unmap(this.handle);
     } catch (e) {
       throw fromAddonError(e);
     }

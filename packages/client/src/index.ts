@@ -61,6 +61,8 @@ export {
   type OneSidedCounters,
   type OneSidedReads,
   openStorageTransport,
+  RDMA_STAGING_BYTES,
+  RdmaReads,
   ShmReads,
   STORAGE_TRANSPORTS,
   type StorageTransportKind,

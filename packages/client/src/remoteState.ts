@@ -167,7 +167,7 @@ export class RemoteState {
     try {
       for (let i = 0; i < all.length; i += MAX_BATCH) {
         const qs = all.slice(i, i + MAX_BATCH);
-        const walked = this.oneSided?.read(batch.at, batch.shard, qs);
+        const walked = await this.oneSided?.read(batch.at, batch.shard, qs);
         if (walked !== undefined) {
           // Every node was checked against the hash its parent named, from the state root.
           this.counters.oneSided++;
@@ -324,6 +324,8 @@ export class RemoteState {
     }
     for (const n of res.bag) this.counters.bytes += n.length;
     if (verified !== undefined) this.cache.merge(verified);
+    // A native walk's nodes come with the hashes it checked them against: no second keccak.
+    else if (res.bagHashes !== undefined) this.cache.addVerified(res.bag, res.bagHashes);
     else this.cache.addNodes(res.bag);
     for (const r of res.results) {
       if (r.code.length > 0) {

@@ -44,6 +44,13 @@ export {
   peerMessageToProto,
 } from './convert/peer.js';
 export {
+  connectRdmaRequestFromProto,
+  connectRdmaRequestToProto,
+  connectRdmaResponseFromProto,
+  connectRdmaResponseToProto,
+  GID_LENGTH,
+} from './convert/rdma.js';
+export {
   getAccountRequestFromProto,
   getAccountRequestToProto,
   getAccountResponseFromProto,
@@ -113,6 +120,7 @@ export {
 } from './domain/genesis.js';
 export type { Head } from './domain/head.js';
 export type { BlockWithReceipts, PeerBlock, PeerMessage } from './domain/peer.js';
+export type { ConnectRdmaRequest, ConnectRdmaResponse, RdmaEndpoint } from './domain/rdma.js';
 export type {
   ExportedRegion,
   GetAccountRequest,

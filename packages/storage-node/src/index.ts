@@ -19,6 +19,7 @@ export {
 } from './nodeStore/levelNodeStore.js';
 export { CACHE_ENTRY_OVERHEAD, NodeCache } from './nodeStore/nodeCache.js';
 export type { NodeFaults } from './nodeStore/nodeFaults.js';
+export { defaultRdmaExportOptions, RdmaExport, type RdmaExportOptions } from './nodeStore/rdmaExport.js';
 export {
   defaultRegionExportOptions,
   RegionExport,

@@ -74,7 +74,7 @@ export const CLIENT_OPTIONS: readonly RoleOption[] = [
     name: 'storageTransport',
     arg: '<kind>',
     description:
-      'state reads: grpc | shm (one-sided walks of the regions storage nodes on this host export, gRPC for the rest) | rdma (default: grpc)',
+      'state reads: grpc | shm (one-sided walks of the regions storage nodes on this host export, gRPC for the rest) | rdma (the same walks over RDMA READs from nodes started with --rdma-device; needs a device) (default: grpc)',
   },
   {
     name: 'chainWindow',

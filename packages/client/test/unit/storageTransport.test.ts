@@ -4,6 +4,8 @@
  * reading over shm must get exactly what a gRPC-only client gets — accounts, slots, code — with
  * the first node's shards walked one-sidedly (no BatchGet) and the second's over gRPC. A transport
  * that can't run says what is missing: shm with no region to map, rdma without verbs or a device.
+ * Where an RDMA device exists, rdma (a queue pair per node, connected over ConnectRdma, the same
+ * native walk over READs) must answer as gRPC too; elsewhere that test says why it skipped.
  */
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
@@ -11,13 +13,14 @@ import {
   openStorageTransport,
   RemoteState,
   ShardedStorage,
+  ShmReads,
   type StateRef,
   type StorageTransportKind,
 } from '@monsoon/client';
 import { keccak } from '@monsoon/keccak';
 import type { AccountQuery, Genesis } from '@monsoon/protocol';
-import { SharedRegion } from '@monsoon/rdma';
-import { RegionExport, StorageNode, StorageServer } from '@monsoon/storage-node';
+import { SharedRegion, verbsInfo } from '@monsoon/rdma';
+import { RdmaExport, RegionExport, StorageNode, StorageServer } from '@monsoon/storage-node';
 import { Prng, tempDir } from '@monsoon/test-utils';
 
 function genesisOf(seed: number, n: number): Genesis {
@@ -147,5 +150,95 @@ describe('storage transports', () => {
     expect(e.message).toMatch(/--storage-transport rdma: .*(RDMA device|verbs|not built|not implemented)/);
     console.log(`rdma transport refused here: ${e.message}`);
     storage.close();
+  });
+
+  it('re-maps a region its node re-created on restart (new file, new generation) instead of staying on gRPC', async () => {
+    const path = join(dir.dir, 'restart.region');
+    const start = async (g: Genesis, listen: string) => {
+      const r = await RegionExport.create({ path, nodes: 20_000, arenaBytes: 8 << 20 });
+      const n = StorageNode.fromGenesis(g, {}, { observers: [r] });
+      await n.startObservers();
+      const s = await StorageServer.create({ listen }, { node: n, region: r.info()! });
+      return { r, n, s };
+    };
+    const first = await start(genesis, '127.0.0.1:0');
+    const address = first.s.address();
+    const storage = await ShardedStorage.connect([address]);
+    const shm = await ShmReads.open(storage, undefined, { recheckMs: 0 });
+    const remote = new RemoteState(storage, { compactLevels: 0, maxCachedNodes: 1_000_000 }, undefined, shm);
+    const stateAt = (n: StorageNode): StateRef => ({
+      blockHash: n.head.hash,
+      stateRoot: n.head.header.stateRoot,
+    });
+    const queries = (g: Genesis) =>
+      g.alloc.slice(0, 50).map((a) => ({ address: a.address, slots: [], code: false }));
+    await remote.fetch(stateAt(first.n), queries(genesis));
+    expect(shm.counters.answered).toBe(1);
+    const oldGeneration = first.r.info()!.generation;
+    // The node restarts on the same address with another state; its region file is re-created.
+    await first.s.close();
+    await first.n.close();
+    await first.r.close();
+    const other = genesisOf(4, 300);
+    const second = await start(other, address);
+    expect(second.r.info()!.generation).not.toBe(oldGeneration);
+    const at = stateAt(second.n);
+    await remote.fetch(at, queries(other));
+    // The old mapping lacked the new state's nodes: the miss made the client ask the node, map
+    // its new region and walk that, with no BatchGet.
+    expect(shm.counters.remapped).toBe(1);
+    expect(shm.counters.answered).toBe(2);
+    expect(shm.counters.fellBack).toBe(0);
+    expect(remote.counters.calls).toBe(0);
+    for (const a of other.alloc.slice(0, 50))
+      expect(remote.tree(at.stateRoot).getAccount(a.address)?.balance).toBe(a.balance);
+    shm.close();
+    storage.close();
+    await second.s.close();
+    await second.n.close();
+    await second.r.close();
+  });
+
+  it('rdma answers exactly what gRPC answers, where a device exists', async () => {
+    const info = verbsInfo();
+    if (info.devices.length === 0) {
+      console.log(`rdma transport end to end skipped: ${info.reason ?? 'no RDMA device'}`);
+      return;
+    }
+    const rdma = await RdmaExport.open({ device: info.devices[0]! }, region);
+    const server = await StorageServer.create(
+      { listen: '127.0.0.1:0' },
+      { node: nodes[0]!, region: region.info()!, rdma },
+    );
+    const storage = await ShardedStorage.connect([server.address(), addresses[1]!]);
+    const oneSided = await openStorageTransport('rdma', storage);
+    const viaRdma = new RemoteState(
+      storage,
+      { compactLevels: 0, maxCachedNodes: 1_000_000 },
+      undefined,
+      oneSided,
+    );
+    const grpc = await client('grpc');
+    const head = nodes[0]!.head;
+    const at: StateRef = { blockHash: head.hash, stateRoot: head.header.stateRoot };
+    const queries = genesis.alloc.map((a) => ({
+      address: a.address,
+      slots: a.storage.map(([s]) => s),
+      code: true,
+    }));
+    await Promise.all([grpc.fetch(at, queries), viaRdma.fetch(at, queries)]);
+    const hex = (b: Uint8Array | undefined) => (b === undefined ? '-' : Buffer.from(b).toString('hex'));
+    for (const q of queries) {
+      const a = grpc.tree(at.stateRoot);
+      const b = viaRdma.tree(at.stateRoot);
+      expect(b.getAccount(q.address)).toEqual(a.getAccount(q.address));
+      expect(b.proveAccount(q.address).map(hex)).toEqual(a.proveAccount(q.address).map(hex));
+    }
+    expect(viaRdma.counters.oneSided).toBe(1);
+    oneSided!.close();
+    storage.close();
+    grpc.storage.close();
+    await server.close();
+    rdma.close();
   });
 });

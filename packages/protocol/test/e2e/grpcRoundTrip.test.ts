@@ -98,6 +98,7 @@ const fake: StorageServiceServer = {
       roots: r.expectedRoots.filter((x) => mine.has(x.shard)),
     });
   }),
+  connectRdma: unimplemented,
 };
 
 let server: Server;

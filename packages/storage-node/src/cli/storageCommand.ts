@@ -18,7 +18,9 @@ import {
   runRole,
 } from '@monsoon/edge';
 import { type Genesis, parseGenesis } from '@monsoon/protocol';
+import { requireRdma } from '@monsoon/rdma';
 import { connectRemoteNodeDb, openLocalNodeDb } from '../nodeStore/levelNodeStore.js';
+import { RdmaExport } from '../nodeStore/rdmaExport.js';
 import { autoRegionPath, RegionExport } from '../nodeStore/regionExport.js';
 import { TieredStore } from '../nodeStore/tieredStore.js';
 import { StorageMetrics } from '../server/storageMetrics.js';
@@ -44,6 +46,23 @@ async function startStorage(
       '--export-region needs --backend memory (a tiered node keeps its cold nodes in LevelDB, not in the region)',
     );
   }
+  if (cfg.rdmaDevice !== undefined) {
+    if (cfg.exportRegion === undefined)
+      throw new StorageError(
+        StorageErrorCode.BadArgument,
+        `--rdma-device ${cfg.rdmaDevice}: needs --export-region <file|auto> (RDMA serves the exported region)`,
+      );
+    try {
+      requireRdma(); // before anything is built: say at once what is missing here
+    } catch (e) {
+      throw new StorageError(
+        StorageErrorCode.BadArgument,
+        `--rdma-device ${cfg.rdmaDevice}: ${(e as Error).message}`,
+        {},
+        e,
+      );
+    }
+  }
   let tiered: TieredStore | undefined;
   if (cfg.backend === 'tiered') {
     const db =
@@ -67,8 +86,11 @@ async function startStorage(
           },
           { logger: log },
         );
+  let rdma: RdmaExport | undefined;
   let node: StorageNode;
   try {
+    if (region !== undefined && cfg.rdmaDevice !== undefined)
+      rdma = await RdmaExport.open({ device: cfg.rdmaDevice }, region, { logger: log });
     node = await StorageNode.open(
       genesis,
       {
@@ -87,6 +109,7 @@ async function startStorage(
       },
     );
   } catch (e) {
+    rdma?.close();
     await region?.close().catch(() => undefined);
     throw e;
   }
@@ -102,7 +125,13 @@ async function startStorage(
         maxBatchQueries: cfg.maxBatch,
         maxNodes: cfg.maxNodes,
       },
-      { node, logger: log, metrics, ...(region?.info() !== undefined ? { region: region.info()! } : {}) },
+      {
+        node,
+        logger: log,
+        metrics,
+        ...(region?.info() !== undefined ? { region: region.info()! } : {}),
+        ...(rdma !== undefined ? { rdma } : {}),
+      },
     );
     if (cfg.metrics !== undefined) {
       metricsServer = await MetricsServer.create(
@@ -111,6 +140,7 @@ async function startStorage(
       );
     }
   } catch (e) {
+    rdma?.close();
     await node.close().catch(() => undefined);
     throw e;
   }
@@ -127,11 +157,13 @@ async function startStorage(
       head: Number(node.head.header.number),
       hash: node.head.id,
       ...(region !== undefined ? { region: region.info()?.path } : {}),
+      ...(rdma !== undefined ? { rdmaDevice: rdma.opts.device } : {}),
     },
     status: () => ({ head: Number(node.head.header.number), hash: node.head.id }),
     async close() {
       await metricsServer?.close();
       await server.close();
+      rdma?.close();
       await node.close();
     },
   };

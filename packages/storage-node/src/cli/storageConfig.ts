@@ -55,6 +55,8 @@ export interface StorageCliConfig {
   exportRegion: string | undefined;
   /** The region's arena, MiB. */
   regionMb: number;
+  /** Register the exported region with this RDMA device for clients' READs; undefined: no RDMA. */
+  rdmaDevice: string | undefined;
   maxNodes: number;
 }
 
@@ -133,6 +135,12 @@ export const STORAGE_OPTIONS: readonly RoleOption[] = [
     name: 'regionMb',
     arg: '<n>',
     description: "the exported region's node arena, MiB (default: 2048; RAM is taken as it fills)",
+  },
+  {
+    name: 'rdmaDevice',
+    arg: '<name>',
+    description:
+      'also serve the exported region to RDMA readers through this device (ibv_devices; clients connect over gRPC ConnectRdma); needs --export-region (default: off)',
   },
 ];
 
@@ -262,6 +270,7 @@ export function resolveStorageConfig(flags: RawOptions, config: RawOptions = {})
     leveldb: read.optionalHostPort(pick('leveldb'), 'leveldb'),
     exportRegion: exportRegionOf(pick('exportRegion')),
     regionMb: read.int(pick('regionMb') ?? defaultStorageCliOptions.regionMb, 'regionMb', 1),
+    rdmaDevice: pick('rdmaDevice') === undefined ? undefined : read.str(pick('rdmaDevice'), 'rdmaDevice'),
     maxNodes: read.int(pick('maxNodes') ?? defaultStorageCliOptions.maxNodes, 'maxNodes', 1),
   };
 }

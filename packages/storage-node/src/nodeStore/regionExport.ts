@@ -104,6 +104,11 @@ export class RegionExport implements VersionObserver {
     };
   }
 
+  /** The region file's mapping (what RDMA registers); undefined for an in-process buffer. */
+  get mapping(): SharedRegion | undefined {
+    return this.shared;
+  }
+
   /** The region's bytes (for in-process readers and tests). */
   get bytes(): Uint8Array {
     return this.writer.bytes;

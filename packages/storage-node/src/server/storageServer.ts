@@ -26,6 +26,8 @@ import {
   batchGetRequestFromProto,
   batchGetResponseToProto,
   type commonPb,
+  connectRdmaRequestFromProto,
+  connectRdmaResponseToProto,
   type GetNodesRequest,
   type GetNodesResponse,
   getAccountRequestFromProto,
@@ -45,6 +47,7 @@ import {
   type storagePb,
 } from '@monsoon/protocol';
 import { bytesEqual, toHex } from '@monsoon/util';
+import type { RdmaExport } from '../nodeStore/rdmaExport.js';
 import { StorageError, StorageErrorCode } from '../storageError.js';
 import type { StorageNode } from '../storageNode.js';
 import type { Version } from '../versionStore.js';
@@ -83,6 +86,8 @@ export interface StorageServerModules {
   node: StorageNode;
   /** The node's exported region, advertised in GetShardRoots (a RegionExport's info()). */
   region?: { readonly path: string; readonly generation: bigint; readonly bytes: number };
+  /** The region registered with an RDMA device: ConnectRdma connects clients to it. */
+  rdma?: RdmaExport;
   logger?: Logger;
   metrics?: RequestMetrics;
 }
@@ -99,6 +104,7 @@ export class StorageServer {
   readonly heads: HeadFeed<Version>;
   private readonly node: StorageNode;
   private readonly region: StorageServerModules['region'];
+  private readonly rdma: RdmaExport | undefined;
   private readonly log: Logger;
   private readonly streams = new Set<() => void>();
   /** Set by close(): long calls stop at their next turn instead of running to the end. */
@@ -112,6 +118,7 @@ export class StorageServer {
   ) {
     this.node = modules.node;
     this.region = modules.region;
+    this.rdma = modules.rdma;
     this.log = modules.logger ?? silentLogger;
     this.heads = new HeadFeed(
       () => modules.node.head,
@@ -298,6 +305,19 @@ export class StorageServer {
           }
         },
         encode: (res) => applyBlockResponseToProto(res, { shardCount }),
+      }),
+      connectRdma: unaryRpc({
+        decode: connectRdmaRequestFromProto,
+        run: (r) => {
+          if (this.rdma === undefined)
+            throw new CallRefused(
+              status.FAILED_PRECONDITION,
+              'NO_RDMA',
+              'this node does not export its region over RDMA (start it with --export-region and --rdma-device)',
+            );
+          return this.rdma.connect(r);
+        },
+        encode: connectRdmaResponseToProto,
         logRefusals: true,
       }),
     };

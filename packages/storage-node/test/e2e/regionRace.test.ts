@@ -6,7 +6,8 @@
  * give exactly the node's answers at that version; slots that changed under it must be caught by
  * the hash check (counted as rejected / retried / missed). Then, with the writer still going, the
  * newest version's root node is scribbled over in the shared region: every walk of that version
- * must be refused by the hash check (rejections counted), never answered. Never a wrong answer.
+ * must be refused by the hash check (rejections counted), never answered. Never a wrong answer,
+ * from the JS walk or from the addon's (each query is walked both ways).
  */
 import { type ChildProcess, fork } from 'node:child_process';
 import { existsSync } from 'node:fs';
@@ -33,6 +34,8 @@ interface Counts {
   retries: number;
   misses: number;
   rejected: number;
+  /** The addon's walks of the same queries (the shm transport's), counted apart. */
+  native: Omit<Counts, 'native'>;
 }
 
 describe('a reader racing the region writer', () => {
@@ -130,13 +133,18 @@ describe('a reader racing the region writer', () => {
     console.log(
       `race: ${counts.walks} walks, ${counts.answered} answered, ${counts.missed} missed, ${counts.wrong} wrong; ` +
         `node reads ${counts.nodes}, retries ${counts.retries}, rejected ${counts.rejected}; ` +
-        `writer: ${JSON.stringify(region.writer.counters)}`,
+        `writer: ${JSON.stringify(region.writer.counters)}; native: ${JSON.stringify({ ...counts.native, firstWrong: undefined })}`,
     );
     expect(counts.firstWrong).toBeUndefined();
     expect(counts.wrong).toBe(0);
     expect(counts.answered).toBeGreaterThan(0);
     expect(counts.rejected).toBeGreaterThan(0);
     expect(counts.retries).toBeGreaterThan(0);
+    expect(counts.native.firstWrong).toBeUndefined();
+    expect(counts.native.wrong).toBe(0);
+    expect(counts.native.answered).toBeGreaterThan(0);
+    expect(counts.native.rejected).toBeGreaterThan(0);
+    expect(counts.native.missed).toBeGreaterThan(0);
     expect(region.writer.counters.reusedBytes).toBeGreaterThan(0);
     await node.close();
   });

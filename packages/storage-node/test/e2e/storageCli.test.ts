@@ -86,6 +86,23 @@ describe('monsoon storage, refusing to start', () => {
         /^BAD_GENESIS: genesis alloc\[0x1234\] address: expected 20 bytes, found 2$/,
       ],
       [['--config', badConfig, ...d], /^BAD_ARGUMENT: config .*badConfig\.json: unknown option "shardz"/],
+      [
+        ['--genesis', genesisFile, '--rdma-device', 'rxe0', ...d],
+        /^BAD_ARGUMENT: --rdma-device rxe0: needs --export-region/,
+      ],
+      [
+        // No device by that name anywhere (here: no RDMA device at all, or no verbs in the build).
+        [
+          '--genesis',
+          genesisFile,
+          '--rdma-device',
+          'no-such-dev0',
+          '--export-region',
+          join(dir, 'r.region'),
+          ...d,
+        ],
+        /^BAD_ARGUMENT: --rdma-device no-such-dev0: .*(RDMA device|verbs|not built)/,
+      ],
     ];
     const results = await Promise.all(cases.map(([args]) => runRoleToExit('storage-node', args)));
     results.forEach((r, i) => {

@@ -8,7 +8,7 @@
 import { describe, expect, it } from '@jest/globals';
 import { keccak } from '@monsoon/keccak';
 import { atHash } from '@monsoon/protocol';
-import { RegionReader, walkAccount, walkAccounts } from '@monsoon/rdma';
+import { MappedWalkSource, RegionReader, walkAccount, walkAccounts, walkAccountsFrom } from '@monsoon/rdma';
 import { RegionExport, StorageNode } from '@monsoon/storage-node';
 import { Prng } from '@monsoon/test-utils';
 import { makeGenesis, RefChain } from '../helpers/chain.js';
@@ -111,6 +111,39 @@ describe('RegionExport', () => {
     }
     expect(reader.counters.misses).toBe(0);
     expect(reader.counters.rejected).toBe(0);
+    // The addon's walk, every version: the node's BatchGet answers and the JS walk's proofs.
+    const native = new MappedWalkSource(region.bytes, reader.geometry);
+    let nativeCompared = 0;
+    for (const v of versions) {
+      const queries = [
+        ...genesis.alloc.map((a) => ({
+          address: a.address,
+          slots: [...a.storage.map(([s]) => s), rng.bytes(32)],
+          code: true,
+        })),
+        ...Array.from({ length: 30 }, () => ({ address: rng.bytes(20), slots: [rng.bytes(32)], code: true })),
+      ];
+      const { answers, nodes } = await walkAccountsFrom(native, v.header.stateRoot, queries);
+      const js = walkAccounts((hs) => reader.nodes(hs), v.header.stateRoot, queries);
+      const truth = node.batchGet({ at: atHash(v.hash), queries, omitLevels: 0 });
+      queries.forEach((_, i) => {
+        const a = answers[i]!;
+        expect(a).toBeDefined();
+        expect(hex(a.accountRlp)).toBe(hex(truth.results[i]!.accountRlp));
+        expect(a.slotValues.map(hex)).toEqual(truth.results[i]!.slotValues.map(hex));
+        expect(hex(a.code)).toBe(hex(truth.results[i]!.code));
+        expect(a.accountProof.map(hex)).toEqual(js[i]!.accountProof.map(hex));
+        expect(a.storageProofs.map((p) => p.map(hex))).toEqual(js[i]!.storageProofs.map((p) => p.map(hex)));
+        nativeCompared++;
+      });
+      // What the walks read is what the node's answer carries: its bag (trie nodes) and the code.
+      const codes = new Set(truth.results.map((r) => hex(r.code)));
+      const read = new Set(nodes.map(hex).filter((n) => !codes.has(n)));
+      expect(read).toEqual(new Set(truth.bag.map(hex)));
+    }
+    expect(nativeCompared).toBeGreaterThan(2000);
+    expect(native.counters.misses).toBe(0);
+    expect(native.counters.rejected).toBe(0);
   });
 
   it('a node holding some shards: walks into its shards answer, walks into others miss', async () => {
@@ -152,6 +185,7 @@ describe('RegionExport', () => {
     const arenaStart = new RegionReader(forged).geometry.arenaOffset;
     const used = region.writer.arenaUsed;
     let missed = 0;
+    let nativeMissed = 0;
     let rejected = 0;
     for (let round = 0; round < 40; round++) {
       const copy = forged.slice();
@@ -159,6 +193,21 @@ describe('RegionExport', () => {
       for (let k = 0; k < 200; k++) copy[arenaStart + rng.int(used)]! ^= 1 + rng.int(255);
       for (let k = 0; k < 50; k++) copy[4096 + rng.int(arenaStart - 4096)]! ^= 1 + rng.int(255);
       const reader = new RegionReader(copy);
+      const native = await walkAccountsFrom(
+        new MappedWalkSource(copy, reader.geometry),
+        v.header.stateRoot,
+        queries,
+      );
+      queries.forEach((_, i) => {
+        const w = native.answers[i];
+        if (w === undefined) {
+          nativeMissed++;
+          return;
+        }
+        expect(hex(w.accountRlp)).toBe(hex(truth[i]!.accountRlp));
+        expect(hex(w.code)).toBe(hex(truth[i]!.code));
+        expect(w.slotValues.map(hex)).toEqual(truth[i]!.slotValues.map(hex));
+      });
       queries.forEach((q, i) => {
         const w = walkAccount((h) => reader.node(h), v.header.stateRoot, q);
         if (w === undefined) {
@@ -174,6 +223,7 @@ describe('RegionExport', () => {
       rejected += reader.counters.rejected;
     }
     expect(missed).toBeGreaterThan(0);
+    expect(nativeMissed).toBeGreaterThan(0);
     expect(rejected).toBeGreaterThan(0);
   });
 });

@@ -252,6 +252,40 @@ export interface ApplyBlockResponse {
   roots: ShardRoot[];
 }
 
+/** One side of an RDMA reliable connection: what the other side needs to connect to it. */
+export interface RdmaEndpoint {
+  /** The queue pair number (24 bits, not 0). */
+  qpn: number;
+  /** The port's local identifier (16 bits; 0 on RoCE). */
+  lid: number;
+  /** The port's GID (index 0), 16 bytes. */
+  gid: Uint8Array;
+  /** The first packet sequence number (24 bits). */
+  psn: number;
+}
+
+/** Request for ConnectRdma. */
+export interface ConnectRdmaRequest {
+  /** The client's queue pair, in INIT. */
+  client?: RdmaEndpoint | undefined;
+}
+
+/** Response to ConnectRdma. */
+export interface ConnectRdmaResponse {
+  /** The node's queue pair, connected to the client's (ready to serve its READs). */
+  server?:
+    | RdmaEndpoint
+    | undefined;
+  /** The region's virtual address as registered (READs name addresses from here). */
+  regionAddr: bigint;
+  /** The region's remote key. */
+  rkey: number;
+  /** The region's size in bytes. */
+  regionBytes: bigint;
+  /** The generation in the region's header: the client checks it against the header it reads. */
+  generation: bigint;
+}
+
 function createBaseGetAccountRequest(): GetAccountRequest {
   return { address: new Uint8Array(0), at: undefined, omitLevels: 0 };
 }
@@ -1942,6 +1976,274 @@ export const ApplyBlockResponse: MessageFns<ApplyBlockResponse> = {
   },
 };
 
+function createBaseRdmaEndpoint(): RdmaEndpoint {
+  return { qpn: 0, lid: 0, gid: new Uint8Array(0), psn: 0 };
+}
+
+export const RdmaEndpoint: MessageFns<RdmaEndpoint> = {
+  encode(message: RdmaEndpoint, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.qpn !== 0) {
+      writer.uint32(8).uint32(message.qpn);
+    }
+    if (message.lid !== 0) {
+      writer.uint32(16).uint32(message.lid);
+    }
+    if (message.gid.length !== 0) {
+      writer.uint32(26).bytes(message.gid);
+    }
+    if (message.psn !== 0) {
+      writer.uint32(32).uint32(message.psn);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): RdmaEndpoint {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseRdmaEndpoint();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 8) {
+              break;
+            }
+
+            message.qpn = reader.uint32();
+            continue;
+          }
+          case 2: {
+            if (tag !== 16) {
+              break;
+            }
+
+            message.lid = reader.uint32();
+            continue;
+          }
+          case 3: {
+            if (tag !== 26) {
+              break;
+            }
+
+            message.gid = reader.bytes();
+            continue;
+          }
+          case 4: {
+            if (tag !== 32) {
+              break;
+            }
+
+            message.psn = reader.uint32();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  create<I extends Exact<DeepPartial<RdmaEndpoint>, I>>(base?: I): RdmaEndpoint {
+    return RdmaEndpoint.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<RdmaEndpoint>, I>>(object: I): RdmaEndpoint {
+    const message = createBaseRdmaEndpoint();
+    message.qpn = object.qpn ?? 0;
+    message.lid = object.lid ?? 0;
+    message.gid = object.gid ?? new Uint8Array(0);
+    message.psn = object.psn ?? 0;
+    return message;
+  },
+};
+
+function createBaseConnectRdmaRequest(): ConnectRdmaRequest {
+  return { client: undefined };
+}
+
+export const ConnectRdmaRequest: MessageFns<ConnectRdmaRequest> = {
+  encode(message: ConnectRdmaRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.client !== undefined) {
+      RdmaEndpoint.encode(message.client, writer.uint32(10).fork()).join();
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): ConnectRdmaRequest {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseConnectRdmaRequest();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.client = RdmaEndpoint.decode(reader, reader.uint32());
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  create<I extends Exact<DeepPartial<ConnectRdmaRequest>, I>>(base?: I): ConnectRdmaRequest {
+    return ConnectRdmaRequest.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<ConnectRdmaRequest>, I>>(object: I): ConnectRdmaRequest {
+    const message = createBaseConnectRdmaRequest();
+    message.client = (object.client !== undefined && object.client !== null)
+      ? RdmaEndpoint.fromPartial(object.client)
+      : undefined;
+    return message;
+  },
+};
+
+function createBaseConnectRdmaResponse(): ConnectRdmaResponse {
+  return { server: undefined, regionAddr: 0n, rkey: 0, regionBytes: 0n, generation: 0n };
+}
+
+export const ConnectRdmaResponse: MessageFns<ConnectRdmaResponse> = {
+  encode(message: ConnectRdmaResponse, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.server !== undefined) {
+      RdmaEndpoint.encode(message.server, writer.uint32(10).fork()).join();
+    }
+    if (message.regionAddr !== 0n) {
+      if (BigInt.asUintN(64, message.regionAddr) !== message.regionAddr) {
+        throw new globalThis.Error("value provided for field message.regionAddr of type uint64 too large");
+      }
+      writer.uint32(16).uint64(message.regionAddr);
+    }
+    if (message.rkey !== 0) {
+      writer.uint32(24).uint32(message.rkey);
+    }
+    if (message.regionBytes !== 0n) {
+      if (BigInt.asUintN(64, message.regionBytes) !== message.regionBytes) {
+        throw new globalThis.Error("value provided for field message.regionBytes of type uint64 too large");
+      }
+      writer.uint32(32).uint64(message.regionBytes);
+    }
+    if (message.generation !== 0n) {
+      if (BigInt.asUintN(64, message.generation) !== message.generation) {
+        throw new globalThis.Error("value provided for field message.generation of type uint64 too large");
+      }
+      writer.uint32(40).uint64(message.generation);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): ConnectRdmaResponse {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseConnectRdmaResponse();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.server = RdmaEndpoint.decode(reader, reader.uint32());
+            continue;
+          }
+          case 2: {
+            if (tag !== 16) {
+              break;
+            }
+
+            message.regionAddr = reader.uint64() as bigint;
+            continue;
+          }
+          case 3: {
+            if (tag !== 24) {
+              break;
+            }
+
+            message.rkey = reader.uint32();
+            continue;
+          }
+          case 4: {
+            if (tag !== 32) {
+              break;
+            }
+
+            message.regionBytes = reader.uint64() as bigint;
+            continue;
+          }
+          case 5: {
+            if (tag !== 40) {
+              break;
+            }
+
+            message.generation = reader.uint64() as bigint;
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  create<I extends Exact<DeepPartial<ConnectRdmaResponse>, I>>(base?: I): ConnectRdmaResponse {
+    return ConnectRdmaResponse.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<ConnectRdmaResponse>, I>>(object: I): ConnectRdmaResponse {
+    const message = createBaseConnectRdmaResponse();
+    message.server = (object.server !== undefined && object.server !== null)
+      ? RdmaEndpoint.fromPartial(object.server)
+      : undefined;
+    message.regionAddr = (object.regionAddr !== undefined && object.regionAddr !== null)
+      ? BigInt(object.regionAddr)
+      : 0n;
+    message.rkey = object.rkey ?? 0;
+    message.regionBytes = (object.regionBytes !== undefined && object.regionBytes !== null)
+      ? BigInt(object.regionBytes)
+      : 0n;
+    message.generation = (object.generation !== undefined && object.generation !== null)
+      ? BigInt(object.generation)
+      : 0n;
+    return message;
+  },
+};
+
 /**
  * A storage node: owns shards of the state trie, in memory and multi-versioned (one version
  * per block). Reads return Merkle proofs so the caller needs to trust nobody.
@@ -2033,6 +2335,21 @@ export const StorageServiceService = {
     responseSerialize: (value: ApplyBlockResponse): Buffer => Buffer.from(ApplyBlockResponse.encode(value).finish()),
     responseDeserialize: (value: Buffer): ApplyBlockResponse => ApplyBlockResponse.decode(value),
   },
+  /**
+   * Connects an RDMA queue pair for one-sided reads of this node's exported region: the client
+   * sends its queue pair's numbers, the node creates and connects one of its own towards it and
+   * answers with its numbers and where the region is registered (address, rkey, size).
+   * FAILED_PRECONDITION when the node does not export its region over RDMA (--rdma-device).
+   */
+  connectRdma: {
+    path: "/monsoon.storage.v1.StorageService/ConnectRdma" as const,
+    requestStream: false as const,
+    responseStream: false as const,
+    requestSerialize: (value: ConnectRdmaRequest): Buffer => Buffer.from(ConnectRdmaRequest.encode(value).finish()),
+    requestDeserialize: (value: Buffer): ConnectRdmaRequest => ConnectRdmaRequest.decode(value),
+    responseSerialize: (value: ConnectRdmaResponse): Buffer => Buffer.from(ConnectRdmaResponse.encode(value).finish()),
+    responseDeserialize: (value: Buffer): ConnectRdmaResponse => ConnectRdmaResponse.decode(value),
+  },
 } as const;
 
 export interface StorageServiceServer extends UntypedServiceImplementation {
@@ -2055,6 +2372,13 @@ export interface StorageServiceServer extends UntypedServiceImplementation {
    * expected roots. Refused without effect when anything is inconsistent.
    */
   applyBlock: handleUnaryCall<ApplyBlockRequest, ApplyBlockResponse>;
+  /**
+   * Connects an RDMA queue pair for one-sided reads of this node's exported region: the client
+   * sends its queue pair's numbers, the node creates and connects one of its own towards it and
+   * answers with its numbers and where the region is registered (address, rkey, size).
+   * FAILED_PRECONDITION when the node does not export its region over RDMA (--rdma-device).
+   */
+  connectRdma: handleUnaryCall<ConnectRdmaRequest, ConnectRdmaResponse>;
 }
 
 export interface StorageServiceClient extends Client {
@@ -2179,6 +2503,27 @@ export interface StorageServiceClient extends Client {
     metadata: Metadata,
     options: Partial<CallOptions>,
     callback: (error: ServiceError | null, response: ApplyBlockResponse) => void,
+  ): ClientUnaryCall;
+  /**
+   * Connects an RDMA queue pair for one-sided reads of this node's exported region: the client
+   * sends its queue pair's numbers, the node creates and connects one of its own towards it and
+   * answers with its numbers and where the region is registered (address, rkey, size).
+   * FAILED_PRECONDITION when the node does not export its region over RDMA (--rdma-device).
+   */
+  connectRdma(
+    request: ConnectRdmaRequest,
+    callback: (error: ServiceError | null, response: ConnectRdmaResponse) => void,
+  ): ClientUnaryCall;
+  connectRdma(
+    request: ConnectRdmaRequest,
+    metadata: Metadata,
+    callback: (error: ServiceError | null, response: ConnectRdmaResponse) => void,
+  ): ClientUnaryCall;
+  connectRdma(
+    request: ConnectRdmaRequest,
+    metadata: Metadata,
+    options: Partial<CallOptions>,
+    callback: (error: ServiceError | null, response: ConnectRdmaResponse) => void,
   ): ClientUnaryCall;
 }
 
