@@ -91,6 +91,7 @@ function makeGenesis(n: number): Genesis {
   return {
     chainId: 1337n,
     difficulty: 0n,
+    minDifficulty: 0n,
     gasLimit: 30_000_000n,
     timestamp: 1_700_000_000n,
     extraData: new Uint8Array(0),

@@ -417,6 +417,21 @@ export class StateTree {
   }
 
   /**
+   * One CLOCK pass over this state's resident nodes (see DsmTree.evictCold): the account trie's
+   * below its top `keep` levels, and every loaded storage trie's, its root included. Returns the
+   * bytes left resident that `seen` had not counted (shared nodes and storage tries once).
+   */
+  evictCold(keep: number, seen: Set<object>, all: boolean): number {
+    let bytes = this.accounts.evictCold(keep, seen, all);
+    for (const t of this.storage.values()) {
+      if (seen.has(t)) continue;
+      seen.add(t);
+      bytes += t.evictCold(0, seen, all);
+    }
+    return bytes;
+  }
+
+  /**
    * Every hashed node this state holds in memory: the account trie's and each loaded storage
    * trie's (see DsmTree.forEachNode), each node once per `seen` (share one Set across the
    * versions of a sweep: they share most nodes and storage tries).

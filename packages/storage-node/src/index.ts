@@ -26,8 +26,8 @@ export {
   type RegionInfo,
 } from './nodeStore/regionExport.js';
 export {
+  CACHE_SHARE,
   defaultTieredStoreOptions,
-  RESIDENT_NODE_BYTES,
   type TieredStats,
   TieredStore,
   type TieredStoreModules,

@@ -653,15 +653,19 @@ export class StorageNode {
 
   /**
    * A BatchGet split into its keys' paths, for `read`'s probes: one per account (by its hashed
-   * key, hashed once) and one per slot; each only walks the path its proof will take.
+   * key, hashed once) and one per slot; each only walks the path its proof will take, faulting
+   * in what is at hand and stopping at the first node that is not (DsmTree.faultPath).
    */
   batchProbes(req: BatchGetRequest): (() => unknown)[] {
     const st = this.version(req.at).state.state;
     const probes: (() => unknown)[] = [];
     for (const q of req.queries) {
       const key = this.keccak.keccak256(q.address);
-      probes.push(() => st.accounts.get(key));
-      for (const slot of q.slots) probes.push(() => st.getStorage(q.address, slot));
+      probes.push(() => st.accounts.faultPath(key));
+      for (const slot of q.slots) {
+        const slotKey = this.keccak.keccak256(slot);
+        probes.push(() => st.storageTrieAt(key)?.faultPath(slotKey));
+      }
     }
     return probes;
   }

@@ -29,17 +29,16 @@ import type { NodeFaults } from './nodeFaults.js';
 import type { FreshNode, VersionObserver } from './versionObserver.js';
 
 /**
- * Bytes a trie node held as an object in a tree costs, on average over branches, extensions and
- * leaves (its encoding as a string, the node object, its children's slots); measured by
- * bench/tiered.ts as heap growth over resident nodes.
+ * Bytes a node faulted into a tree is counted as until the next eviction pass counts exactly
+ * (residentNodeBytes in @monsoon/dsm-tree): its encoding plus about this much.
  */
-export const RESIDENT_NODE_BYTES = 300;
+export const FAULTED_NODE_OVERHEAD = 150;
 
 /**
- * The part of the budget left free for nodes faulted into the trees between two prunes: the
- * cache is held to the rest, so reads can fault in this much before the trees are pruned again.
+ * The part of the budget for the cache of encodings (nodes just fetched, pinned until their
+ * request re-runs, and recently evicted ones); the trees' resident nodes get the rest.
  */
-export const TREE_SLACK = 0.25;
+export const CACHE_SHARE = 0.1;
 
 export interface TieredStoreOptions {
   /**
@@ -87,10 +86,11 @@ export interface TieredStats {
   cacheHits: number;
   cacheBytes: number;
   cacheNodes: number;
-  /** Estimated bytes of nodes held as objects in the trees (RESIDENT_NODE_BYTES each). */
+  /** Bytes of nodes held as objects in the trees: counted at each eviction pass, estimated between. */
   residentBytes: number;
-  /** Times the held versions were pruned back to their top levels. */
+  /** Eviction passes over the held versions (CLOCK), and those that had to evict every node below the top levels. */
   prunes: number;
+  fullPrunes: number;
   nodesWritten: number;
   corrupt: number;
   sweeps: number;
@@ -108,6 +108,8 @@ interface Waiter {
 }
 
 export class TieredStore implements VersionObserver, VerifiedNodeSource, NodeFaults {
+  /** Faulted nodes go into the trees where their stubs were, shared by every version (see VerifiedNodeSource). */
+  readonly inPlace = true;
   readonly opts: TieredStoreOptions;
   readonly db: NodeDb;
   private readonly keccak: Keccak;
@@ -122,10 +124,8 @@ export class TieredStore implements VersionObserver, VerifiedNodeSource, NodeFau
   private readonly inflight = new Map<string, Promise<boolean>>();
   private pending = new Map<string, Waiter>();
   private flushScheduled = false;
-  /** Estimated bytes of tree nodes: exact (by count) after a prune, grown by faults and blocks since. */
+  /** Bytes of tree nodes: exact after an eviction pass, grown by faults and blocks since. */
   private residentBytes = 0;
-  /** residentBytes right after the last prune (the top levels of the held versions). */
-  private residentFloor = 0;
   private writtenSinceSweep = 0;
   /** During a sweep: every node written since it began (they are kept whatever the mark says). */
   private sweepWritten: Set<string> | undefined;
@@ -135,6 +135,7 @@ export class TieredStore implements VersionObserver, VerifiedNodeSource, NodeFau
     nodesFetched: 0,
     coalesced: 0,
     prunes: 0,
+    fullPrunes: 0,
     nodesWritten: 0,
     corrupt: 0,
     sweeps: 0,
@@ -180,7 +181,7 @@ export class TieredStore implements VersionObserver, VerifiedNodeSource, NodeFau
   getBin(hash: string): Uint8Array | undefined {
     const enc = this.cache.get(hash);
     if (enc !== undefined) {
-      this.residentBytes += RESIDENT_NODE_BYTES; // the tree now holds it as an object
+      this.residentBytes += enc.length + FAULTED_NODE_OVERHEAD; // the tree now holds it as an object
       return enc;
     }
     this.misses?.add(hash);
@@ -232,7 +233,7 @@ export class TieredStore implements VersionObserver, VerifiedNodeSource, NodeFau
     await this.db.write(puts);
     this.stats.nodesWritten += fresh.length;
     this.writtenSinceSweep += fresh.length;
-    this.residentBytes += fresh.length * RESIDENT_NODE_BYTES;
+    for (const n of fresh) this.residentBytes += n.enc.length + FAULTED_NODE_OVERHEAD;
     // The nodes a block wrote are the likeliest to be read next: they enter the cache.
     for (const n of fresh) this.cache.set(n.hash, n.enc, false);
     this.versions.set(v.id, v);
@@ -275,28 +276,40 @@ export class TieredStore implements VersionObserver, VerifiedNodeSource, NodeFau
   // ------------------------------------------------------------ eviction
 
   /**
-   * Keeps memory within the budget: when the trees' estimated bytes plus the cache's exceed it
-   * (or `force`), every held version is pruned back to its top levels (what faulted in since
-   * becomes stubs again, its encodings staying in the cache), the trees' bytes are counted
-   * exactly, and the cache gives up its coldest entries until both fit.
+   * Keeps memory within the budget. The trees get all of it but the cache's share: when their
+   * bytes exceed that (or `force`), one CLOCK pass over every retained version turns the nodes
+   * below the top levels that no read used since the last pass into stubs, in place (the nodes
+   * a hot path uses stay as objects, shared by every version), and counts what stays exactly;
+   * if the nodes used since the last pass alone exceed it, a second pass evicts all of them
+   * (`fullPrunes`). The cache then gives up its coldest unpinned entries until both fit.
+   * Why CLOCK over tree nodes: a trie's hot paths are its upper levels and the hot keys' leaves,
+   * which a bit per node set by reads finds without knowing the tree's shape, and a hit costs
+   * one store; evicting in place keeps one copy of each node for all versions.
    */
   private evict(force: boolean): void {
     const budget = this.opts.memoryBudget;
-    if (!force && this.residentBytes + this.cache.bytes <= budget) return;
-    const slack = budget * TREE_SLACK;
-    if (force || this.residentBytes > this.residentFloor + slack) {
-      const seen = new Set<object>();
-      let nodes = 0;
-      for (const v of this.retained()) {
-        const st: StateTree = v.state.state;
-        st.prune(this.opts.residentLevels);
-        nodes += st.residentNodes(seen);
-      }
-      this.residentBytes = nodes * RESIDENT_NODE_BYTES;
-      this.residentFloor = this.residentBytes;
+    const treeBudget = budget * (1 - CACHE_SHARE);
+    if (force || this.residentBytes > treeBudget) {
+      this.residentBytes = this.evictPass(force);
       this.stats.prunes++;
+      if (this.residentBytes > treeBudget) {
+        this.residentBytes = this.evictPass(true);
+        this.stats.fullPrunes++;
+      }
     }
-    this.cache.evictTo(Math.max(0, budget - Math.max(this.residentBytes, this.residentFloor + slack)));
+    if (this.residentBytes + this.cache.bytes > budget)
+      this.cache.evictTo(Math.max(0, budget - this.residentBytes));
+  }
+
+  /** One pass over every retained version (see evict); the bytes left resident. */
+  private evictPass(all: boolean): number {
+    const seen = new Set<object>();
+    let bytes = 0;
+    for (const v of this.retained()) {
+      const st: StateTree = v.state.state;
+      bytes += st.evictCold(this.opts.residentLevels, seen, all);
+    }
+    return bytes;
   }
 
   // ------------------------------------------------------------ faulting in

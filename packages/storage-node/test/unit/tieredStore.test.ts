@@ -2,7 +2,9 @@
  * The tiered backend against memory mode. Two nodes get the same random blocks (two forks,
  * deletes of accounts and slots, new accounts, code); the tiered one has a budget of one byte
  * and one resident level, so every block and every read evicts everything it can and the next
- * one faults it back in from LevelDB. Every answer at every held version — accounts, slots,
+ * one faults it back in from LevelDB; then again with a budget of a fraction of the state, so
+ * that CLOCK passes evict some nodes of the trees in place and keep others (shared by forks
+ * and old versions). Every answer at every held version — accounts, slots,
  * proofs, batches with their bags, nodes by hash, shard roots, errors — must be the memory
  * node's, byte for byte. Also: faults of one node are fetched once however many reads want it,
  * a batch's faults share round trips, a sweep keeps every retained version readable while
@@ -95,7 +97,10 @@ const reads = {
   roots: (n: StorageNode, at: BlockRef) => outcome(async () => (await n.read(() => n.shardRoots(at))).roots),
 };
 
-describe('tiered backend vs memory mode', () => {
+describe.each([
+  { what: 'a one-byte budget', budget: 1, levels: 1, clock: false },
+  { what: 'a budget of part of the state (CLOCK)', budget: 120_000, levels: 1, clock: true },
+])('tiered backend vs memory mode, $what', ({ budget, levels, clock }) => {
   const genesis = makeGenesis(11, 500);
   const chain = new RefChain(genesis, 16);
   const mine = [0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11];
@@ -115,7 +120,7 @@ describe('tiered backend vs memory mode', () => {
   beforeAll(async () => {
     dir = await mkdtemp(join(tmpdir(), 'monsoon-tiered-'));
     db = new ProbedDb(await openLocalNodeDb(join(dir, 'leveldb')));
-    store = new TieredStore({ memoryBudget: 1, residentLevels: 1, gcEveryNodes: 0 }, { db });
+    store = new TieredStore({ memoryBudget: budget, residentLevels: levels, gcEveryNodes: 0 }, { db });
     tiered = StorageNode.fromGenesis(genesis, opts, { observers: [store], faults: store });
     await tiered.startObservers();
     memory = StorageNode.fromGenesis(genesis, opts);
@@ -226,7 +231,14 @@ describe('tiered backend vs memory mode', () => {
     expect(stats.roundTrips).toBeGreaterThan(100);
     expect(stats.prunes).toBeGreaterThan(12);
     expect(stats.corrupt).toBe(0);
+    if (clock) {
+      // Most passes kept what reads had used (the rest evicted everything below the top levels).
+      expect(stats.fullPrunes).toBeLessThan(stats.prunes / 2);
+      expect(stats.residentBytes).toBeGreaterThan(0);
+    }
   });
+
+  if (clock) return; // the tests below need everything evicted by every run
 
   it('faults of one node are fetched once, however many concurrent reads want it; a batch shares round trips', async () => {
     // Evict everything: one byte of budget, then a block-less eviction through a read.
