@@ -900,6 +900,32 @@ export class DsmTree {
     const r = this.rootNode;
     if (r === undefined || r.kind === STUB) return;
     this.rootBin();
+    this.walkNodes(r, 0, true, visit, seen);
+  }
+
+  /**
+   * forEachNode for the subtree at nibble path `path` (every node above it a branch) alone: its
+   * hashed nodes, children first, the subtree's top included when it is 32 bytes or more. How a
+   * genesis built subtree by subtree hands each one's nodes to a store.
+   */
+  forEachNodeAt(path: readonly number[], visit: NodeListener): void {
+    this.rootBin();
+    let node = this.rootNode;
+    for (let k = 0; k < path.length; k++) {
+      if (node === undefined || node.kind !== BRANCH) return;
+      node = node.child(path[k]!);
+    }
+    if (node === undefined || node.kind === STUB) return;
+    this.walkNodes(node, path.length, path.length === 0, visit, new Set());
+  }
+
+  private walkNodes(
+    top: InnerNode,
+    topDepth: number,
+    topIsRoot: boolean,
+    visit: NodeListener,
+    seen: Set<object>,
+  ): void {
     const walk = (n: InnerNode, depth: number, isRoot: boolean): void => {
       // A leaf encodes its key from its depth, and one leaf object can sit at different depths
       // in two versions (a delete collapsed the branch above it): it is a different node in
@@ -924,7 +950,7 @@ export class DsmTree {
       } else enc = n.enc!;
       if (enc.length >= 32 || isRoot) visit(toBin(this.keccak.keccak256(Buffer.from(enc, 'latin1'))), enc);
     };
-    walk(r, 0, true);
+    walk(top, topDepth, topIsRoot);
   }
 
   /** How many nodes this tree holds in memory (stubs not counted), each once per `seen`. */

@@ -52,6 +52,7 @@ export {
   type StorageNodeModules,
   type StorageNodeOptions,
 } from './storageNode.js';
+export { type GenesisSink, type StreamGenesisOptions, streamGenesis } from './streamGenesis.js';
 export {
   defaultVersionStoreOptions,
   type Version,

@@ -42,6 +42,7 @@ import type { FreshNode, VersionObserver } from './nodeStore/versionObserver.js'
 import { ShardState } from './shardState.js';
 import { decodeCheckpoint, encodeCheckpoint } from './stateCheckpoint.js';
 import { StorageError, StorageErrorCode } from './storageError.js';
+import { type GenesisSink, streamGenesis } from './streamGenesis.js';
 import { type Version, VersionStore } from './versionStore.js';
 import { type FsyncPolicy, WriteAheadLog } from './writeAheadLog.js';
 
@@ -117,6 +118,12 @@ export interface StorageNodeModules {
    * observers): reads and blocks run through it. Absent: every node is in memory.
    */
   faults?: NodeFaults;
+  /**
+   * Where a genesis larger than memory streams its nodes (the tiered backend): `open` then
+   * builds the genesis subtree by subtree into it and keeps only the levels above (see
+   * streamGenesis), instead of building the whole trie in memory.
+   */
+  genesisSink?: GenesisSink;
 }
 
 export class StorageNode {
@@ -185,6 +192,39 @@ export class StorageNode {
       o.shards,
       modules.hash ? { hash: modules.hash } : {},
     );
+    return StorageNode.atGenesis(genesis, o, state, modules);
+  }
+
+  /**
+   * fromGenesis for a genesis larger than memory: its nodes stream into `modules.genesisSink`
+   * subtree by subtree and the node keeps the levels above them as objects (see streamGenesis).
+   * A genesis too small to stream is built in memory.
+   */
+  static async fromGenesisStreamed(
+    genesis: Genesis,
+    opts: Partial<StorageNodeOptions> = {},
+    modules: StorageNodeModules & { genesisSink: GenesisSink },
+  ): Promise<StorageNode> {
+    const o = StorageNode.checkOptions({ ...defaultStorageNodeOptions, ...opts }, opts);
+    const layout = new ShardLayout(o.shardCount);
+    const state = await streamGenesis(
+      genesis.alloc,
+      layout,
+      o.shards,
+      modules.genesisSink,
+      modules.hash ? { hash: modules.hash } : {},
+    );
+    return state === undefined
+      ? StorageNode.fromGenesis(genesis, opts, modules)
+      : StorageNode.atGenesis(genesis, o, state, modules);
+  }
+
+  private static atGenesis(
+    genesis: Genesis,
+    o: StorageNodeOptions,
+    state: ShardState,
+    modules: StorageNodeModules,
+  ): StorageNode {
     const header = genesisHeader(genesis, state.root());
     const headerRlp = encodeHeader(header);
     const hash = headerHash(header, modules.hash);
@@ -265,6 +305,11 @@ export class StorageNode {
         number: Number(base.header.number),
         seq: String(latest.seq),
         hash: base.id,
+      });
+    } else if (modules.genesisSink !== undefined) {
+      node = await StorageNode.fromGenesisStreamed(genesis, o, {
+        ...modules,
+        genesisSink: modules.genesisSink,
       });
     } else {
       node = StorageNode.fromGenesis(genesis, o, modules);

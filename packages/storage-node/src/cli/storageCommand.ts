@@ -82,7 +82,7 @@ async function startStorage(
       },
       {
         logger: log,
-        ...(tiered !== undefined ? { observers: [tiered], faults: tiered } : {}),
+        ...(tiered !== undefined ? { observers: [tiered], faults: tiered, genesisSink: tiered } : {}),
         ...(region !== undefined ? { observers: [region] } : {}),
       },
     );

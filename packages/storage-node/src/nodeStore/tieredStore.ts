@@ -22,6 +22,7 @@ import { type Logger, silentLogger } from '@monsoon/edge';
 import { keccak as defaultKeccak, type Keccak } from '@monsoon/keccak';
 import { type RlpValue, rlpDecode, toHex } from '@monsoon/util';
 import { StorageError, StorageErrorCode } from '../storageError.js';
+import type { GenesisSink } from '../streamGenesis.js';
 import type { Version } from '../versionStore.js';
 import type { NodeDb } from './levelNodeStore.js';
 import { NodeCache } from './nodeCache.js';
@@ -107,7 +108,7 @@ interface Waiter {
   reject(e: unknown): void;
 }
 
-export class TieredStore implements VersionObserver, VerifiedNodeSource, NodeFaults {
+export class TieredStore implements VersionObserver, VerifiedNodeSource, NodeFaults, GenesisSink {
   /** Faulted nodes go into the trees where their stubs were, shared by every version (see VerifiedNodeSource). */
   readonly inPlace = true;
   readonly opts: TieredStoreOptions;
@@ -220,6 +221,12 @@ export class TieredStore implements VersionObserver, VerifiedNodeSource, NodeFau
       budget: this.opts.memoryBudget,
       residentBytes: this.residentBytes,
     });
+  }
+
+  /** GenesisSink: a streamed genesis' nodes, straight to LevelDB (one batch). */
+  async writeNodes(nodes: readonly FreshNode[]): Promise<void> {
+    await this.db.write(nodes.map((n) => [keyOf(n.hash), Buffer.from(n.enc, 'latin1')] as const));
+    this.stats.nodesWritten += nodes.length;
   }
 
   /** The block's new nodes go to LevelDB (one batch) before it is acknowledged; then eviction. */

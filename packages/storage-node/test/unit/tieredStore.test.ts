@@ -17,15 +17,20 @@ import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { keccak } from '@monsoon/keccak';
 import { atHash, type BatchGetRequest, type BlockRef, type GetNodesRequest, HEAD } from '@monsoon/protocol';
 import {
+  type FreshNode,
   type NodeDb,
   openLocalNodeDb,
+  ShardLayout,
+  ShardState,
   StorageError,
   StorageErrorCode,
   StorageNode,
+  streamGenesis,
   TieredStore,
   type Version,
 } from '@monsoon/storage-node';
 import { Prng } from '@monsoon/test-utils';
+import { toHex } from '@monsoon/util';
 import { makeGenesis, RefChain } from '../helpers/chain.js';
 import { expectStorageError } from '../helpers/errors.js';
 
@@ -121,7 +126,14 @@ describe.each([
     dir = await mkdtemp(join(tmpdir(), 'monsoon-tiered-'));
     db = new ProbedDb(await openLocalNodeDb(join(dir, 'leveldb')));
     store = new TieredStore({ memoryBudget: budget, residentLevels: levels, gcEveryNodes: 0 }, { db });
-    tiered = StorageNode.fromGenesis(genesis, opts, { observers: [store], faults: store });
+    // The CLOCK variant starts from a streamed genesis (subtrees straight to LevelDB).
+    tiered = clock
+      ? await StorageNode.fromGenesisStreamed(genesis, opts, {
+          observers: [store],
+          faults: store,
+          genesisSink: store,
+        })
+      : StorageNode.fromGenesis(genesis, opts, { observers: [store], faults: store });
     await tiered.startObservers();
     memory = StorageNode.fromGenesis(genesis, opts);
     for (const a of genesis.alloc)
@@ -393,4 +405,77 @@ describe('tiered with 256 shards', () => {
       await rm(dir, { recursive: true, force: true });
     }
   });
+});
+
+describe('streamed genesis (larger than memory)', () => {
+  /** A sink that keeps what it is given and the largest batch. */
+  class MapSink {
+    readonly nodes = new Map<string, string>();
+    largest = 0;
+    async writeNodes(nodes: readonly FreshNode[]): Promise<void> {
+      this.largest = Math.max(this.largest, nodes.length);
+      for (const n of nodes) this.nodes.set(n.hash, n.enc);
+    }
+  }
+
+  it.each([
+    { shardCount: 16 as const, shards: undefined, top: 17 },
+    { shardCount: 16 as const, shards: [0, 1, 2, 3, 4, 5, 6, 7], top: 9 },
+    { shardCount: 256 as const, shards: Array.from({ length: 128 }, (_, i) => i), top: 17 },
+  ])(
+    'the root and every answer of the in-memory genesis, holding only the levels above the buckets ($shardCount shards)',
+    async ({ shardCount, shards, top }) => {
+      const genesis = makeGenesis(77, 5000);
+      const layout = new ShardLayout(shardCount);
+      const owned = shards ?? layout.all();
+      const memory = ShardState.fromGenesis(genesis.alloc, layout, owned);
+      const sink = new MapSink();
+      const streamed = (await streamGenesis(genesis.alloc, layout, owned, sink, { batch: 500 }))!;
+      expect(toHex(streamed.root())).toBe(toHex(memory.root()));
+      expect(streamed.shardRoots().map((r) => (r ? toHex(r) : ''))).toEqual(
+        memory.shardRoots().map((r) => (r ? toHex(r) : '')),
+      );
+      // 5,000 accounts fill every 2-nibble bucket: in memory, the root and the branches above the
+      // buckets of the owned shards (16 shards: one per shard), nothing else; the rest went out in
+      // batches of about 500 nodes (a batch closes after the bucket that fills it).
+      expect(streamed.state.residentNodes()).toBe(top);
+      expect(sink.largest).toBeLessThan(500 + 200);
+      // Every node of the owned part is in the sink, and nothing of a foreign shard.
+      const want = new Map<string, string>();
+      memory.state.forEachNode((h, enc) => want.set(h, enc));
+      const resident = new Set<string>();
+      streamed.state.forEachNode((h) => resident.add(h));
+      for (const [h] of want) expect(sink.nodes.has(h) || resident.has(h)).toBe(true);
+      expect(sink.nodes.size + resident.size).toBeLessThanOrEqual(want.size + 2);
+      // A tiered node over the streamed state answers as memory mode.
+      const dir = await mkdtemp(join(tmpdir(), 'monsoon-tiered-stream-'));
+      const store = new TieredStore(
+        { memoryBudget: 1, residentLevels: 1 },
+        { db: await openLocalNodeDb(dir) },
+      );
+      const opts = { shardCount, ...(shards ? { shards } : {}) };
+      const tiered = await StorageNode.fromGenesisStreamed(genesis, opts, {
+        observers: [store],
+        faults: store,
+        genesisSink: store,
+      });
+      const ref = StorageNode.fromGenesis(genesis, opts);
+      try {
+        await tiered.startObservers();
+        expect(toHex(tiered.head.hash)).toBe(toHex(ref.head.hash));
+        for (const a of genesis.alloc.filter((_, i) => i % 50 === 0)) {
+          const slot = a.storage[0]?.[0] ?? new Uint8Array(32);
+          expect(await reads.account(tiered, HEAD, a.address)).toEqual(
+            await reads.account(ref, HEAD, a.address),
+          );
+          expect(await reads.storage(tiered, HEAD, a.address, slot)).toEqual(
+            await reads.storage(ref, HEAD, a.address, slot),
+          );
+        }
+      } finally {
+        await tiered.close();
+        await rm(dir, { recursive: true, force: true });
+      }
+    },
+  );
 });
