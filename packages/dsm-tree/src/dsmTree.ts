@@ -955,6 +955,15 @@ export class DsmTree {
 
   /** How many nodes this tree holds in memory (stubs not counted), each once per `seen`. */
   residentNodes(seen: Set<object> = new Set()): number {
+    return this.countResident(seen, () => 1);
+  }
+
+  /** The bytes of the nodes this tree holds in memory (residentNodeBytes), each once per `seen`. */
+  residentBytes(seen: Set<object> = new Set()): number {
+    return this.countResident(seen, residentNodeBytes);
+  }
+
+  private countResident(seen: Set<object>, size: (n: InnerNode) => number): number {
     let count = 0;
     const stack: TrieNode[] = [];
     if (this.rootNode !== undefined) stack.push(this.rootNode);
@@ -962,7 +971,7 @@ export class DsmTree {
       const n = stack.pop()!;
       if (n.kind === STUB || seen.has(n)) continue;
       seen.add(n);
-      count++;
+      count += size(n);
       if (n.kind === BRANCH) {
         for (let i = 0; i < 16; i++) {
           const c = n.child(i);

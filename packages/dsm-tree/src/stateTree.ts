@@ -431,6 +431,17 @@ export class StateTree {
     return bytes;
   }
 
+  /** The bytes of the trie nodes this state holds in memory (as residentNodes counts them). */
+  residentBytes(seen: Set<object> = new Set()): number {
+    let n = this.accounts.residentBytes(seen);
+    for (const t of this.storage.values()) {
+      if (seen.has(t)) continue;
+      seen.add(t);
+      n += t.residentBytes(seen);
+    }
+    return n;
+  }
+
   /**
    * Every hashed node this state holds in memory: the account trie's and each loaded storage
    * trie's (see DsmTree.forEachNode), each node once per `seen` (share one Set across the

@@ -52,7 +52,12 @@ export {
   type StorageNodeModules,
   type StorageNodeOptions,
 } from './storageNode.js';
-export { type GenesisSink, type StreamGenesisOptions, streamGenesis } from './streamGenesis.js';
+export {
+  type GenesisAccounts,
+  type GenesisSink,
+  type StreamGenesisOptions,
+  streamGenesis,
+} from './streamGenesis.js';
 export {
   defaultVersionStoreOptions,
   type Version,

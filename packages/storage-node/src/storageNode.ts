@@ -42,7 +42,7 @@ import type { FreshNode, VersionObserver } from './nodeStore/versionObserver.js'
 import { ShardState } from './shardState.js';
 import { decodeCheckpoint, encodeCheckpoint } from './stateCheckpoint.js';
 import { StorageError, StorageErrorCode } from './storageError.js';
-import { type GenesisSink, streamGenesis } from './streamGenesis.js';
+import { type GenesisAccounts, type GenesisSink, streamGenesis } from './streamGenesis.js';
 import { type Version, VersionStore } from './versionStore.js';
 import { type FsyncPolicy, WriteAheadLog } from './writeAheadLog.js';
 
@@ -201,22 +201,29 @@ export class StorageNode {
    * A genesis too small to stream is built in memory.
    */
   static async fromGenesisStreamed(
-    genesis: Genesis,
+    genesis: Omit<Genesis, 'alloc'> & { alloc: GenesisAccounts },
     opts: Partial<StorageNodeOptions> = {},
     modules: StorageNodeModules & { genesisSink: GenesisSink },
   ): Promise<StorageNode> {
     const o = StorageNode.checkOptions({ ...defaultStorageNodeOptions, ...opts }, opts);
     const layout = new ShardLayout(o.shardCount);
+    const { alloc } = genesis;
     const state = await streamGenesis(
-      genesis.alloc,
+      alloc,
       layout,
       o.shards,
       modules.genesisSink,
       modules.hash ? { hash: modules.hash } : {},
     );
-    return state === undefined
-      ? StorageNode.fromGenesis(genesis, opts, modules)
-      : StorageNode.atGenesis(genesis, o, state, modules);
+    if (state !== undefined)
+      return StorageNode.atGenesis({ ...genesis, alloc: [] }, o, state, modules, alloc.length);
+    if (!Array.isArray(alloc)) {
+      throw new StorageError(
+        StorageErrorCode.BadGenesis,
+        `a genesis of ${alloc.length} accounts is too small to stream; give its accounts as an array`,
+      );
+    }
+    return StorageNode.fromGenesis({ ...genesis, alloc }, opts, modules);
   }
 
   private static atGenesis(
@@ -224,6 +231,7 @@ export class StorageNode {
     o: StorageNodeOptions,
     state: ShardState,
     modules: StorageNodeModules,
+    accounts = genesis.alloc.length,
   ): StorageNode {
     const header = genesisHeader(genesis, state.root());
     const headerRlp = encodeHeader(header);
@@ -240,7 +248,7 @@ export class StorageNode {
     node.minDifficulty = minDifficultyOf(genesis);
     node.log.info('genesis loaded', {
       shards: o.shards.length,
-      accounts: genesis.alloc.length,
+      accounts,
       stateRoot: toHex(header.stateRoot),
       hash: v.id,
     });

@@ -19,6 +19,15 @@ import { type GenesisAccount, insertGenesisAccount, type ShardLayout } from '@mo
 import type { FreshNode } from './nodeStore/versionObserver.js';
 import { ShardState } from './shardState.js';
 
+/**
+ * A genesis' accounts by index: an array, or anything that makes account `i` on demand (a
+ * generator of a state too large to hold as objects).
+ */
+export interface GenesisAccounts {
+  readonly length: number;
+  at(i: number): GenesisAccount | undefined;
+}
+
 /** Where a streamed genesis sends its nodes: a content-addressed store (idempotent puts). */
 export interface GenesisSink {
   writeNodes(nodes: readonly FreshNode[]): Promise<void>;
@@ -41,7 +50,7 @@ const PLACEHOLDER = new Uint8Array(32).fill(0xee);
  * where building it in memory is what a caller should do anyway.
  */
 export async function streamGenesis(
-  alloc: readonly GenesisAccount[],
+  alloc: GenesisAccounts,
   layout: ShardLayout,
   owned: readonly number[],
   sink: GenesisSink,
@@ -53,7 +62,7 @@ export async function streamGenesis(
   // The first 4 nibbles of every account's key (hashed once, kept as 2 bytes).
   const prefix16 = new Uint16Array(alloc.length);
   for (let i = 0; i < alloc.length; i++) {
-    const h = keccak.keccak256(alloc[i]!.address);
+    const h = keccak.keccak256(alloc.at(i)!.address);
     prefix16[i] = (h[0]! << 8) | h[1]!;
   }
   let k = 0;
@@ -105,7 +114,7 @@ export async function streamGenesis(
     const skeleton = new DsmTree({ hash: keccak });
     for (let j = 0; j < k; j++) skeleton.graft([...path.slice(0, j), (path[j]! + 1) & 15], PLACEHOLDER);
     const temp = new StateTree({ hash: keccak }, skeleton);
-    for (let i = start[b]!; i < start[b + 1]!; i++) insertGenesisAccount(temp, alloc[order[i]!]!);
+    for (let i = start[b]!; i < start[b + 1]!; i++) insertGenesisAccount(temp, alloc.at(order[i]!)!);
     temp.rootBin();
     const ref = temp.accounts.refAt(path);
     all.graft(path, ref);

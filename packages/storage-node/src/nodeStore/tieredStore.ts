@@ -92,6 +92,8 @@ export interface TieredStats {
   /** Eviction passes over the held versions (CLOCK), and those that had to evict every node below the top levels. */
   prunes: number;
   fullPrunes: number;
+  /** The longest eviction (passes and cache), ms: what it can add to a request's latency. */
+  evictMsMax: number;
   nodesWritten: number;
   corrupt: number;
   sweeps: number;
@@ -128,6 +130,7 @@ export class TieredStore implements VersionObserver, VerifiedNodeSource, NodeFau
   /** Bytes of tree nodes: exact after an eviction pass, grown by faults and blocks since. */
   private residentBytes = 0;
   private writtenSinceSweep = 0;
+  private evictScheduled = false;
   /** During a sweep: every node written since it began (they are kept whatever the mark says). */
   private sweepWritten: Set<string> | undefined;
   private sweeping: Promise<void> | undefined;
@@ -137,6 +140,7 @@ export class TieredStore implements VersionObserver, VerifiedNodeSource, NodeFau
     coalesced: 0,
     prunes: 0,
     fullPrunes: 0,
+    evictMsMax: 0,
     nodesWritten: 0,
     corrupt: 0,
     sweeps: 0,
@@ -245,7 +249,7 @@ export class TieredStore implements VersionObserver, VerifiedNodeSource, NodeFau
     for (const n of fresh) this.cache.set(n.hash, n.enc, false);
     this.versions.set(v.id, v);
     this.pinCheckpoint(v, false);
-    this.evict(false);
+    this.evictSoon();
   }
 
   dropped(gone: readonly Version[]): void {
@@ -297,15 +301,30 @@ export class TieredStore implements VersionObserver, VerifiedNodeSource, NodeFau
     const budget = this.opts.memoryBudget;
     const treeBudget = budget * (1 - CACHE_SHARE);
     if (force || this.residentBytes > treeBudget) {
+      const started = performance.now();
       this.residentBytes = this.evictPass(force);
       this.stats.prunes++;
       if (this.residentBytes > treeBudget) {
         this.residentBytes = this.evictPass(true);
         this.stats.fullPrunes++;
       }
+      this.stats.evictMsMax = Math.max(this.stats.evictMsMax, performance.now() - started);
     }
     if (this.residentBytes + this.cache.bytes > budget)
       this.cache.evictTo(Math.max(0, budget - this.residentBytes));
+  }
+
+  /**
+   * Evicts once the current request has answered (a pass walks every resident node: not on
+   * any request's path); requests that end meanwhile share it.
+   */
+  private evictSoon(): void {
+    if (this.evictScheduled) return;
+    this.evictScheduled = true;
+    setImmediate(() => {
+      this.evictScheduled = false;
+      this.evict(false);
+    });
   }
 
   /** One pass over every retained version (see evict); the bytes left resident. */
@@ -366,7 +385,7 @@ export class TieredStore implements VersionObserver, VerifiedNodeSource, NodeFau
     } finally {
       this.misses = undefined;
       for (const h of pinned) this.cache.unpin(h);
-      this.evict(false);
+      this.evictSoon();
     }
   }
 

@@ -256,7 +256,7 @@ describe.each([
     // Evict everything: one byte of budget, then a block-less eviction through a read.
     const cold = addresses.filter((a) => mineSet.has(chain.shardOf(a))).slice(0, 40);
     store.cache.clear();
-    await tiered.read(() => tiered.head); // a run evicts at its end: the trees go back to one level
+    store.setMemoryBudget(1); // evicts now: the trees go back to one level
     db.requested.length = 0;
     const before = store.tieredStats();
     const readsOf = cold
@@ -268,7 +268,7 @@ describe.each([
     expect(store.tieredStats().coalesced).toBeGreaterThan(before.coalesced);
 
     store.cache.clear();
-    await tiered.read(() => tiered.head);
+    store.setMemoryBudget(1);
     const trips = db.roundTrips;
     const batch: BatchGetRequest = {
       at: HEAD,
@@ -287,7 +287,7 @@ describe.each([
     expect(store.tieredStats().nodesSwept).toBe(before - after);
     expect(after).toBeLessThan(before);
     store.cache.clear();
-    await tiered.read(() => tiered.head);
+    store.setMemoryBudget(1);
     for (const v of memory.versions.all() as Version[]) await compareAt(atHash(v.hash), 7);
   });
 
@@ -295,7 +295,7 @@ describe.each([
     const address = addresses.find((a) => mineSet.has(chain.shardOf(a)))!;
     const req = { at: HEAD, address, omitLevels: 0 };
     store.cache.clear();
-    await tiered.read(() => tiered.head);
+    store.setMemoryBudget(1);
     db.corrupt = true;
     const e = await expectStorageError(
       Promise.resolve(tiered.read(() => tiered.getAccount(req))),
