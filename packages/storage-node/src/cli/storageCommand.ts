@@ -92,6 +92,10 @@ async function startStorage(
   }
   const metrics = new StorageMetrics();
   metrics.watchNode(node, cfg.dataDir);
+  if (tiered !== undefined) {
+    const store = tiered;
+    metrics.watchTiered(() => store.tieredStats(), cfg.memoryBudget);
+  }
   let server: StorageServer;
   let metricsServer: MetricsServer | undefined;
   try {

@@ -24,6 +24,7 @@ import {
   ShardState,
   StorageError,
   StorageErrorCode,
+  StorageMetrics,
   StorageNode,
   streamGenesis,
   TieredStore,
@@ -278,6 +279,26 @@ describe.each([
     expect(await reads.batch(tiered, batch)).toEqual(await reads.batch(memory, batch));
     // 40 cold keys, each 3+ levels deep below the resident level: one round trip per level.
     expect(db.roundTrips - trips).toBeLessThanOrEqual(8);
+  });
+
+  it('the Prometheus endpoint reports what the store counted', async () => {
+    const metrics = new StorageMetrics();
+    metrics.watchTiered(() => store.tieredStats(), 1);
+    store.setMemoryBudget(1);
+    const trips = store.tieredStats().roundTrips;
+    const address = addresses.find((a) => mineSet.has(chain.shardOf(a)))!;
+    await reads.account(tiered, HEAD, address);
+    const s = store.tieredStats();
+    expect(s.roundTrips).toBeGreaterThan(trips);
+    const text = await metrics.registry.render();
+    const value = (name: string) => Number(new RegExp(`^${name} (\\S+)$`, 'm').exec(text)?.[1]);
+    expect(value('monsoon_storage_tiered_leveldb_round_trips_total')).toBe(s.roundTrips);
+    expect(value('monsoon_storage_tiered_cache_misses_total')).toBe(s.nodesFetched);
+    expect(value('monsoon_storage_tiered_cache_hits_total')).toBe(s.cacheHits);
+    expect(value('monsoon_storage_tiered_nodes_written_total')).toBe(s.nodesWritten);
+    expect(value('monsoon_storage_tiered_budget_bytes')).toBe(1);
+    expect(text).toMatch(/^monsoon_storage_tiered_memory_bytes\{part="cache"\} \d+$/m);
+    expect(text).toMatch(/^monsoon_storage_tiered_memory_bytes\{part="trees"\} \d+$/m);
   });
 
   it('a sweep deletes what no retained version reaches and every retained version still answers the same', async () => {
