@@ -407,11 +407,16 @@ export class StateTree {
    * A walk of the resident nodes, no hashing: what a memory budget is accounted by.
    */
   residentNodes(seen: Set<object> = new Set()): number {
-    let n = this.accounts.residentNodes(seen);
+    return this.overTries(seen, (t) => t.residentNodes(seen));
+  }
+
+  /** `f` summed over the account trie and each loaded storage trie `seen` does not hold yet (adding it). */
+  private overTries(seen: Set<object>, f: (t: DsmTree, isAccounts: boolean) => number): number {
+    let n = f(this.accounts, true);
     for (const t of this.storage.values()) {
       if (seen.has(t)) continue;
       seen.add(t);
-      n += t.residentNodes(seen);
+      n += f(t, false);
     }
     return n;
   }
@@ -422,24 +427,12 @@ export class StateTree {
    * bytes left resident that `seen` had not counted (shared nodes and storage tries once).
    */
   evictCold(keep: number, seen: Set<object>, all: boolean): number {
-    let bytes = this.accounts.evictCold(keep, seen, all);
-    for (const t of this.storage.values()) {
-      if (seen.has(t)) continue;
-      seen.add(t);
-      bytes += t.evictCold(0, seen, all);
-    }
-    return bytes;
+    return this.overTries(seen, (t, isAccounts) => t.evictCold(isAccounts ? keep : 0, seen, all));
   }
 
   /** The bytes of the trie nodes this state holds in memory (as residentNodes counts them). */
   residentBytes(seen: Set<object> = new Set()): number {
-    let n = this.accounts.residentBytes(seen);
-    for (const t of this.storage.values()) {
-      if (seen.has(t)) continue;
-      seen.add(t);
-      n += t.residentBytes(seen);
-    }
-    return n;
+    return this.overTries(seen, (t) => t.residentBytes(seen));
   }
 
   /**
