@@ -66,11 +66,18 @@ import {
   HEAD,
   sealPow,
 } from '@monsoon/protocol';
-import { type GenesisAccounts, openLocalNodeDb, StorageNode, TieredStore } from '@monsoon/storage-node';
+import {
+  connectRemoteNodeDb,
+  type GenesisAccounts,
+  openLocalNodeDb,
+  StorageNode,
+  TieredStore,
+} from '@monsoon/storage-node';
 import { ClassicLevel } from 'classic-level';
 import { median } from './lib/measure.js';
 import { forceGc, sampleMemory } from './lib/memory.js';
 import { Prng } from './lib/prng.js';
+import { startLeveldbProcess } from './lib/storageProcess.js';
 
 const { values: args } = parseArgs({
   options: {
@@ -85,6 +92,9 @@ const { values: args } = parseArgs({
     'state-bytes': { type: 'string' },
     'state-nodes': { type: 'string' },
     'warm-seconds': { type: 'string', default: '10' },
+    // The tiered node's LevelDB as its own process (the LevelDB role over many-level), as deployed.
+    'remote-leveldb': { type: 'boolean', default: false },
+    out: { type: 'string', default: 'tiered.json' },
   },
 });
 const SECONDS = Number(args.seconds);
@@ -348,8 +358,13 @@ const rss = () => process.memoryUsage().rss;
  * file pages mapped in (LevelDB maps its table files; those pages are the OS page cache).
  */
 function rssAnon(): number {
-  const m = /RssAnon:\s+(\d+) kB/.exec(readFileSync('/proc/self/status', 'utf8'));
-  return m === null ? rss() : Number(m[1]) * 1024;
+  return statusKb('self', 'RssAnon') ?? rss();
+}
+
+/** A `… kB` field of /proc/<pid>/status, in bytes. */
+function statusKb(pid: number | 'self', field: string): number | undefined {
+  const m = new RegExp(`${field}:\\s+(\\d+) kB`).exec(readFileSync(`/proc/${pid}/status`, 'utf8'));
+  return m === null ? undefined : Number(m[1]) * 1024;
 }
 
 /** Child: memory mode. */
@@ -393,7 +408,13 @@ async function tieredSide(
   const dir = mkdtempSync(join(tmpdir(), 'monsoon-bench-tiered-'));
   try {
     const addresses = makeAddresses(n);
-    const db = await openLocalNodeDb(join(dir, 'tiered'));
+    const remote = args['remote-leveldb']
+      ? await startLeveldbProcess(['--listen', '127.0.0.1:0', '--dir', join(dir, 'tiered')])
+      : undefined;
+    const db =
+      remote === undefined
+        ? await openLocalNodeDb(join(dir, 'tiered'))
+        : await connectRemoteNodeDb(remote.address);
     const budget = Math.floor((stateBytes * budgetPct) / 100);
     const store = new TieredStore({ memoryBudget: budget, gcEveryNodes: 0 }, { db });
     forceGc();
@@ -411,7 +432,7 @@ async function tieredSide(
     );
     await node.startObservers();
     clearInterval(sampler);
-    await db.compact(); // what a node that has been up a while reads from: no bulk load to compact
+    await db.compact?.(); // what a node that has been up a while reads from: no bulk load to compact
     const compactS = (performance.now() - t) / 1000;
     const loadS = (performance.now() - t) / 1000;
     const out: Record<string, unknown> = {
@@ -445,6 +466,10 @@ async function tieredSide(
     out.rssGrowthBytes = m.rss - baseRss;
     out.rssAnonBytes = rssAnon();
     out.rssAnonGrowthBytes = rssAnon() - baseAnon;
+    if (remote !== undefined) {
+      out.leveldbProcessRssBytes = statusKb(remote.proc.pid!, 'VmRSS');
+      remote.proc.kill('SIGTERM');
+    }
     await node.close();
     return out;
   } finally {
@@ -570,6 +595,7 @@ if (args.side !== undefined) {
         String(p),
         '--state-bytes',
         String(stateBytes),
+        ...(args['remote-leveldb'] ? ['--remote-leveldb'] : []),
       ]);
       results.push(t);
       const budget = t.budgetBytes as number;
@@ -585,6 +611,8 @@ if (args.side !== undefined) {
         `  uniform   ${line(un)} (${((un.batchedProofsPerSec / (mem.uniform as Reads).batchedProofsPerSec) * 100).toFixed(0)}% of memory)`,
       );
       console.log(`  apply ${fmt(t.applyUpdatesPerSec as number)} updates/s`);
+      if (t.leveldbProcessRssBytes !== undefined)
+        console.log(`  the LevelDB role process: rss ${mb(t.leveldbProcessRssBytes as number)}`);
     }
     if (!args['skip-mpt']) {
       load.push(loadavg());
@@ -614,7 +642,7 @@ if (args.side !== undefined) {
     seconds: SECONDS,
     results,
   };
-  const file = join(root, 'bench', 'results', 'tiered.json');
+  const file = join(root, 'bench', 'results', args.out);
   mkdirSync(dirname(file), { recursive: true });
   writeFileSync(file, `${JSON.stringify(out, null, 2)}\n`);
   console.log(`wrote ${file}`);
