@@ -35,10 +35,17 @@
  *   tiered   5%: 4,833 / 6,262 (12% / 39%); cold p99 6.6 / 0.6 ms.
  *   @ethereumjs/mpt over classic-level: 1,676-3,794 proofs/s at every cache size (p99 1-8 ms).
  *   Streamed genesis: 49-88 s, peak heap 130 MiB (the memory-mode build: 32 s, 548 MiB).
- * Conclusion: the tiered node is 2-7x the conventional path at every budget, and at 25% with the
- * skew it reached half the all-memory rate in this run, but at 10% with the 90/10 skew it is
- * at 22% (goal ≥ 50%), cold reads' p99 is 5 ms (goal ≤ 2 ms) and its anonymous RSS grows 5.5x
- * the budget (goal ≤ 1.2x): the goals are missed. Why (profiles, stats in the results file):
+ * Again at a lower load (3.9-4.5, 04:48-04:51, `… --budgets 25,10 --skip-mpt --out
+ * tiered-1m-25-10.json`): memory mode 106,634 / 104,461; tiered 25%: 20,320 / 16,569 (19% / 16%),
+ * cold p99 1.3 / 0.7 ms; tiered 10%: 9,085 / 15,668 (9% / 15%), cold p99 5.0 / 3.6 ms. With the
+ * LevelDB as its own process (`--remote-leveldb --out tiered-remote-leveldb.json`, load 4.5):
+ * 10%: 8,878 / 14,509 (12% / 15% of 74,806 / 94,453), cold p50 0.8 ms, p99 4.4 ms; the node's
+ * anonymous RSS +171 MiB over a 103 MiB base, the LevelDB process 327 MiB.
+ * Conclusion: the tiered node is 2-7x the conventional path at every budget, but at 10% with the
+ * 90/10 skew it serves 9-22% of the all-memory rate (goal ≥ 50%; the 52% at 25% in the first run
+ * came from a slow memory-mode reference, 19% at the lower load), cold reads' p99 is 4-5 ms at 10%
+ * (goal ≤ 2 ms; met at 25%: 0.7-1.3 ms) and its anonymous RSS grows 5x the budget (goal ≤ 1.2x):
+ * the goals are missed. Why (profiles, stats in the results file):
  * at 1M the hot 10% of accounts' paths (100K leaves and most of the 65K level-4 branches) take
  * more than a 10% budget, so passes often find everything used and evict everything below the top
  * levels (`fullPrunes`, 150-550 ms with GC) and hot reads go back to LevelDB; LevelDB round trips
