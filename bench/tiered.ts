@@ -377,7 +377,8 @@ function statusKb(pid: number | 'self', field: string): number | undefined {
 /** Child: memory mode. */
 async function memorySide(n: number): Promise<Record<string, unknown>> {
   const addresses = makeAddresses(n);
-  const baseRss = (forceGc(), rss());
+  forceGc();
+  const baseRss = rss();
   const before = sampleMemory();
   const t = performance.now();
   const node = StorageNode.fromGenesis(makeGenesis(addresses), { window: 16, forkWindow: 4 });
