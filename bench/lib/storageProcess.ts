@@ -12,11 +12,24 @@ const root = join(dirname(fileURLToPath(import.meta.url)), '..', '..', '..');
 export function startStorageProcess(
   args: readonly string[],
 ): Promise<{ proc: ChildProcess; address: string }> {
-  const proc = spawn(
-    process.execPath,
-    [join(root, 'packages/storage-node/dist/cli/main.js'), ...args, '--log-level', 'info'],
-    { stdio: ['ignore', 'pipe', 'inherit'] },
-  );
+  return startListening('packages/storage-node/dist/cli/main.js', args, 'storage');
+}
+
+/** The built LevelDB role (`monsoon node leveldb`) started with `args`, once it listens. */
+export function startLeveldbProcess(
+  args: readonly string[],
+): Promise<{ proc: ChildProcess; address: string }> {
+  return startListening('packages/storage-node/dist/cli/leveldbMain.js', args, 'leveldb');
+}
+
+function startListening(
+  script: string,
+  args: readonly string[],
+  what: string,
+): Promise<{ proc: ChildProcess; address: string }> {
+  const proc = spawn(process.execPath, [join(root, script), ...args, '--log-level', 'info'], {
+    stdio: ['ignore', 'pipe', 'inherit'],
+  });
   return new Promise((resolve, reject) => {
     const lines = createInterface({ input: proc.stdout! });
     lines.on('line', (l) => {
@@ -27,6 +40,6 @@ export function startStorageProcess(
         // not a log line
       }
     });
-    proc.on('exit', (code) => reject(new Error(`storage process exited with ${code} before listening`)));
+    proc.on('exit', (code) => reject(new Error(`${what} process exited with ${code} before listening`)));
   });
 }

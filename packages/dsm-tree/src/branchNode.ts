@@ -38,6 +38,8 @@ export class BranchNode {
   c14: TrieNode | undefined = undefined;
   c15: TrieNode | undefined = undefined;
   enc: Bin | undefined = undefined;
+  /** Read since the last eviction pass (a CLOCK bit; see DsmTree.evictCold). Not content. */
+  used = false;
 
   constructor(
     public value: Bin | undefined,

@@ -35,6 +35,13 @@ export type NodeResolver = (hash: Uint8Array) => Uint8Array | undefined;
 export interface VerifiedNodeSource {
   /** The node whose keccak256 is `hash` (32 chars, one per byte: latin1), if there is one. */
   getBin(hash: string): Uint8Array | undefined;
+  /**
+   * Nodes faulted in from this source replace their stubs inside the (possibly frozen) parent
+   * instead of a copy of the path: the same content under the same hash, so every version
+   * sharing the parent sees the node, and the source can evict it back to a stub
+   * (`DsmTree.evictCold`). How a tiered store keeps one resident copy of each node.
+   */
+  readonly inPlace?: boolean;
 }
 
 /** Anything nodes can be faulted in from. */
@@ -134,6 +141,27 @@ function otherChildren(b: BranchNode, i: number): { count: number; idx: number }
   return { count, idx };
 }
 
+/** Decodes the node at nibble depth d on key's path (plus nibble `extra` when ≥ 0). */
+function decodeAt(enc: Uint8Array, key: Uint8Array, d: number, extra: number): InnerNode {
+  const prefix: number[] = [];
+  for (let i = 0; i < d; i++) prefix.push(keyNibble(key, i));
+  let n = d;
+  if (extra >= 0) prefix[n++] = extra;
+  return decodeNode(enc, prefix, n);
+}
+
+/**
+ * Bytes a resident node costs in the heap besides what it shares: the object (its fields) and
+ * its strings (V8 one-byte strings: a 16-byte header; objects: 24 bytes and 8 a field).
+ * What a memory budget over the trees counts (checked against heap growth by bench/tiered.ts).
+ */
+export function residentNodeBytes(n: InnerNode): number {
+  if (n.kind === BRANCH)
+    return 232 + (n.enc?.length ?? 0) + (n.value === undefined ? 0 : 16 + n.value.length);
+  if (n.kind === EXTENSION) return 104 + n.path.length + (n.enc?.length ?? 0);
+  return 96 + n.key.length + 16 + n.value.length;
+}
+
 /** Length of a node's encoding (a leaf's depends on its depth). */
 function encodedLength(n: InnerNode, depth: number): number {
   if (n.kind !== LEAF) return n.enc!.length;
@@ -197,12 +225,15 @@ export class DsmTree {
       if (node === undefined) return undefined;
       switch (node.kind) {
         case LEAF:
+          node.used = true;
           return keyEqualsBin(key, node.key) ? fromBin(node.value) : undefined;
         case BRANCH:
+          node.used = true;
           if (d === klen) return node.value === undefined ? undefined : fromBin(node.value);
           node = node.child(keyNibble(key, d++));
           break;
         case EXTENSION:
+          node.used = true;
           if (!keyHasPath(key, d, node.path)) return undefined;
           d += node.path.length;
           node = node.child;
@@ -483,11 +514,7 @@ export class DsmTree {
         },
       );
     }
-    const prefix: number[] = [];
-    for (let i = 0; i < d; i++) prefix.push(keyNibble(key, i));
-    let n = d;
-    if (extra >= 0) prefix[n++] = extra;
-    return decodeNode(enc, prefix, n);
+    return decodeAt(enc, key, d, extra);
   }
 
   /** Replaces every stub on key's path by its node from `source`; no content (or encoding) changes. */
@@ -513,7 +540,8 @@ export class DsmTree {
         const c = node.child(i);
         const nc = this.mat(c, key, d + 1, src);
         if (nc === c) return node;
-        const b = this.own(node);
+        // From an in-place source a stub is replaced where it is (same hash: see VerifiedNodeSource).
+        const b = src === undefined && this.source?.inPlace === true ? node : this.own(node);
         b.setChild(i, nc);
         return b;
       }
@@ -521,7 +549,7 @@ export class DsmTree {
         if (!keyHasPath(key, d, node.path)) return node;
         const nc = this.mat(node.child, key, d + node.path.length, src)!;
         if (nc === node.child) return node;
-        const e = this.own(node);
+        const e = src === undefined && this.source?.inPlace === true ? node : this.own(node);
         e.child = nc;
         return e;
       }
@@ -597,6 +625,109 @@ export class DsmTree {
    */
   fill(bag: NodeBag, keys: readonly Uint8Array[]): void {
     for (const k of keys) this.materialize(k, bag);
+  }
+
+  /**
+   * Faults in, from this tree's in-place source, every node on key's path the source has, and
+   * stops at the first stub it lacks (the source has seen that hash asked for): how a tiered
+   * store learns, without an exception per key, which node each key of a batch needs next.
+   * Marks the nodes it passes as used. Changes no content.
+   */
+  faultPath(key: Uint8Array): void {
+    const src = this.source;
+    if (src?.inPlace !== true) return;
+    const klen = key.length * 2;
+    let parent: BranchNode | ExtensionNode | undefined;
+    let slot = -1;
+    let node = this.rootNode;
+    let d = 0;
+    for (;;) {
+      if (node === undefined) return;
+      if (node.kind === STUB) {
+        const enc = src.getBin(node.ref);
+        if (enc === undefined) return;
+        const n = decodeAt(enc, key, d, -1);
+        if (parent === undefined) this.rootNode = n;
+        else if (parent.kind === BRANCH) parent.setChild(slot, n);
+        else parent.child = n;
+        node = n;
+      }
+      node.used = true;
+      if (node.kind === LEAF) return;
+      if (node.kind === BRANCH) {
+        if (d === klen) return;
+        parent = node;
+        slot = keyNibble(key, d++);
+        node = node.child(slot);
+      } else {
+        if (!keyHasPath(key, d, node.path)) return;
+        d += node.path.length;
+        parent = node;
+        node = node.child;
+      }
+    }
+  }
+
+  /**
+   * One CLOCK pass over the resident nodes at level `keep` and below (the root is level 0),
+   * for trees whose source is in place (the nodes are in it, so a stub loses nothing): a node
+   * used since the last pass stays and loses its bit; one that was not (or any, with `all`)
+   * becomes a hash stub in its parent, in place (its hash is in the parent's encoding). Nodes
+   * shared with other trees are visited once per `seen`. Returns the bytes of the nodes left
+   * resident that `seen` had not counted yet (residentNodeBytes). Only clean trees (committed:
+   * every version a storage node holds).
+   */
+  evictCold(keep: number, seen: Set<object>, all: boolean): number {
+    const r = this.rootNode;
+    if (r === undefined || r.kind === STUB) return 0;
+    if (keep === 0 && (all || !r.used) && !seen.has(r) && this.rootHash !== undefined) {
+      if (encodedLength(r, 0) >= 32) {
+        this.rootNode = new HashNode(this.rootHash);
+        return 0;
+      }
+    }
+    return this.evictBelow(r, 0, Math.max(keep, 1), seen, all);
+  }
+
+  private evictBelow(n: InnerNode, level: number, keep: number, seen: Set<object>, all: boolean): number {
+    if (seen.has(n)) return 0;
+    seen.add(n);
+    n.used = false;
+    let bytes = residentNodeBytes(n);
+    if (n.kind === LEAF) return bytes;
+    const below = level + 1 >= keep;
+    if (n.kind === EXTENSION) {
+      const c = n.child;
+      if (c.kind === STUB) return bytes;
+      if (below && !seen.has(c) && (all || !c.used) && n.enc !== undefined && !n.changed) {
+        const ref = extensionChildRef(n.enc);
+        if (ref.length === 32) {
+          n.child = new HashNode(ref);
+          return bytes;
+        }
+      }
+      return bytes + this.evictBelow(c, level + 1, keep, seen, all);
+    }
+    const clean = n.enc !== undefined && n.mask === 0;
+    let spans = false;
+    for (let i = 0; i < 16; i++) {
+      const c = n.child(i);
+      if (c === undefined || c.kind === STUB) continue;
+      if (below && clean && !seen.has(c) && (all || !c.used)) {
+        if (!spans) {
+          branchSpans(n.enc!, pruneSpans);
+          spans = true;
+        }
+        const hash = slotHash(n.enc!, pruneSpans, i);
+        if (hash !== undefined) {
+          n.setChild(i, new HashNode(hash));
+          continue;
+        }
+      }
+      bytes += this.evictBelow(c, level + 1, keep, seen, all);
+      spans = false; // the child's pass used the same scratch
+    }
+    return bytes;
   }
 
   /**
@@ -769,6 +900,32 @@ export class DsmTree {
     const r = this.rootNode;
     if (r === undefined || r.kind === STUB) return;
     this.rootBin();
+    this.walkNodes(r, 0, true, visit, seen);
+  }
+
+  /**
+   * forEachNode for the subtree at nibble path `path` (every node above it a branch) alone: its
+   * hashed nodes, children first, the subtree's top included when it is 32 bytes or more. How a
+   * genesis built subtree by subtree hands each one's nodes to a store.
+   */
+  forEachNodeAt(path: readonly number[], visit: NodeListener): void {
+    this.rootBin();
+    let node = this.rootNode;
+    for (let k = 0; k < path.length; k++) {
+      if (node === undefined || node.kind !== BRANCH) return;
+      node = node.child(path[k]!);
+    }
+    if (node === undefined || node.kind === STUB) return;
+    this.walkNodes(node, path.length, path.length === 0, visit, new Set());
+  }
+
+  private walkNodes(
+    top: InnerNode,
+    topDepth: number,
+    topIsRoot: boolean,
+    visit: NodeListener,
+    seen: Set<object>,
+  ): void {
     const walk = (n: InnerNode, depth: number, isRoot: boolean): void => {
       // A leaf encodes its key from its depth, and one leaf object can sit at different depths
       // in two versions (a delete collapsed the branch above it): it is a different node in
@@ -793,11 +950,20 @@ export class DsmTree {
       } else enc = n.enc!;
       if (enc.length >= 32 || isRoot) visit(toBin(this.keccak.keccak256(Buffer.from(enc, 'latin1'))), enc);
     };
-    walk(r, 0, true);
+    walk(top, topDepth, topIsRoot);
   }
 
   /** How many nodes this tree holds in memory (stubs not counted), each once per `seen`. */
   residentNodes(seen: Set<object> = new Set()): number {
+    return this.countResident(seen, () => 1);
+  }
+
+  /** The bytes of the nodes this tree holds in memory (residentNodeBytes), each once per `seen`. */
+  residentBytes(seen: Set<object> = new Set()): number {
+    return this.countResident(seen, residentNodeBytes);
+  }
+
+  private countResident(seen: Set<object>, size: (n: InnerNode) => number): number {
     let count = 0;
     const stack: TrieNode[] = [];
     if (this.rootNode !== undefined) stack.push(this.rootNode);
@@ -805,7 +971,7 @@ export class DsmTree {
       const n = stack.pop()!;
       if (n.kind === STUB || seen.has(n)) continue;
       seen.add(n);
-      count++;
+      count += size(n);
       if (n.kind === BRANCH) {
         for (let i = 0; i < 16; i++) {
           const c = n.child(i);
@@ -874,6 +1040,7 @@ export class DsmTree {
         return;
       }
       const n = node;
+      n.used = true;
       if (level >= omitLevels && (seen === undefined || !seen.has(n))) {
         const start = w.pos;
         if (n.kind === LEAF) writeLeaf(w, n, d);

@@ -11,6 +11,8 @@ export class ExtensionNode {
   declare readonly kind: typeof EXTENSION;
   enc: Bin | undefined = undefined;
   changed = false;
+  /** Read since the last eviction pass (a CLOCK bit; see DsmTree.evictCold). Not content. */
+  used = false;
 
   constructor(
     /** The nibbles, one char (code 0–15) each; never empty. */

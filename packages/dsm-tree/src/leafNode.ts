@@ -8,6 +8,8 @@ import { LEAF } from './trieNode.js';
  */
 export class LeafNode {
   declare readonly kind: typeof LEAF;
+  /** Read since the last eviction pass (a CLOCK bit; see DsmTree.evictCold). Not content. */
+  used = false;
   constructor(
     /** The full key, as a binary string. */
     public key: Bin,

@@ -407,13 +407,32 @@ export class StateTree {
    * A walk of the resident nodes, no hashing: what a memory budget is accounted by.
    */
   residentNodes(seen: Set<object> = new Set()): number {
-    let n = this.accounts.residentNodes(seen);
+    return this.overTries(seen, (t) => t.residentNodes(seen));
+  }
+
+  /** `f` summed over the account trie and each loaded storage trie `seen` does not hold yet (adding it). */
+  private overTries(seen: Set<object>, f: (t: DsmTree, isAccounts: boolean) => number): number {
+    let n = f(this.accounts, true);
     for (const t of this.storage.values()) {
       if (seen.has(t)) continue;
       seen.add(t);
-      n += t.residentNodes(seen);
+      n += f(t, false);
     }
     return n;
+  }
+
+  /**
+   * One CLOCK pass over this state's resident nodes (see DsmTree.evictCold): the account trie's
+   * below its top `keep` levels, and every loaded storage trie's, its root included. Returns the
+   * bytes left resident that `seen` had not counted (shared nodes and storage tries once).
+   */
+  evictCold(keep: number, seen: Set<object>, all: boolean): number {
+    return this.overTries(seen, (t, isAccounts) => t.evictCold(isAccounts ? keep : 0, seen, all));
+  }
+
+  /** The bytes of the trie nodes this state holds in memory (as residentNodes counts them). */
+  residentBytes(seen: Set<object> = new Set()): number {
+    return this.overTries(seen, (t) => t.residentBytes(seen));
   }
 
   /**

@@ -27,8 +27,8 @@ export {
   type RegionInfo,
 } from './nodeStore/regionExport.js';
 export {
+  CACHE_SHARE,
   defaultTieredStoreOptions,
-  RESIDENT_NODE_BYTES,
   type TieredStats,
   TieredStore,
   type TieredStoreModules,
@@ -53,6 +53,12 @@ export {
   type StorageNodeModules,
   type StorageNodeOptions,
 } from './storageNode.js';
+export {
+  type GenesisAccounts,
+  type GenesisSink,
+  type StreamGenesisOptions,
+  streamGenesis,
+} from './streamGenesis.js';
 export {
   defaultVersionStoreOptions,
   type Version,

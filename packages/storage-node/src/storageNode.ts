@@ -42,6 +42,7 @@ import type { FreshNode, VersionObserver } from './nodeStore/versionObserver.js'
 import { ShardState } from './shardState.js';
 import { decodeCheckpoint, encodeCheckpoint } from './stateCheckpoint.js';
 import { StorageError, StorageErrorCode } from './storageError.js';
+import { type GenesisAccounts, type GenesisSink, streamGenesis } from './streamGenesis.js';
 import { type Version, VersionStore } from './versionStore.js';
 import { type FsyncPolicy, WriteAheadLog } from './writeAheadLog.js';
 
@@ -117,6 +118,12 @@ export interface StorageNodeModules {
    * observers): reads and blocks run through it. Absent: every node is in memory.
    */
   faults?: NodeFaults;
+  /**
+   * Where a genesis larger than memory streams its nodes (the tiered backend): `open` then
+   * builds the genesis subtree by subtree into it and keeps only the levels above (see
+   * streamGenesis), instead of building the whole trie in memory.
+   */
+  genesisSink?: GenesisSink;
 }
 
 export class StorageNode {
@@ -185,6 +192,47 @@ export class StorageNode {
       o.shards,
       modules.hash ? { hash: modules.hash } : {},
     );
+    return StorageNode.atGenesis(genesis, o, state, modules);
+  }
+
+  /**
+   * fromGenesis for a genesis larger than memory: its nodes stream into `modules.genesisSink`
+   * subtree by subtree and the node keeps the levels above them as objects (see streamGenesis).
+   * A genesis too small to stream is built in memory.
+   */
+  static async fromGenesisStreamed(
+    genesis: Omit<Genesis, 'alloc'> & { alloc: GenesisAccounts },
+    opts: Partial<StorageNodeOptions> = {},
+    modules: StorageNodeModules & { genesisSink: GenesisSink },
+  ): Promise<StorageNode> {
+    const o = StorageNode.checkOptions({ ...defaultStorageNodeOptions, ...opts }, opts);
+    const layout = new ShardLayout(o.shardCount);
+    const { alloc } = genesis;
+    const state = await streamGenesis(
+      alloc,
+      layout,
+      o.shards,
+      modules.genesisSink,
+      modules.hash ? { hash: modules.hash } : {},
+    );
+    if (state !== undefined)
+      return StorageNode.atGenesis({ ...genesis, alloc: [] }, o, state, modules, alloc.length);
+    if (!Array.isArray(alloc)) {
+      throw new StorageError(
+        StorageErrorCode.BadGenesis,
+        `a genesis of ${alloc.length} accounts is too small to stream; give its accounts as an array`,
+      );
+    }
+    return StorageNode.fromGenesis({ ...genesis, alloc }, opts, modules);
+  }
+
+  private static atGenesis(
+    genesis: Genesis,
+    o: StorageNodeOptions,
+    state: ShardState,
+    modules: StorageNodeModules,
+    accounts = genesis.alloc.length,
+  ): StorageNode {
     const header = genesisHeader(genesis, state.root());
     const headerRlp = encodeHeader(header);
     const hash = headerHash(header, modules.hash);
@@ -200,7 +248,7 @@ export class StorageNode {
     node.minDifficulty = minDifficultyOf(genesis);
     node.log.info('genesis loaded', {
       shards: o.shards.length,
-      accounts: genesis.alloc.length,
+      accounts,
       stateRoot: toHex(header.stateRoot),
       hash: v.id,
     });
@@ -265,6 +313,11 @@ export class StorageNode {
         number: Number(base.header.number),
         seq: String(latest.seq),
         hash: base.id,
+      });
+    } else if (modules.genesisSink !== undefined) {
+      node = await StorageNode.fromGenesisStreamed(genesis, o, {
+        ...modules,
+        genesisSink: modules.genesisSink,
       });
     } else {
       node = StorageNode.fromGenesis(genesis, o, modules);
@@ -653,15 +706,19 @@ export class StorageNode {
 
   /**
    * A BatchGet split into its keys' paths, for `read`'s probes: one per account (by its hashed
-   * key, hashed once) and one per slot; each only walks the path its proof will take.
+   * key, hashed once) and one per slot; each only walks the path its proof will take, faulting
+   * in what is at hand and stopping at the first node that is not (DsmTree.faultPath).
    */
   batchProbes(req: BatchGetRequest): (() => unknown)[] {
     const st = this.version(req.at).state.state;
     const probes: (() => unknown)[] = [];
     for (const q of req.queries) {
       const key = this.keccak.keccak256(q.address);
-      probes.push(() => st.accounts.get(key));
-      for (const slot of q.slots) probes.push(() => st.getStorage(q.address, slot));
+      probes.push(() => st.accounts.faultPath(key));
+      for (const slot of q.slots) {
+        const slotKey = this.keccak.keccak256(slot);
+        probes.push(() => st.storageTrieAt(key)?.faultPath(slotKey));
+      }
     }
     return probes;
   }

@@ -104,7 +104,7 @@ async function startStorage(
       },
       {
         logger: log,
-        ...(tiered !== undefined ? { observers: [tiered], faults: tiered } : {}),
+        ...(tiered !== undefined ? { observers: [tiered], faults: tiered, genesisSink: tiered } : {}),
         ...(region !== undefined ? { observers: [region] } : {}),
       },
     );
@@ -115,6 +115,10 @@ async function startStorage(
   }
   const metrics = new StorageMetrics();
   metrics.watchNode(node, cfg.dataDir);
+  if (tiered !== undefined) {
+    const store = tiered;
+    metrics.watchTiered(() => store.tieredStats(), cfg.memoryBudget);
+  }
   let server: StorageServer;
   let metricsServer: MetricsServer | undefined;
   try {

@@ -22,6 +22,7 @@ import { type Logger, silentLogger } from '@monsoon/edge';
 import { keccak as defaultKeccak, type Keccak } from '@monsoon/keccak';
 import { type RlpValue, rlpDecode, toHex } from '@monsoon/util';
 import { StorageError, StorageErrorCode } from '../storageError.js';
+import type { GenesisSink } from '../streamGenesis.js';
 import type { Version } from '../versionStore.js';
 import type { NodeDb } from './levelNodeStore.js';
 import { NodeCache } from './nodeCache.js';
@@ -29,17 +30,20 @@ import type { NodeFaults } from './nodeFaults.js';
 import type { FreshNode, VersionObserver } from './versionObserver.js';
 
 /**
- * Bytes a trie node held as an object in a tree costs, on average over branches, extensions and
- * leaves (its encoding as a string, the node object, its children's slots); measured by
- * bench/tiered.ts as heap growth over resident nodes.
+ * Bytes a node faulted into a tree is counted as until the next eviction pass counts exactly
+ * (residentNodeBytes in @monsoon/dsm-tree): its encoding plus about this much.
  */
-export const RESIDENT_NODE_BYTES = 300;
+export const FAULTED_NODE_OVERHEAD = 150;
 
 /**
- * The part of the budget left free for nodes faulted into the trees between two prunes: the
- * cache is held to the rest, so reads can fault in this much before the trees are pruned again.
+ * The part of the budget for the cache of encodings (nodes just fetched, pinned until their
+ * request re-runs, and recently evicted ones); the trees' resident nodes get the rest.
  */
-export const TREE_SLACK = 0.25;
+export const CACHE_SHARE = 0.1;
+
+/** A fault batch is split into at most this many parallel getMany calls of at least GET_MANY_MIN_PART keys. */
+const GET_MANY_PARTS = 4;
+const GET_MANY_MIN_PART = 64;
 
 export interface TieredStoreOptions {
   /**
@@ -79,18 +83,22 @@ export interface TieredStoreModules {
 
 /** What a tiered store has done, for metrics, tests and the benchmark. */
 export interface TieredStats {
-  /** LevelDB read round trips (getMany calls) and the nodes they returned. */
+  /** LevelDB read round trips (getMany calls), the time they took (ms, summed) and the nodes they returned. */
   roundTrips: number;
+  roundTripMs: number;
   nodesFetched: number;
   /** Faults that found a fetch of the same node already on the way. */
   coalesced: number;
   cacheHits: number;
   cacheBytes: number;
   cacheNodes: number;
-  /** Estimated bytes of nodes held as objects in the trees (RESIDENT_NODE_BYTES each). */
+  /** Bytes of nodes held as objects in the trees: counted at each eviction pass, estimated between. */
   residentBytes: number;
-  /** Times the held versions were pruned back to their top levels. */
+  /** Eviction passes over the held versions (CLOCK), and those that had to evict every node below the top levels. */
   prunes: number;
+  fullPrunes: number;
+  /** The longest eviction (passes and cache), ms: what it can add to a request's latency. */
+  evictMsMax: number;
   nodesWritten: number;
   corrupt: number;
   sweeps: number;
@@ -107,7 +115,9 @@ interface Waiter {
   reject(e: unknown): void;
 }
 
-export class TieredStore implements VersionObserver, VerifiedNodeSource, NodeFaults {
+export class TieredStore implements VersionObserver, VerifiedNodeSource, NodeFaults, GenesisSink {
+  /** Faulted nodes go into the trees where their stubs were, shared by every version (see VerifiedNodeSource). */
+  readonly inPlace = true;
   readonly opts: TieredStoreOptions;
   readonly db: NodeDb;
   private readonly keccak: Keccak;
@@ -122,19 +132,21 @@ export class TieredStore implements VersionObserver, VerifiedNodeSource, NodeFau
   private readonly inflight = new Map<string, Promise<boolean>>();
   private pending = new Map<string, Waiter>();
   private flushScheduled = false;
-  /** Estimated bytes of tree nodes: exact (by count) after a prune, grown by faults and blocks since. */
+  /** Bytes of tree nodes: exact after an eviction pass, grown by faults and blocks since. */
   private residentBytes = 0;
-  /** residentBytes right after the last prune (the top levels of the held versions). */
-  private residentFloor = 0;
   private writtenSinceSweep = 0;
+  private evictScheduled = false;
   /** During a sweep: every node written since it began (they are kept whatever the mark says). */
   private sweepWritten: Set<string> | undefined;
   private sweeping: Promise<void> | undefined;
   private readonly stats = {
     roundTrips: 0,
+    roundTripMs: 0,
     nodesFetched: 0,
     coalesced: 0,
     prunes: 0,
+    fullPrunes: 0,
+    evictMsMax: 0,
     nodesWritten: 0,
     corrupt: 0,
     sweeps: 0,
@@ -180,7 +192,7 @@ export class TieredStore implements VersionObserver, VerifiedNodeSource, NodeFau
   getBin(hash: string): Uint8Array | undefined {
     const enc = this.cache.get(hash);
     if (enc !== undefined) {
-      this.residentBytes += RESIDENT_NODE_BYTES; // the tree now holds it as an object
+      this.residentBytes += enc.length + FAULTED_NODE_OVERHEAD; // the tree now holds it as an object
       return enc;
     }
     this.misses?.add(hash);
@@ -221,6 +233,12 @@ export class TieredStore implements VersionObserver, VerifiedNodeSource, NodeFau
     });
   }
 
+  /** GenesisSink: a streamed genesis' nodes, straight to LevelDB (one batch). */
+  async writeNodes(nodes: readonly FreshNode[]): Promise<void> {
+    await this.db.write(nodes.map((n) => [keyOf(n.hash), Buffer.from(n.enc, 'latin1')] as const));
+    this.stats.nodesWritten += nodes.length;
+  }
+
   /** The block's new nodes go to LevelDB (one batch) before it is acknowledged; then eviction. */
   async adding(v: Version, fresh: readonly FreshNode[]): Promise<void> {
     const puts: (readonly [Buffer, Buffer])[] = new Array(fresh.length);
@@ -232,12 +250,12 @@ export class TieredStore implements VersionObserver, VerifiedNodeSource, NodeFau
     await this.db.write(puts);
     this.stats.nodesWritten += fresh.length;
     this.writtenSinceSweep += fresh.length;
-    this.residentBytes += fresh.length * RESIDENT_NODE_BYTES;
+    for (const n of fresh) this.residentBytes += n.enc.length + FAULTED_NODE_OVERHEAD;
     // The nodes a block wrote are the likeliest to be read next: they enter the cache.
     for (const n of fresh) this.cache.set(n.hash, n.enc, false);
     this.versions.set(v.id, v);
     this.pinCheckpoint(v, false);
-    this.evict(false);
+    this.evictSoon();
   }
 
   dropped(gone: readonly Version[]): void {
@@ -275,28 +293,55 @@ export class TieredStore implements VersionObserver, VerifiedNodeSource, NodeFau
   // ------------------------------------------------------------ eviction
 
   /**
-   * Keeps memory within the budget: when the trees' estimated bytes plus the cache's exceed it
-   * (or `force`), every held version is pruned back to its top levels (what faulted in since
-   * becomes stubs again, its encodings staying in the cache), the trees' bytes are counted
-   * exactly, and the cache gives up its coldest entries until both fit.
+   * Keeps memory within the budget. The trees get all of it but the cache's share: when their
+   * bytes exceed that (or `force`), one CLOCK pass over every retained version turns the nodes
+   * below the top levels that no read used since the last pass into stubs, in place (the nodes
+   * a hot path uses stay as objects, shared by every version), and counts what stays exactly;
+   * if the nodes used since the last pass alone exceed it, a second pass evicts all of them
+   * (`fullPrunes`). The cache then gives up its coldest unpinned entries until both fit.
+   * Why CLOCK over tree nodes: a trie's hot paths are its upper levels and the hot keys' leaves,
+   * which a bit per node set by reads finds without knowing the tree's shape, and a hit costs
+   * one store; evicting in place keeps one copy of each node for all versions.
    */
   private evict(force: boolean): void {
     const budget = this.opts.memoryBudget;
-    if (!force && this.residentBytes + this.cache.bytes <= budget) return;
-    const slack = budget * TREE_SLACK;
-    if (force || this.residentBytes > this.residentFloor + slack) {
-      const seen = new Set<object>();
-      let nodes = 0;
-      for (const v of this.retained()) {
-        const st: StateTree = v.state.state;
-        st.prune(this.opts.residentLevels);
-        nodes += st.residentNodes(seen);
-      }
-      this.residentBytes = nodes * RESIDENT_NODE_BYTES;
-      this.residentFloor = this.residentBytes;
+    const treeBudget = budget * (1 - CACHE_SHARE);
+    if (force || this.residentBytes > treeBudget) {
+      const started = performance.now();
+      this.residentBytes = this.evictPass(force);
       this.stats.prunes++;
+      if (this.residentBytes > treeBudget) {
+        this.residentBytes = this.evictPass(true);
+        this.stats.fullPrunes++;
+      }
+      this.stats.evictMsMax = Math.max(this.stats.evictMsMax, performance.now() - started);
     }
-    this.cache.evictTo(Math.max(0, budget - Math.max(this.residentBytes, this.residentFloor + slack)));
+    if (this.residentBytes + this.cache.bytes > budget)
+      this.cache.evictTo(Math.max(0, budget - this.residentBytes));
+  }
+
+  /**
+   * Evicts once the current request has answered (a pass walks every resident node: not on
+   * any request's path); requests that end meanwhile share it.
+   */
+  private evictSoon(): void {
+    if (this.evictScheduled) return;
+    this.evictScheduled = true;
+    setImmediate(() => {
+      this.evictScheduled = false;
+      this.evict(false);
+    });
+  }
+
+  /** One pass over every retained version (see evict); the bytes left resident. */
+  private evictPass(all: boolean): number {
+    const seen = new Set<object>();
+    let bytes = 0;
+    for (const v of this.retained()) {
+      const st: StateTree = v.state.state;
+      bytes += st.evictCold(this.opts.residentLevels, seen, all);
+    }
+    return bytes;
   }
 
   // ------------------------------------------------------------ faulting in
@@ -346,7 +391,7 @@ export class TieredStore implements VersionObserver, VerifiedNodeSource, NodeFau
     } finally {
       this.misses = undefined;
       for (const h of pinned) this.cache.unpin(h);
-      this.evict(false);
+      this.evictSoon();
     }
   }
 
@@ -418,7 +463,9 @@ export class TieredStore implements VersionObserver, VerifiedNodeSource, NodeFau
     let values: (Buffer | undefined)[];
     try {
       this.stats.roundTrips++;
-      values = await this.db.getMany(hashes.map(keyOf));
+      const started = performance.now();
+      values = await this.getMany(hashes);
+      this.stats.roundTripMs += performance.now() - started;
     } catch (e) {
       for (const h of hashes) {
         this.inflight.delete(h);
@@ -455,6 +502,23 @@ export class TieredStore implements VersionObserver, VerifiedNodeSource, NodeFau
       this.cache.set(h, enc.toString('latin1'), true);
       w.resolve(true);
     });
+  }
+
+  /**
+   * One round trip for `hashes`: a large one split into up to GET_MANY_PARTS getMany calls sent
+   * together (a LevelDB in process reads each on its own thread-pool thread; a remote one
+   * pipelines them on its socket).
+   */
+  private async getMany(hashes: readonly string[]): Promise<(Buffer | undefined)[]> {
+    const parts = Math.min(GET_MANY_PARTS, Math.ceil(hashes.length / GET_MANY_MIN_PART));
+    if (parts <= 1) return this.db.getMany(hashes.map(keyOf));
+    const size = Math.ceil(hashes.length / parts);
+    const got = await Promise.all(
+      Array.from({ length: parts }, (_, i) =>
+        this.db.getMany(hashes.slice(i * size, (i + 1) * size).map(keyOf)),
+      ),
+    );
+    return got.flat();
   }
 
   // ------------------------------------------------------------ garbage

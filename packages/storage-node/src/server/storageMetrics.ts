@@ -1,6 +1,7 @@
 /**
  * The storage node's metrics (Prometheus, on the edge's registry): requests by method and
- * status, their latency, versions held, head number, log size and resident memory.
+ * status, their latency, versions held, head number, log size and resident memory; with the
+ * tiered backend, its cache, faults, resident bytes and LevelDB round trips.
  */
 import { readdir, stat } from 'node:fs/promises';
 import { join } from 'node:path';
@@ -12,6 +13,7 @@ import {
   REQUEST_SECONDS_BUCKETS,
   type RequestMetrics,
 } from '@monsoon/edge';
+import type { TieredStats } from '../nodeStore/tieredStore.js';
 import type { StorageNode } from '../storageNode.js';
 
 /** Total size of the files in a directory (0 when it does not exist). */
@@ -83,5 +85,77 @@ export class StorageMetrics implements RequestMetrics {
         dirBytes(join(dataDir, 'wal')),
       );
     }
+  }
+
+  /**
+   * Adds the tiered backend's counters and gauges, read from `stats` (TieredStore.tieredStats)
+   * when scraped.
+   */
+  watchTiered(stats: () => TieredStats, budgetBytes: number): void {
+    const r = this.registry;
+    const counter = (name: string, help: string, read: (s: TieredStats) => number) =>
+      r.observableCounter(name, help, () => read(stats()));
+    counter(
+      'monsoon_storage_tiered_cache_hits_total',
+      'Faults of trie nodes answered from the node cache.',
+      (s) => s.cacheHits,
+    );
+    counter(
+      'monsoon_storage_tiered_cache_misses_total',
+      'Trie nodes fetched from LevelDB (faults the cache could not answer).',
+      (s) => s.nodesFetched,
+    );
+    counter(
+      'monsoon_storage_tiered_coalesced_faults_total',
+      'Faults that joined a fetch of the same node already on the way.',
+      (s) => s.coalesced,
+    );
+    counter(
+      'monsoon_storage_tiered_leveldb_round_trips_total',
+      'LevelDB read round trips (one per cold trie level of a request).',
+      (s) => s.roundTrips,
+    );
+    counter(
+      'monsoon_storage_tiered_leveldb_round_trip_seconds_total',
+      'Time spent waiting for LevelDB read round trips.',
+      (s) => s.roundTripMs / 1000,
+    );
+    counter(
+      'monsoon_storage_tiered_nodes_written_total',
+      'Trie nodes written to LevelDB.',
+      (s) => s.nodesWritten,
+    );
+    counter(
+      'monsoon_storage_tiered_corrupt_nodes_total',
+      'Nodes from LevelDB refused because they do not hash to their key.',
+      (s) => s.corrupt,
+    );
+    counter(
+      'monsoon_storage_tiered_evictions_total',
+      'CLOCK eviction passes over the held versions.',
+      (s) => s.prunes,
+    );
+    counter(
+      'monsoon_storage_tiered_sweeps_total',
+      'Mark-and-sweep collections of LevelDB completed.',
+      (s) => s.sweeps,
+    );
+    counter(
+      'monsoon_storage_tiered_nodes_swept_total',
+      'Nodes deleted from LevelDB by sweeps.',
+      (s) => s.nodesSwept,
+    );
+    r.gauge(
+      'monsoon_storage_tiered_memory_bytes',
+      'Bytes of trie nodes in memory (accounted), by part.',
+      () => {
+        const s = stats();
+        return [
+          { labels: { part: 'trees' }, value: s.residentBytes },
+          { labels: { part: 'cache' }, value: s.cacheBytes },
+        ];
+      },
+    );
+    r.gauge('monsoon_storage_tiered_budget_bytes', 'The memory budget for trie nodes.', () => budgetBytes);
   }
 }

@@ -2,7 +2,9 @@
  * The tiered backend against memory mode. Two nodes get the same random blocks (two forks,
  * deletes of accounts and slots, new accounts, code); the tiered one has a budget of one byte
  * and one resident level, so every block and every read evicts everything it can and the next
- * one faults it back in from LevelDB. Every answer at every held version — accounts, slots,
+ * one faults it back in from LevelDB; then again with a budget of a fraction of the state, so
+ * that CLOCK passes evict some nodes of the trees in place and keep others (shared by forks
+ * and old versions). Every answer at every held version — accounts, slots,
  * proofs, batches with their bags, nodes by hash, shard roots, errors — must be the memory
  * node's, byte for byte. Also: faults of one node are fetched once however many reads want it,
  * a batch's faults share round trips, a sweep keeps every retained version readable while
@@ -15,15 +17,21 @@ import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { keccak } from '@monsoon/keccak';
 import { atHash, type BatchGetRequest, type BlockRef, type GetNodesRequest, HEAD } from '@monsoon/protocol';
 import {
+  type FreshNode,
   type NodeDb,
   openLocalNodeDb,
+  ShardLayout,
+  ShardState,
   StorageError,
   StorageErrorCode,
+  StorageMetrics,
   StorageNode,
+  streamGenesis,
   TieredStore,
   type Version,
 } from '@monsoon/storage-node';
 import { Prng } from '@monsoon/test-utils';
+import { toHex } from '@monsoon/util';
 import { makeGenesis, RefChain } from '../helpers/chain.js';
 import { expectStorageError } from '../helpers/errors.js';
 
@@ -95,7 +103,10 @@ const reads = {
   roots: (n: StorageNode, at: BlockRef) => outcome(async () => (await n.read(() => n.shardRoots(at))).roots),
 };
 
-describe('tiered backend vs memory mode', () => {
+describe.each([
+  { what: 'a one-byte budget', budget: 1, levels: 1, clock: false },
+  { what: 'a budget of part of the state (CLOCK)', budget: 120_000, levels: 1, clock: true },
+])('tiered backend vs memory mode, $what', ({ budget, levels, clock }) => {
   const genesis = makeGenesis(11, 500);
   const chain = new RefChain(genesis, 16);
   const mine = [0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11];
@@ -115,8 +126,15 @@ describe('tiered backend vs memory mode', () => {
   beforeAll(async () => {
     dir = await mkdtemp(join(tmpdir(), 'monsoon-tiered-'));
     db = new ProbedDb(await openLocalNodeDb(join(dir, 'leveldb')));
-    store = new TieredStore({ memoryBudget: 1, residentLevels: 1, gcEveryNodes: 0 }, { db });
-    tiered = StorageNode.fromGenesis(genesis, opts, { observers: [store], faults: store });
+    store = new TieredStore({ memoryBudget: budget, residentLevels: levels, gcEveryNodes: 0 }, { db });
+    // The CLOCK variant starts from a streamed genesis (subtrees straight to LevelDB).
+    tiered = clock
+      ? await StorageNode.fromGenesisStreamed(genesis, opts, {
+          observers: [store],
+          faults: store,
+          genesisSink: store,
+        })
+      : StorageNode.fromGenesis(genesis, opts, { observers: [store], faults: store });
     await tiered.startObservers();
     memory = StorageNode.fromGenesis(genesis, opts);
     for (const a of genesis.alloc)
@@ -226,13 +244,20 @@ describe('tiered backend vs memory mode', () => {
     expect(stats.roundTrips).toBeGreaterThan(100);
     expect(stats.prunes).toBeGreaterThan(12);
     expect(stats.corrupt).toBe(0);
+    if (clock) {
+      // Most passes kept what reads had used (the rest evicted everything below the top levels).
+      expect(stats.fullPrunes).toBeLessThan(stats.prunes / 2);
+      expect(stats.residentBytes).toBeGreaterThan(0);
+    }
   });
+
+  if (clock) return; // the tests below need everything evicted by every run
 
   it('faults of one node are fetched once, however many concurrent reads want it; a batch shares round trips', async () => {
     // Evict everything: one byte of budget, then a block-less eviction through a read.
     const cold = addresses.filter((a) => mineSet.has(chain.shardOf(a))).slice(0, 40);
     store.cache.clear();
-    await tiered.read(() => tiered.head); // a run evicts at its end: the trees go back to one level
+    store.setMemoryBudget(1); // evicts now: the trees go back to one level
     db.requested.length = 0;
     const before = store.tieredStats();
     const readsOf = cold
@@ -244,7 +269,7 @@ describe('tiered backend vs memory mode', () => {
     expect(store.tieredStats().coalesced).toBeGreaterThan(before.coalesced);
 
     store.cache.clear();
-    await tiered.read(() => tiered.head);
+    store.setMemoryBudget(1);
     const trips = db.roundTrips;
     const batch: BatchGetRequest = {
       at: HEAD,
@@ -256,6 +281,26 @@ describe('tiered backend vs memory mode', () => {
     expect(db.roundTrips - trips).toBeLessThanOrEqual(8);
   });
 
+  it('the Prometheus endpoint reports what the store counted', async () => {
+    const metrics = new StorageMetrics();
+    metrics.watchTiered(() => store.tieredStats(), 1);
+    store.setMemoryBudget(1);
+    const trips = store.tieredStats().roundTrips;
+    const address = addresses.find((a) => mineSet.has(chain.shardOf(a)))!;
+    await reads.account(tiered, HEAD, address);
+    const s = store.tieredStats();
+    expect(s.roundTrips).toBeGreaterThan(trips);
+    const text = await metrics.registry.render();
+    const value = (name: string) => Number(new RegExp(`^${name} (\\S+)$`, 'm').exec(text)?.[1]);
+    expect(value('monsoon_storage_tiered_leveldb_round_trips_total')).toBe(s.roundTrips);
+    expect(value('monsoon_storage_tiered_cache_misses_total')).toBe(s.nodesFetched);
+    expect(value('monsoon_storage_tiered_cache_hits_total')).toBe(s.cacheHits);
+    expect(value('monsoon_storage_tiered_nodes_written_total')).toBe(s.nodesWritten);
+    expect(value('monsoon_storage_tiered_budget_bytes')).toBe(1);
+    expect(text).toMatch(/^monsoon_storage_tiered_memory_bytes\{part="cache"\} \d+$/m);
+    expect(text).toMatch(/^monsoon_storage_tiered_memory_bytes\{part="trees"\} \d+$/m);
+  });
+
   it('a sweep deletes what no retained version reaches and every retained version still answers the same', async () => {
     const before = await db.count();
     await store.sweep();
@@ -263,7 +308,7 @@ describe('tiered backend vs memory mode', () => {
     expect(store.tieredStats().nodesSwept).toBe(before - after);
     expect(after).toBeLessThan(before);
     store.cache.clear();
-    await tiered.read(() => tiered.head);
+    store.setMemoryBudget(1);
     for (const v of memory.versions.all() as Version[]) await compareAt(atHash(v.hash), 7);
   });
 
@@ -271,7 +316,7 @@ describe('tiered backend vs memory mode', () => {
     const address = addresses.find((a) => mineSet.has(chain.shardOf(a)))!;
     const req = { at: HEAD, address, omitLevels: 0 };
     store.cache.clear();
-    await tiered.read(() => tiered.head);
+    store.setMemoryBudget(1);
     db.corrupt = true;
     const e = await expectStorageError(
       Promise.resolve(tiered.read(() => tiered.getAccount(req))),
@@ -381,4 +426,77 @@ describe('tiered with 256 shards', () => {
       await rm(dir, { recursive: true, force: true });
     }
   });
+});
+
+describe('streamed genesis (larger than memory)', () => {
+  /** A sink that keeps what it is given and the largest batch. */
+  class MapSink {
+    readonly nodes = new Map<string, string>();
+    largest = 0;
+    async writeNodes(nodes: readonly FreshNode[]): Promise<void> {
+      this.largest = Math.max(this.largest, nodes.length);
+      for (const n of nodes) this.nodes.set(n.hash, n.enc);
+    }
+  }
+
+  it.each([
+    { shardCount: 16 as const, shards: undefined, top: 17 },
+    { shardCount: 16 as const, shards: [0, 1, 2, 3, 4, 5, 6, 7], top: 9 },
+    { shardCount: 256 as const, shards: Array.from({ length: 128 }, (_, i) => i), top: 17 },
+  ])(
+    'the root and every answer of the in-memory genesis, holding only the levels above the buckets ($shardCount shards)',
+    async ({ shardCount, shards, top }) => {
+      const genesis = makeGenesis(77, 5000);
+      const layout = new ShardLayout(shardCount);
+      const owned = shards ?? layout.all();
+      const memory = ShardState.fromGenesis(genesis.alloc, layout, owned);
+      const sink = new MapSink();
+      const streamed = (await streamGenesis(genesis.alloc, layout, owned, sink, { batch: 500 }))!;
+      expect(toHex(streamed.root())).toBe(toHex(memory.root()));
+      expect(streamed.shardRoots().map((r) => (r ? toHex(r) : ''))).toEqual(
+        memory.shardRoots().map((r) => (r ? toHex(r) : '')),
+      );
+      // 5,000 accounts fill every 2-nibble bucket: in memory, the root and the branches above the
+      // buckets of the owned shards (16 shards: one per shard), nothing else; the rest went out in
+      // batches of about 500 nodes (a batch closes after the bucket that fills it).
+      expect(streamed.state.residentNodes()).toBe(top);
+      expect(sink.largest).toBeLessThan(500 + 200);
+      // Every node of the owned part is in the sink, and nothing of a foreign shard.
+      const want = new Map<string, string>();
+      memory.state.forEachNode((h, enc) => want.set(h, enc));
+      const resident = new Set<string>();
+      streamed.state.forEachNode((h) => resident.add(h));
+      for (const [h] of want) expect(sink.nodes.has(h) || resident.has(h)).toBe(true);
+      expect(sink.nodes.size + resident.size).toBeLessThanOrEqual(want.size + 2);
+      // A tiered node over the streamed state answers as memory mode.
+      const dir = await mkdtemp(join(tmpdir(), 'monsoon-tiered-stream-'));
+      const store = new TieredStore(
+        { memoryBudget: 1, residentLevels: 1 },
+        { db: await openLocalNodeDb(dir) },
+      );
+      const opts = { shardCount, ...(shards ? { shards } : {}) };
+      const tiered = await StorageNode.fromGenesisStreamed(genesis, opts, {
+        observers: [store],
+        faults: store,
+        genesisSink: store,
+      });
+      const ref = StorageNode.fromGenesis(genesis, opts);
+      try {
+        await tiered.startObservers();
+        expect(toHex(tiered.head.hash)).toBe(toHex(ref.head.hash));
+        for (const a of genesis.alloc.filter((_, i) => i % 50 === 0)) {
+          const slot = a.storage[0]?.[0] ?? new Uint8Array(32);
+          expect(await reads.account(tiered, HEAD, a.address)).toEqual(
+            await reads.account(ref, HEAD, a.address),
+          );
+          expect(await reads.storage(tiered, HEAD, a.address, slot)).toEqual(
+            await reads.storage(ref, HEAD, a.address, slot),
+          );
+        }
+      } finally {
+        await tiered.close();
+        await rm(dir, { recursive: true, force: true });
+      }
+    },
+  );
 });
