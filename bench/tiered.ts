@@ -80,6 +80,7 @@ import {
   StorageNode,
   TieredStore,
 } from '@monsoon/storage-node';
+import { LevelTrieDb } from '@monsoon/workload';
 import { ClassicLevel } from 'classic-level';
 import { median } from './lib/measure.js';
 import { forceGc, sampleMemory } from './lib/memory.js';
@@ -238,27 +239,6 @@ async function nodeReads(
       ? { cold: { reads: cold.length, p50Ms: pct(cold, 50), p99Ms: pct(cold, 99) } }
       : {}),
   };
-}
-
-/** @ethereumjs/mpt's DB interface over classic-level: keys are unprefixed hex of node hashes. */
-class LevelMptDb {
-  constructor(private readonly db: ClassicLevel<Buffer, Buffer>) {}
-  async get(key: string): Promise<Uint8Array | undefined> {
-    return (await this.db.get(Buffer.from(key, 'hex'))) ?? undefined;
-  }
-  async put(key: string, val: Uint8Array): Promise<void> {
-    await this.db.put(Buffer.from(key, 'hex'), Buffer.from(val));
-  }
-  async del(key: string): Promise<void> {
-    await this.db.del(Buffer.from(key, 'hex'));
-  }
-  async batch(ops: { type: 'put' | 'del'; key: string; value?: Uint8Array }[]): Promise<void> {
-    for (const o of ops) await (o.type === 'put' ? this.put(o.key, o.value!) : this.del(o.key));
-  }
-  shallowCopy(): LevelMptDb {
-    return this;
-  }
-  async open(): Promise<void> {}
 }
 
 async function mptReads(trie: MerklePatriciaTrie, addresses: Buffer, pick: () => number): Promise<Reads> {
@@ -520,7 +500,7 @@ async function mptSide(n: number, budgets: number[], stateNodes: number): Promis
       const row: Record<string, unknown> = {};
       for (const skew of [true, false]) {
         const trie = await createMPT({
-          db: new LevelMptDb(level) as never,
+          db: LevelTrieDb.over(level),
           root: stateRoot,
           useKeyHashing: true,
           useKeyHashingFunction: keccak.keccak256,
