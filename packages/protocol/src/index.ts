@@ -66,6 +66,14 @@ export {
   getStorageResponseToProto,
 } from './convert/reads.js';
 export {
+  getBlockUpdatesRequestFromProto,
+  getBlockUpdatesRequestToProto,
+  getBlockUpdatesResponseFromProto,
+  getBlockUpdatesResponseToProto,
+  getCheckpointRequestFromProto,
+  getCheckpointRequestToProto,
+} from './convert/replica.js';
+export {
   submitRequestFromProto,
   submitRequestToProto,
   submitResponseFromProto,
@@ -126,6 +134,11 @@ export type {
   GetStorageRequest,
   GetStorageResponse,
 } from './domain/reads.js';
+export type {
+  GetBlockUpdatesRequest,
+  GetBlockUpdatesResponse,
+  GetCheckpointRequest,
+} from './domain/replica.js';
 export { type ShardCount, ShardLayout } from './domain/shardLayout.js';
 export { SHARD_COUNTS, type ShardRoot } from './domain/shardRoot.js';
 export { applyAccountUpdate, genesisState, insertGenesisAccount } from './domain/stateWrites.js';

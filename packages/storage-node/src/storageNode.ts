@@ -16,6 +16,7 @@ import {
   applyBlockRequestToProto,
   type BatchGetRequest,
   type BatchGetResponse,
+  type BlockHeader,
   type BlockRef,
   checkPow,
   DEFAULT_MIN_DIFFICULTY,
@@ -294,7 +295,10 @@ export class StorageNode {
       for await (const rec of wal.replay(from !== undefined && from <= wal.lastSeq ? from : undefined)) {
         if (latest !== undefined && rec.seq <= latest.seq) continue;
         try {
-          await node.applyNow(decodeRecord(rec.payload, o.shardCount), rec.seq);
+          await node.applyNow(decodeRecord(rec.payload, o.shardCount), {
+            seq: rec.seq,
+            record: new Uint8Array(rec.payload),
+          });
           replayed++;
         } catch (e) {
           // A block on a fork that branched off before the checkpoint: its parent is gone.
@@ -341,13 +345,21 @@ export class StorageNode {
    * time; a block already held is acknowledged again without being re-applied.
    */
   applyBlock(req: ApplyBlockRequest): Promise<ApplyBlockResponse> {
-    const run = this.queue.then(() => this.applyNow(req, undefined));
+    return this.inQueue(() => this.applyNow(req, undefined));
+  }
+
+  /** Runs `f` after the blocks queued before it (blocks and joins change the versions one at a time). */
+  private inQueue<T>(f: () => Promise<T>): Promise<T> {
+    const run = this.queue.then(f);
     this.queue = run.catch(() => undefined);
     return run;
   }
 
-  /** `seq`: the block's log record, when it is being replayed from the log. */
-  private async applyNow(req: ApplyBlockRequest, seq: bigint | undefined): Promise<ApplyBlockResponse> {
+  /** `replayed`: the block's log record and its seq, when it is being replayed from the log. */
+  private async applyNow(
+    req: ApplyBlockRequest,
+    replayed: { seq: bigint; record: Uint8Array } | undefined,
+  ): Promise<ApplyBlockResponse> {
     const started = performance.now();
     const header = decodeHeader(req.headerRlp);
     const hash = headerHash(header, this.keccak);
@@ -373,22 +385,7 @@ export class StorageNode {
         },
       );
     }
-    if (header.difficulty < this.minDifficulty) {
-      throw new StorageError(
-        StorageErrorCode.BadBlock,
-        `block ${toHex(hash)} has difficulty ${header.difficulty}, below the chain's minimum ${this.minDifficulty}`,
-        { block: toHex(hash) },
-      );
-    }
-    if (!checkPow(header, this.keccak)) {
-      throw new StorageError(
-        StorageErrorCode.BadBlock,
-        `block ${toHex(hash)} does not meet its difficulty ${header.difficulty}`,
-        {
-          block: toHex(hash),
-        },
-      );
-    }
+    this.checkHeader(header, hash);
     const expected = this.expectedRoots(req.expectedRoots);
     await this.startObservers();
     const apply = () => {
@@ -399,11 +396,14 @@ export class StorageNode {
       this.faults === undefined ? apply() : await this.faults.run(apply, () => applyProbes(parent, req));
     const fresh = this.fresh;
     this.fresh = [];
-    if (this.wal !== undefined && !this.replaying)
-      seq = await this.wal.append(encodeRecord(req, this.layout.count));
+    // Kept with the version too: a replica behind asks for it (GetBlockUpdates).
+    const record = replayed?.record ?? encodeRecord(req, this.layout.count);
+    let seq = replayed?.seq;
+    if (this.wal !== undefined && !this.replaying) seq = await this.wal.append(record);
     if (this.beforeInstall !== undefined) await this.beforeInstall(req);
     const v: Version = {
       ...(seq !== undefined ? { seq } : {}),
+      record,
       hash,
       id: VersionStore.idOf(hash),
       header,
@@ -457,6 +457,102 @@ export class StorageNode {
         this.log.warn('checkpoint failed', { number: Number(v.header.number), error: (e as Error).message });
       }
     });
+  }
+
+  /**
+   * The blocks on the head's chain numbered after `afterNumber`, oldest first, at most `count`,
+   * each as the ApplyBlockRequest (protobuf) that applied it here: what a replica of these shards
+   * that is behind applies to catch up. Starts later than asked where the blocks after
+   * `afterNumber` are no longer held (pruned, or before the checkpoint this node started from).
+   */
+  blockUpdates(afterNumber: bigint, count: number): Uint8Array[] {
+    const chain: Uint8Array[] = [];
+    for (let v: Version | undefined = this.head; v !== undefined && v.header.number > afterNumber; ) {
+      if (v.record === undefined) break;
+      chain.push(v.record);
+      v = this.versions.byHash(v.header.parentHash);
+    }
+    return chain.reverse().slice(0, count);
+  }
+
+  /** The state at `at` as a checkpoint's chunks (see stateCheckpoint.ts): what a new replica joins from. */
+  checkpointOf(at: BlockRef): AsyncGenerator<Uint8Array> {
+    if (this.faults !== undefined) {
+      // Its trees hold hash stubs where nodes live in its LevelDB: a joiner would get holes.
+      throw new StorageError(
+        StorageErrorCode.BadArgument,
+        'a node with a tiered backend does not serve checkpoints (its trees are partly in LevelDB); join from a memory-backend replica',
+      );
+    }
+    return encodeCheckpoint(this.version(at));
+  }
+
+  /**
+   * Joins from a replica's checkpoint (a node that is new, or behind further than its peers and
+   * the miners keep blocks): checks it (its trie's root is its header's state root, the header
+   * meets the chain's difficulty rule and its proof of work, the same shards as this node), makes
+   * it this node's checkpoint (a durable node: the log's records so far are superseded) and its
+   * only version, from which blocks then apply. A checkpoint no further on than the head is
+   * ignored. Not for a node with observers (a tiered backend, a one-sided export): their stores
+   * follow the versions from the start.
+   */
+  join(checkpoint: Uint8Array): Promise<Version> {
+    return this.inQueue(async () => {
+      if (this.observers.length > 0) {
+        throw new StorageError(
+          StorageErrorCode.BadArgument,
+          'a node with a tiered backend or a one-sided export cannot join from a checkpoint while it runs; start it from an empty data directory with the memory backend, or let the miners catch it up',
+        );
+      }
+      const v = decodeCheckpoint(checkpoint, this.keccak);
+      const own = this.opts.shards.join(',');
+      if (v.state.layout.count !== this.layout.count || v.state.owned.join(',') !== own) {
+        throw new StorageError(
+          StorageErrorCode.WrongShard,
+          `checkpoint of shards ${v.state.owned.join(',')} of ${v.state.layout.count}; this node holds shards ${own} of ${this.layout.count}`,
+        );
+      }
+      this.checkHeader(v.header, v.hash);
+      if (v.header.number <= this.head.header.number) return this.head;
+      let installed = v;
+      if (this.wal !== undefined && this.checkpoints !== undefined) {
+        // Every record so far is superseded: recovery starts from this checkpoint and replays
+        // only the blocks applied after it. A scheduled checkpoint must not land after it.
+        await this.checkpointing;
+        const seq = this.wal.lastSeq;
+        await this.checkpoints.write(seq, checkpoint);
+        installed = { ...v, seq };
+      }
+      const from = this.head;
+      this.versions.reset(installed);
+      this.log.info('joined from a checkpoint', {
+        number: Number(v.header.number),
+        hash: v.id,
+        from: Number(from.header.number),
+        bytes: checkpoint.length,
+      });
+      return installed;
+    });
+  }
+
+  /** The chain's difficulty rule and the proof of work of a header. */
+  private checkHeader(header: BlockHeader, hash: Uint8Array): void {
+    if (header.difficulty < this.minDifficulty) {
+      throw new StorageError(
+        StorageErrorCode.BadBlock,
+        `block ${toHex(hash)} has difficulty ${header.difficulty}, below the chain's minimum ${this.minDifficulty}`,
+        { block: toHex(hash) },
+      );
+    }
+    if (!checkPow(header, this.keccak)) {
+      throw new StorageError(
+        StorageErrorCode.BadBlock,
+        `block ${toHex(hash)} does not meet its difficulty ${header.difficulty}`,
+        {
+          block: toHex(hash),
+        },
+      );
+    }
   }
 
   private expectedRoots(roots: readonly ShardRoot[]): (Uint8Array | undefined)[] {

@@ -98,6 +98,10 @@ const fake: StorageServiceServer = {
       roots: r.expectedRoots.filter((x) => mine.has(x.shard)),
     });
   }),
+  getBlockUpdates: unimplemented,
+  getCheckpoint: (call) => {
+    call.emit('error', { code: status.UNIMPLEMENTED });
+  },
 };
 
 let server: Server;

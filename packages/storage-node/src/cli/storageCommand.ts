@@ -21,6 +21,7 @@ import { type Genesis, parseGenesis } from '@monsoon/protocol';
 import { connectRemoteNodeDb, openLocalNodeDb } from '../nodeStore/levelNodeStore.js';
 import { autoRegionPath, RegionExport } from '../nodeStore/regionExport.js';
 import { TieredStore } from '../nodeStore/tieredStore.js';
+import { defaultReplicaSyncOptions, ReplicaSync } from '../replicaSync.js';
 import { StorageMetrics } from '../server/storageMetrics.js';
 import { StorageServer } from '../server/storageServer.js';
 import { isStorageError, StorageError, StorageErrorCode } from '../storageError.js';
@@ -114,6 +115,11 @@ async function startStorage(
     await node.close().catch(() => undefined);
     throw e;
   }
+  const sync = new ReplicaSync(
+    { ...defaultReplicaSyncOptions, peers: cfg.replicas, intervalMs: cfg.syncInterval },
+    { node, log, moved: () => server.heads.check() },
+  );
+  sync.start();
   return {
     listening: {
       address: server.address(),
@@ -127,9 +133,11 @@ async function startStorage(
       head: Number(node.head.header.number),
       hash: node.head.id,
       ...(region !== undefined ? { region: region.info()?.path } : {}),
+      ...(cfg.replicas.length > 0 ? { replicas: cfg.replicas.join(',') } : {}),
     },
     status: () => ({ head: Number(node.head.header.number), hash: node.head.id }),
     async close() {
+      await sync.close();
       await metricsServer?.close();
       await server.close();
       await node.close();

@@ -17,6 +17,7 @@ import {
   read,
 } from '@monsoon/edge';
 import { ShardLayout } from '@monsoon/protocol';
+import { defaultReplicaSyncOptions } from '../replicaSync.js';
 import { defaultStorageServerOptions } from '../server/storageServer.js';
 import { StorageError, StorageErrorCode } from '../storageError.js';
 import { defaultStorageNodeOptions } from '../storageNode.js';
@@ -56,6 +57,10 @@ export interface StorageCliConfig {
   /** The region's arena, MiB. */
   regionMb: number;
   maxNodes: number;
+  /** The other replicas of these shards to catch up from (`host:port`); empty: none. */
+  replicas: string[];
+  /** How often the replicas' heads are compared with this node's (ms). */
+  syncInterval: number;
 }
 
 /** The role's own options (`config`, `logLevel` and `advertise` are every role's: `@monsoon/edge`). */
@@ -134,6 +139,17 @@ export const STORAGE_OPTIONS: readonly RoleOption[] = [
     arg: '<n>',
     description: "the exported region's node arena, MiB (default: 2048; RAM is taken as it fills)",
   },
+  {
+    name: 'replicas',
+    arg: '<host:port,…>',
+    description:
+      'other replicas of the same shards: a node behind (or new) catches up from them, by blocks or from a checkpoint (default: none)',
+  },
+  {
+    name: 'syncInterval',
+    arg: '<ms>',
+    description: `how often the replicas' heads are compared with this node's (default: ${defaultReplicaSyncOptions.intervalMs})`,
+  },
 ];
 
 const UNITS: Readonly<Record<string, number>> = {
@@ -173,6 +189,7 @@ export const defaultStorageCliOptions = {
   memoryBudget: '2GiB',
   regionMb: 2048,
   maxNodes: defaultStorageServerOptions.maxNodes,
+  syncInterval: defaultReplicaSyncOptions.intervalMs,
 };
 
 function bad(option: string, expected: string, found: unknown): never {
@@ -263,5 +280,7 @@ export function resolveStorageConfig(flags: RawOptions, config: RawOptions = {})
     exportRegion: exportRegionOf(pick('exportRegion')),
     regionMb: read.int(pick('regionMb') ?? defaultStorageCliOptions.regionMb, 'regionMb', 1),
     maxNodes: read.int(pick('maxNodes') ?? defaultStorageCliOptions.maxNodes, 'maxNodes', 1),
+    replicas: pick('replicas') === undefined ? [] : read.hostPorts(pick('replicas'), 'replicas'),
+    syncInterval: read.int(pick('syncInterval') ?? defaultStorageCliOptions.syncInterval, 'syncInterval', 1),
   };
 }

@@ -3,7 +3,7 @@ import { readdir, readFile, truncate, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from '@jest/globals';
 import { toHex } from '@monsoon/dsm-tree';
-import { atNumber } from '@monsoon/protocol';
+import { applyBlockRequestFromProto, atNumber, storagePb } from '@monsoon/protocol';
 import { StorageErrorCode, StorageNode } from '@monsoon/storage-node';
 import { makeTmpDir, removeDir } from '@monsoon/test-utils';
 import { makeGenesis, RefChain } from '../helpers/chain.js';
@@ -124,6 +124,51 @@ describe('durable storage node', () => {
     expect(third.head.header.number).toBe(5n);
     expect(toHex(third.head.header.stateRoot)).toBe(toHex(blocks[4]!.header.stateRoot));
     await third.close();
+  });
+
+  it('a replica joins from a peer checkpoint, applies the peer blocks after it, and restarts from there', async () => {
+    const peer = StorageNode.fromGenesis(genesis, { shards });
+    let parent = { hash: chain.genesisHash, state: chain.genesisState, number: 0n };
+    for (let i = 1; i <= 6; i++) {
+      const b = chain.block(parent, 900 + i, 40);
+      await peer.applyBlock(RefChain.forShards(b.req, mine));
+      parent = { hash: b.hash, state: b.state, number: BigInt(i) };
+    }
+    // The blocks after 4, as the peer applied them; none after its head.
+    expect(peer.blockUpdates(4n, 10)).toHaveLength(2);
+    expect(peer.blockUpdates(6n, 10)).toEqual([]);
+    const checkpointAt = async (n: bigint) => {
+      const parts: Uint8Array[] = [];
+      for await (const p of peer.checkpointOf(atNumber(n))) parts.push(p);
+      return Buffer.concat(parts);
+    };
+
+    // A checkpoint of another shard selection is refused.
+    const other = await StorageNode.open(genesis, { shards: [0, 1], dataDir: join(dir, 'other') });
+    await expectStorageError(other.join(await checkpointAt(4n)), StorageErrorCode.WrongShard);
+    await other.close();
+
+    const replica = await StorageNode.open(genesis, { shards, dataDir: join(dir, 'r') });
+    await replica.join(await checkpointAt(4n));
+    expect(replica.head.header.number).toBe(4n);
+    await expectStorageError(
+      replica.applyBlock(RefChain.forShards(chain.block({ ...parent }, 1, 5).req, mine)),
+      StorageErrorCode.UnknownParent,
+    );
+    for (const rec of peer.blockUpdates(4n, 10)) {
+      await replica.applyBlock(
+        applyBlockRequestFromProto(storagePb.ApplyBlockRequest.decode(rec), { shardCount: 16 }),
+      );
+    }
+    expect(replica.head.id).toBe(peer.head.id);
+    // An older checkpoint changes nothing.
+    await replica.join(await checkpointAt(4n));
+    expect(replica.head.id).toBe(peer.head.id);
+    await replica.close();
+    const again = await StorageNode.open(genesis, { shards, dataDir: join(dir, 'r') });
+    expect(again.head.id).toBe(peer.head.id);
+    expect(toHex(again.head.header.stateRoot)).toBe(toHex(parent.state.root()));
+    await again.close();
   });
 
   it('refuses a data directory written for another genesis or shard selection', async () => {
