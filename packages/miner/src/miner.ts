@@ -51,6 +51,7 @@ import {
   type TxResult,
   TxStatus,
 } from '@monsoon/protocol';
+import { detachAll } from '@monsoon/util';
 
 export interface MinerOptions {
   /** Retention level r: the top layer keeps the account trie's levels 0 … r−1. */
@@ -119,7 +120,7 @@ export const defaultMinerOptions: Omit<MinerOptions, 'rules'> = {
   shardCount: 16,
   maxBlockBytes: 8 * 1024 * 1024,
   recovery: inlineRecovery,
-  keepBlocks: 512,
+  keepBlocks: 128,
 };
 
 /** A block this miner holds, with the state after it (its top layer). */
@@ -501,6 +502,10 @@ export class Miner {
     }));
     this.rememberChanges(state, done.updates);
     this.pruneKeepingCoinbase(state);
+    // Transactions and bag nodes are views into the messages they came in (a client's whole
+    // submission, bag included): a block kept for `keepBlocks` must not keep those alive.
+    raws = detachAll(raws);
+    witness = detachAll(witness);
     const block: ChainBlock = {
       hash: headerHash(header, this.keccak),
       header,
