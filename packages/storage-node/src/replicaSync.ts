@@ -13,6 +13,7 @@ import { ERROR_CODE_TRAILER, type Logger, unary } from '@monsoon/edge';
 import {
   type ApplyBlockRequest,
   applyBlockRequestFromProto,
+  atNumber,
   getBlockUpdatesRequestToProto,
   getBlockUpdatesResponseFromProto,
   getCheckpointRequestToProto,
@@ -24,6 +25,9 @@ import {
 } from '@monsoon/protocol';
 import { StorageError, StorageErrorCode } from './storageError.js';
 import type { StorageNode } from './storageNode.js';
+
+/** How far below a peer's head the block a replica joins from is. */
+const JOIN_DEPTH = 2n;
 
 export interface ReplicaSyncOptions {
   /** `host:port` of the other replicas of this node's shards (the same shard selection). */
@@ -179,7 +183,7 @@ export class ReplicaSync {
           after = after > BigInt(this.opts.forkDepth) ? after - BigInt(this.opts.forkDepth) : 0n;
           continue;
         }
-        await this.join(peer, c);
+        await this.join(peer, c, head.number);
       } finally {
         this.modules.moved();
       }
@@ -201,12 +205,17 @@ export class ReplicaSync {
     });
   }
 
-  /** Joins from `peer`'s checkpoint of its head. */
-  private async join(peer: string, c: StorageServiceClient): Promise<void> {
+  /**
+   * Joins from `peer`'s checkpoint of the block `JOIN_DEPTH` below its head (`head`), on its
+   * head's chain: a block that deep is not on a fork about to lose (the head itself may be), and
+   * the blocks after it come next by GetBlockUpdates.
+   */
+  private async join(peer: string, c: StorageServiceClient, head: bigint): Promise<void> {
     const started = performance.now();
     const parts: Buffer[] = [];
+    const at = head > JOIN_DEPTH ? atNumber(head - JOIN_DEPTH) : HEAD;
     await new Promise<void>((resolve, reject) => {
-      const s = c.getCheckpoint(getCheckpointRequestToProto({ at: HEAD }), { deadline: this.deadline(10) });
+      const s = c.getCheckpoint(getCheckpointRequestToProto({ at }), { deadline: this.deadline(10) });
       s.on('data', (m: storagePb.CheckpointChunk) => parts.push(Buffer.from(m.data)));
       s.on('error', reject);
       s.on('end', resolve);

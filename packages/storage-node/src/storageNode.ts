@@ -46,6 +46,9 @@ import { StorageError, StorageErrorCode } from './storageError.js';
 import { type Version, VersionStore } from './versionStore.js';
 import { type FsyncPolicy, WriteAheadLog } from './writeAheadLog.js';
 
+/** How far below the head a block is checkpointed (see applyNow): deeper forks are not expected. */
+const CHECKPOINT_DEPTH = 2n;
+
 /** Where and how a durable node keeps its log. */
 export interface DurabilityOptions {
   /** Data directory: `wal/` (the log) and `node.json` (what the data belongs to). */
@@ -418,8 +421,15 @@ export class StorageNode {
       const held = this.versions.all();
       for (const o of this.observers) o.dropped(gone, held);
     }
-    if (this.checkpointEvery > 0 && !this.replaying && header.number % BigInt(this.checkpointEvery) === 0n) {
-      this.scheduleCheckpoint(v);
+    // The checkpoint of block n·every is written once the head is CHECKPOINT_DEPTH blocks past
+    // it, and of the head's chain: a checkpoint of a fork block (a losing miner's block at that
+    // height, which may even be the head for a moment) would restart the node on that fork,
+    // with the blocks of the real chain skipped in the replay as orphans.
+    const every = BigInt(this.checkpointEvery);
+    const settled = header.number - CHECKPOINT_DEPTH;
+    if (every > 0n && !this.replaying && this.versions.head === v && settled > 0n && settled % every === 0n) {
+      const c = this.versions.get({ kind: 'number', number: settled });
+      if (c !== undefined) this.scheduleCheckpoint(c);
     }
     this.log.info('block applied', {
       number: Number(header.number),

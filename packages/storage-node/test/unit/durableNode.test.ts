@@ -6,7 +6,7 @@ import { toHex } from '@monsoon/dsm-tree';
 import { applyBlockRequestFromProto, atNumber, storagePb } from '@monsoon/protocol';
 import { StorageErrorCode, StorageNode } from '@monsoon/storage-node';
 import { makeTmpDir, removeDir } from '@monsoon/test-utils';
-import { makeGenesis, RefChain } from '../helpers/chain.js';
+import { type Block, makeGenesis, RefChain } from '../helpers/chain.js';
 import { expectStorageError } from '../helpers/errors.js';
 
 describe('durable storage node', () => {
@@ -100,10 +100,11 @@ describe('durable storage node', () => {
     const node = await StorageNode.open(genesis, opts);
     let parent = { hash: chain.genesisHash, state: chain.genesisState, number: 0n };
     const blocks: ReturnType<RefChain['block']>[] = [];
-    for (let i = 1; i <= 5; i++) {
+    for (let i = 1; i <= 6; i++) {
       const b = chain.block(parent, 1100 + i, 30);
       blocks.push(b);
-      if (i <= 4) await node.applyBlock(RefChain.forShards(b.req, mine));
+      // Block 3's checkpoint is written once the head is 2 blocks past it.
+      if (i <= 5) await node.applyBlock(RefChain.forShards(b.req, mine));
       parent = { hash: b.hash, state: b.state, number: BigInt(i) };
     }
     await node.close();
@@ -114,16 +115,40 @@ describe('durable storage node', () => {
     await truncate(join(walDir, segments[0]!), 16); // the segment header only
     const again = await StorageNode.open(genesis, opts);
     expect(again.head.header.number).toBe(3n);
-    // Block 4 again (its log record was lost) and block 5: the log numbers them after the
-    // checkpoint, so the next replay does not take them for records the checkpoint covers.
-    await again.applyBlock(RefChain.forShards(blocks[3]!.req, mine));
-    await again.applyBlock(RefChain.forShards(blocks[4]!.req, mine));
-    expect(again.walStats()!.lastSeq).toBe(5n);
+    // Blocks 4 and 5 again (their log records were lost) and block 6: the log numbers them after
+    // the checkpoint, so the next replay does not take them for records the checkpoint covers.
+    for (const b of blocks.slice(3)) await again.applyBlock(RefChain.forShards(b.req, mine));
+    expect(again.walStats()!.lastSeq).toBe(6n);
     await again.close();
     const third = await StorageNode.open(genesis, opts);
-    expect(third.head.header.number).toBe(5n);
-    expect(toHex(third.head.header.stateRoot)).toBe(toHex(blocks[4]!.header.stateRoot));
+    expect(third.head.header.number).toBe(6n);
+    expect(toHex(third.head.header.stateRoot)).toBe(toHex(blocks[5]!.header.stateRoot));
     await third.close();
+  });
+
+  it('a fork block at a checkpoint height is never the checkpoint: a restart stays on the heaviest chain', async () => {
+    const node = await StorageNode.open(genesis, { shards, dataDir: dir, checkpointEvery: 3 });
+    let parent = { hash: chain.genesisHash, state: chain.genesisState, number: 0n };
+    const canonical: string[] = [];
+    let fork: Block | undefined;
+    for (let i = 1; i <= 5; i++) {
+      const b = chain.block(parent, 300 + i, 30, { difficulty: 2n });
+      await node.applyBlock(RefChain.forShards(b.req, mine));
+      canonical.push(toHex(b.hash));
+      if (i === 3) {
+        // A lighter block at height 3 (another miner's), arriving after the canonical one.
+        fork = chain.block({ ...parent }, 399, 30, { difficulty: 1n });
+        await node.applyBlock(RefChain.forShards(fork.req, mine));
+      }
+      parent = { hash: b.hash, state: b.state, number: BigInt(i) };
+    }
+    expect(node.head.id).toBe(canonical[4]);
+    await node.close();
+    const again = await StorageNode.open(genesis, { shards, dataDir: dir, checkpointEvery: 3 });
+    expect(again.head.id).toBe(canonical[4]);
+    expect(again.version(atNumber(4n)).id).toBe(canonical[3]);
+    expect(again.versions.byHash(fork!.hash)).toBeUndefined();
+    await again.close();
   });
 
   it('a replica joins from a peer checkpoint, applies the peer blocks after it, and restarts from there', async () => {
