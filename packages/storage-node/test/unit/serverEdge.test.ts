@@ -85,6 +85,8 @@ describe('storage CLI options', () => {
       dataDir: './data/storage-all',
       fsync: 'always',
       checkpointEvery: 1024,
+      replicas: [],
+      syncInterval: 1000,
       window: 256,
       forkWindow: 64,
       metrics: undefined,
