@@ -26,9 +26,6 @@ import {
 import { StorageError, StorageErrorCode } from './storageError.js';
 import type { StorageNode } from './storageNode.js';
 
-/** How far below a peer's head the block a replica joins from is. */
-const JOIN_DEPTH = 2n;
-
 export interface ReplicaSyncOptions {
   /** `host:port` of the other replicas of this node's shards (the same shard selection). */
   peers: readonly string[];
@@ -206,14 +203,15 @@ export class ReplicaSync {
   }
 
   /**
-   * Joins from `peer`'s checkpoint of the block `JOIN_DEPTH` below its head (`head`), on its
+   * Joins from `peer`'s checkpoint of the block `checkpointDepth` below its head (`head`), on its
    * head's chain: a block that deep is not on a fork about to lose (the head itself may be), and
    * the blocks after it come next by GetBlockUpdates.
    */
   private async join(peer: string, c: StorageServiceClient, head: bigint): Promise<void> {
     const started = performance.now();
     const parts: Buffer[] = [];
-    const at = head > JOIN_DEPTH ? atNumber(head - JOIN_DEPTH) : HEAD;
+    const depth = this.modules.node.checkpointDepth;
+    const at = head > depth ? atNumber(head - depth) : HEAD;
     await new Promise<void>((resolve, reject) => {
       const s = c.getCheckpoint(getCheckpointRequestToProto({ at }), { deadline: this.deadline(10) });
       s.on('data', (m: storagePb.CheckpointChunk) => parts.push(Buffer.from(m.data)));

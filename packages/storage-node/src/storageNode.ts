@@ -46,8 +46,11 @@ import { StorageError, StorageErrorCode } from './storageError.js';
 import { type Version, VersionStore } from './versionStore.js';
 import { type FsyncPolicy, WriteAheadLog } from './writeAheadLog.js';
 
-/** How far below the head a block is checkpointed (see applyNow): deeper forks are not expected. */
-const CHECKPOINT_DEPTH = 2n;
+/**
+ * Default {@link DurabilityOptions.checkpointDepth}: the depth past which forks are not expected
+ * (a client's late start anchors as deep).
+ */
+export const DEFAULT_CHECKPOINT_DEPTH = 16;
 
 /** Where and how a durable node keeps its log. */
 export interface DurabilityOptions {
@@ -57,6 +60,13 @@ export interface DurabilityOptions {
   fsync?: FsyncPolicy;
   /** A checkpoint every this many blocks (by number); 0 for never. Default 1024. */
   checkpointEvery?: number;
+  /**
+   * How far below the head a block is checkpointed, and how far below a peer's head a joining
+   * replica takes its checkpoint. A restart lands on its checkpoint's chain for good, so a
+   * checkpoint of a block a reorg later abandons strands the node (the fault campaign saw one at a
+   * depth of 2). Default {@link DEFAULT_CHECKPOINT_DEPTH}.
+   */
+  checkpointDepth?: number;
 }
 
 /** A digest of a genesis' content, to pin a data directory to it without building its state. */
@@ -134,6 +144,7 @@ export class StorageNode {
   private wal: WriteAheadLog | undefined;
   private checkpoints: CheckpointStore | undefined;
   private checkpointEvery = 0;
+  private settledDepth = BigInt(DEFAULT_CHECKPOINT_DEPTH);
   /** The checkpoint being written, if any (one at a time). */
   private checkpointing: Promise<void> = Promise.resolve();
   /** Set while the log is replayed: its blocks are already in it. */
@@ -289,6 +300,7 @@ export class StorageNode {
     node.wal = wal;
     node.checkpoints = checkpoints;
     node.checkpointEvery = opts.checkpointEvery ?? 1024;
+    node.settledDepth = BigInt(opts.checkpointDepth ?? DEFAULT_CHECKPOINT_DEPTH);
     await node.startObservers();
     node.replaying = true;
     let replayed = 0;
@@ -327,6 +339,11 @@ export class StorageNode {
     await this.checkpointing;
     await this.wal?.close();
     for (const o of this.observers) await o.close();
+  }
+
+  /** How far below the head blocks are checkpointed, and a replica joins (checkpointDepth). */
+  get checkpointDepth(): bigint {
+    return this.settledDepth;
   }
 
   get head(): Version {
@@ -421,12 +438,12 @@ export class StorageNode {
       const held = this.versions.all();
       for (const o of this.observers) o.dropped(gone, held);
     }
-    // The checkpoint of block n·every is written once the head is CHECKPOINT_DEPTH blocks past
+    // The checkpoint of block n·every is written once the head is checkpointDepth blocks past
     // it, and of the head's chain: a checkpoint of a fork block (a losing miner's block at that
     // height, which may even be the head for a moment) would restart the node on that fork,
     // with the blocks of the real chain skipped in the replay as orphans.
     const every = BigInt(this.checkpointEvery);
-    const settled = header.number - CHECKPOINT_DEPTH;
+    const settled = header.number - this.settledDepth;
     if (every > 0n && !this.replaying && this.versions.head === v && settled > 0n && settled % every === 0n) {
       const c = this.versions.get({ kind: 'number', number: settled });
       if (c !== undefined) this.scheduleCheckpoint(c);

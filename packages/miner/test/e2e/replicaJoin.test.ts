@@ -37,6 +37,8 @@ describe('a storage replica started empty while the cluster runs', () => {
     '100',
     '--checkpoint-every',
     '16',
+    '--checkpoint-depth',
+    '2',
   ];
 
   /** Waits until `s` holds the miner's head of now, and returns its state root there and the miner's. */
@@ -65,6 +67,8 @@ describe('a storage replica started empty while the cluster runs', () => {
       '8',
       '--checkpoint-every',
       '16',
+      '--checkpoint-depth',
+      '2',
     ]);
     miner = await startRole('miner', [
       '--genesis',

@@ -76,6 +76,7 @@ async function startStorage(
         dataDir: cfg.dataDir,
         fsync: cfg.fsync,
         checkpointEvery: cfg.checkpointEvery,
+        checkpointDepth: cfg.checkpointDepth,
         shardCount: cfg.shardCount,
         shards: cfg.shards,
         window: cfg.window,

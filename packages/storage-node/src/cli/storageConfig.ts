@@ -39,6 +39,7 @@ export interface StorageCliConfig {
   fsync: FsyncPolicy;
   /** A checkpoint every this many blocks; 0 = never. */
   checkpointEvery: number;
+  checkpointDepth: number;
   window: number;
   forkWindow: number;
   /** Prometheus `/metrics` `host:port`, or undefined for none. */
@@ -88,6 +89,12 @@ export const STORAGE_OPTIONS: readonly RoleOption[] = [
     name: 'checkpointEvery',
     arg: '<n>',
     description: 'a checkpoint every n blocks, 0 = never (default: 1024)',
+  },
+  {
+    name: 'checkpointDepth',
+    arg: '<n>',
+    description:
+      'checkpoint a block once the head is n past it, and join a replica n below its peer (default: 16; forks deeper than n strand a restart)',
   },
   { name: 'window', arg: '<n>', description: "blocks of history kept on the head's chain (default: 256)" },
   {
@@ -180,6 +187,7 @@ export const defaultStorageCliOptions = {
   listen: '127.0.0.1:50051',
   fsync: 'always' as FsyncPolicy,
   checkpointEvery: 1024,
+  checkpointDepth: 16,
   window: defaultStorageNodeOptions.window,
   forkWindow: defaultStorageNodeOptions.forkWindow,
   logLevel: 'info' as LogLevel,
@@ -260,6 +268,11 @@ export function resolveStorageConfig(flags: RawOptions, config: RawOptions = {})
       pick('checkpointEvery') ?? defaultStorageCliOptions.checkpointEvery,
       'checkpointEvery',
       0,
+    ),
+    checkpointDepth: read.int(
+      pick('checkpointDepth') ?? defaultStorageCliOptions.checkpointDepth,
+      'checkpointDepth',
+      1,
     ),
     window: read.int(pick('window') ?? defaultStorageCliOptions.window, 'window', 1),
     forkWindow: read.int(pick('forkWindow') ?? defaultStorageCliOptions.forkWindow, 'forkWindow', 0),

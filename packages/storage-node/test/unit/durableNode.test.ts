@@ -57,7 +57,12 @@ describe('durable storage node', () => {
   });
 
   it('checkpoints every N blocks, restarts from the newest checkpoint plus the log, and falls back past a corrupt one', async () => {
-    const node = await StorageNode.open(genesis, { shards, dataDir: dir, checkpointEvery: 3 });
+    const node = await StorageNode.open(genesis, {
+      shards,
+      dataDir: dir,
+      checkpointEvery: 3,
+      checkpointDepth: 2,
+    });
     let parent = { hash: chain.genesisHash, state: chain.genesisState, number: 0n };
     const roots: string[] = [];
     for (let i = 1; i <= 8; i++) {
@@ -70,7 +75,12 @@ describe('durable storage node', () => {
     const files = (await readdir(join(dir, 'checkpoints'))).filter((f) => !f.startsWith('.'));
     expect(files.length).toBe(2); // blocks 3 and 6; keep = 2
 
-    const again = await StorageNode.open(genesis, { shards, dataDir: dir, checkpointEvery: 3 });
+    const again = await StorageNode.open(genesis, {
+      shards,
+      dataDir: dir,
+      checkpointEvery: 3,
+      checkpointDepth: 2,
+    });
     expect(again.head.header.number).toBe(8n);
     for (let n = 6; n <= 8; n++)
       expect(toHex(again.version(atNumber(BigInt(n))).header.stateRoot)).toBe(roots[n - 1]);
@@ -88,7 +98,12 @@ describe('durable storage node', () => {
     const bytes = await readFile(path);
     bytes[bytes.length - 10]! ^= 0xff;
     await writeFile(path, bytes);
-    const third = await StorageNode.open(genesis, { shards, dataDir: dir, checkpointEvery: 3 });
+    const third = await StorageNode.open(genesis, {
+      shards,
+      dataDir: dir,
+      checkpointEvery: 3,
+      checkpointDepth: 2,
+    });
     expect(third.head.header.number).toBe(8n);
     expect(toHex(third.head.header.stateRoot)).toBe(roots[7]);
     expect(toHex(third.version(atNumber(4n)).header.stateRoot)).toBe(roots[3]);
@@ -96,7 +111,7 @@ describe('durable storage node', () => {
   });
 
   it('after a log tail cut below the newest checkpoint, the blocks applied next survive a restart', async () => {
-    const opts = { shards, dataDir: dir, checkpointEvery: 3, fsync: 'none' as const };
+    const opts = { shards, dataDir: dir, checkpointEvery: 3, checkpointDepth: 2, fsync: 'none' as const };
     const node = await StorageNode.open(genesis, opts);
     let parent = { hash: chain.genesisHash, state: chain.genesisState, number: 0n };
     const blocks: ReturnType<RefChain['block']>[] = [];
@@ -127,7 +142,12 @@ describe('durable storage node', () => {
   });
 
   it('a fork block at a checkpoint height is never the checkpoint: a restart stays on the heaviest chain', async () => {
-    const node = await StorageNode.open(genesis, { shards, dataDir: dir, checkpointEvery: 3 });
+    const node = await StorageNode.open(genesis, {
+      shards,
+      dataDir: dir,
+      checkpointEvery: 3,
+      checkpointDepth: 2,
+    });
     let parent = { hash: chain.genesisHash, state: chain.genesisState, number: 0n };
     const canonical: string[] = [];
     let fork: Block | undefined;
@@ -144,7 +164,12 @@ describe('durable storage node', () => {
     }
     expect(node.head.id).toBe(canonical[4]);
     await node.close();
-    const again = await StorageNode.open(genesis, { shards, dataDir: dir, checkpointEvery: 3 });
+    const again = await StorageNode.open(genesis, {
+      shards,
+      dataDir: dir,
+      checkpointEvery: 3,
+      checkpointDepth: 2,
+    });
     expect(again.head.id).toBe(canonical[4]);
     expect(again.version(atNumber(4n)).id).toBe(canonical[3]);
     expect(again.versions.byHash(fork!.hash)).toBeUndefined();

@@ -85,6 +85,7 @@ describe('storage CLI options', () => {
       dataDir: './data/storage-all',
       fsync: 'always',
       checkpointEvery: 1024,
+      checkpointDepth: 16,
       replicas: [],
       syncInterval: 1000,
       window: 256,
