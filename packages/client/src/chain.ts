@@ -114,7 +114,7 @@ export interface ChainViewOptions {
   minDifficulty: bigint;
 }
 
-export const defaultChainViewOptions: ChainViewOptions = { window: 4096, minDifficulty: 0n };
+export const defaultChainViewOptions: ChainViewOptions = { window: 512, minDifficulty: 0n };
 
 export class ChainView {
   readonly opts: ChainViewOptions;

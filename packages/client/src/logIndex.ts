@@ -15,8 +15,8 @@ export interface LogIndexOptions {
   window: number;
 }
 
-/** About 17 minutes of 250 ms blocks, an hour of 1 s ones. */
-export const defaultLogIndexOptions: LogIndexOptions = { window: 4096 };
+/** About 2 minutes of 250 ms blocks, 8.5 of 1 s ones: the client's chain window (`--chain-window`) by default. */
+export const defaultLogIndexOptions: LogIndexOptions = { window: 512 };
 
 /** A block's logs as the index holds them: its receipts' logs, numbered block-wide. */
 export function blockLogsOf(b: ClientBlock): BlockLogs {

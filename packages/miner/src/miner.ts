@@ -51,6 +51,7 @@ import {
   type TxResult,
   TxStatus,
 } from '@monsoon/protocol';
+import { detachAll } from '@monsoon/util';
 
 export interface MinerOptions {
   /** Retention level r: the top layer keeps the account trie's levels 0 … r−1. */
@@ -119,7 +120,7 @@ export const defaultMinerOptions: Omit<MinerOptions, 'rules'> = {
   shardCount: 16,
   maxBlockBytes: 8 * 1024 * 1024,
   recovery: inlineRecovery,
-  keepBlocks: 512,
+  keepBlocks: 128,
 };
 
 /** A block this miner holds, with the state after it (its top layer). */
@@ -501,6 +502,10 @@ export class Miner {
     }));
     this.rememberChanges(state, done.updates);
     this.pruneKeepingCoinbase(state);
+    // Transactions and bag nodes are views into the messages they came in (a client's whole
+    // submission, bag included): a block kept for `keepBlocks` must not keep those alive.
+    raws = detachAll(raws);
+    witness = detachAll(witness);
     const block: ChainBlock = {
       hash: headerHash(header, this.keccak),
       header,
@@ -543,9 +548,34 @@ export class Miner {
   }
 
   private shardUpdates(updates: readonly AccountUpdate[], keys: readonly Uint8Array[]): ShardUpdate[] {
+    // Kept for storage catch-ups: as plain updates over one buffer of their own, since the
+    // execution's are views into transactions and bags (whole client submissions) and carry
+    // its account objects.
+    const bytes: Uint8Array[] = [];
+    for (const u of updates) {
+      bytes.push(u.address);
+      if (u.deleted) continue;
+      if (u.code !== undefined) bytes.push(u.code);
+      for (const w of u.storage) bytes.push(w.slot, w.value);
+    }
+    const copies = detachAll(bytes);
+    let at = 0;
+    const next = () => copies[at++]!;
     const by = new Map<number, AccountUpdate[]>();
     for (let i = 0; i < updates.length; i++) {
-      const u = updates[i]!;
+      const o = updates[i]!;
+      const address = next();
+      const u: AccountUpdate = o.deleted
+        ? { deleted: true, address }
+        : {
+            deleted: false,
+            address,
+            nonce: o.nonce,
+            balance: o.balance,
+            code: o.code === undefined ? undefined : next(),
+            clearStorage: o.clearStorage,
+            storage: o.storage.map(() => ({ slot: next(), value: next() })),
+          };
       const shard = this.layout.shardOfKey(keys[i]!);
       const list = by.get(shard);
       if (list === undefined) by.set(shard, [u]);

@@ -98,7 +98,7 @@ export const defaultMinerNodeOptions: MinerNodeOptions = {
   peers: [],
   storage: [],
   storageFeed: {},
-  storageCatchUpBlocks: 512,
+  storageCatchUpBlocks: 128,
   fsync: 'always',
   peerSync: {},
   maxReceiveMessageBytes: 256 * 1024 * 1024,
@@ -386,7 +386,10 @@ export class MinerNode {
         if (sent.get(b.header.number) === toHex(b.hash)) break;
         fresh.push(b);
       }
-      for (const n of [...sent.keys()]) if (n > tip.header.number) sent.delete(n);
+      // Above the tip: replaced by a reorg. Below the miner's window: no walk reaches them again
+      // (and a stream that runs for days must not keep a key per block).
+      const oldest = tip.header.number - BigInt(this.miner.opts.keepBlocks);
+      for (const n of [...sent.keys()]) if (n > tip.header.number || n < oldest) sent.delete(n);
       for (const b of fresh.reverse()) {
         sent.set(b.header.number, toHex(b.hash));
         call.write(

@@ -73,6 +73,14 @@ export {
   getStorageResponseToProto,
 } from './convert/reads.js';
 export {
+  getBlockUpdatesRequestFromProto,
+  getBlockUpdatesRequestToProto,
+  getBlockUpdatesResponseFromProto,
+  getBlockUpdatesResponseToProto,
+  getCheckpointRequestFromProto,
+  getCheckpointRequestToProto,
+} from './convert/replica.js';
+export {
   submitRequestFromProto,
   submitRequestToProto,
   submitResponseFromProto,
@@ -134,6 +142,11 @@ export type {
   GetStorageRequest,
   GetStorageResponse,
 } from './domain/reads.js';
+export type {
+  GetBlockUpdatesRequest,
+  GetBlockUpdatesResponse,
+  GetCheckpointRequest,
+} from './domain/replica.js';
 export { type ShardCount, ShardLayout } from './domain/shardLayout.js';
 export { SHARD_COUNTS, type ShardRoot } from './domain/shardRoot.js';
 export { applyAccountUpdate, genesisState, insertGenesisAccount } from './domain/stateWrites.js';

@@ -35,11 +35,19 @@ export {
   type TieredStoreOptions,
 } from './nodeStore/tieredStore.js';
 export type { FreshNode, VersionObserver } from './nodeStore/versionObserver.js';
+export {
+  defaultReplicaSyncOptions,
+  ReplicaSync,
+  type ReplicaSyncCounters,
+  type ReplicaSyncModules,
+  type ReplicaSyncOptions,
+} from './replicaSync.js';
 export { grpcStatusOf } from './server/grpcStatus.js';
 export { StorageMetrics } from './server/storageMetrics.js';
 export {
   defaultStorageServerOptions,
   headOf,
+  MAX_BLOCK_UPDATES,
   StorageServer,
   type StorageServerModules,
   type StorageServerOptions,

@@ -16,6 +16,7 @@ import {
   applyBlockRequestToProto,
   type BatchGetRequest,
   type BatchGetResponse,
+  type BlockHeader,
   type BlockRef,
   checkPow,
   DEFAULT_MIN_DIFFICULTY,
@@ -46,6 +47,12 @@ import { type GenesisAccounts, type GenesisSink, streamGenesis } from './streamG
 import { type Version, VersionStore } from './versionStore.js';
 import { type FsyncPolicy, WriteAheadLog } from './writeAheadLog.js';
 
+/**
+ * Default {@link DurabilityOptions.checkpointDepth}: the depth past which forks are not expected
+ * (a client's late start anchors as deep).
+ */
+export const DEFAULT_CHECKPOINT_DEPTH = 16;
+
 /** Where and how a durable node keeps its log. */
 export interface DurabilityOptions {
   /** Data directory: `wal/` (the log) and `node.json` (what the data belongs to). */
@@ -54,6 +61,13 @@ export interface DurabilityOptions {
   fsync?: FsyncPolicy;
   /** A checkpoint every this many blocks (by number); 0 for never. Default 1024. */
   checkpointEvery?: number;
+  /**
+   * How far below the head a block is checkpointed, and how far below a peer's head a joining
+   * replica takes its checkpoint. A restart lands on its checkpoint's chain for good, so a
+   * checkpoint of a block a reorg later abandons strands the node (the fault campaign saw one at a
+   * depth of 2). Default {@link DEFAULT_CHECKPOINT_DEPTH}.
+   */
+  checkpointDepth?: number;
 }
 
 /** A digest of a genesis' content, to pin a data directory to it without building its state. */
@@ -137,6 +151,7 @@ export class StorageNode {
   private wal: WriteAheadLog | undefined;
   private checkpoints: CheckpointStore | undefined;
   private checkpointEvery = 0;
+  private settledDepth = BigInt(DEFAULT_CHECKPOINT_DEPTH);
   /** The checkpoint being written, if any (one at a time). */
   private checkpointing: Promise<void> = Promise.resolve();
   /** Set while the log is replayed: its blocks are already in it. */
@@ -338,6 +353,7 @@ export class StorageNode {
     node.wal = wal;
     node.checkpoints = checkpoints;
     node.checkpointEvery = opts.checkpointEvery ?? 1024;
+    node.settledDepth = BigInt(opts.checkpointDepth ?? DEFAULT_CHECKPOINT_DEPTH);
     await node.startObservers();
     node.replaying = true;
     let replayed = 0;
@@ -347,7 +363,10 @@ export class StorageNode {
       for await (const rec of wal.replay(from !== undefined && from <= wal.lastSeq ? from : undefined)) {
         if (latest !== undefined && rec.seq <= latest.seq) continue;
         try {
-          await node.applyNow(decodeRecord(rec.payload, o.shardCount), rec.seq);
+          await node.applyNow(decodeRecord(rec.payload, o.shardCount), {
+            seq: rec.seq,
+            record: new Uint8Array(rec.payload),
+          });
           replayed++;
         } catch (e) {
           // A block on a fork that branched off before the checkpoint: its parent is gone.
@@ -375,6 +394,11 @@ export class StorageNode {
     for (const o of this.observers) await o.close();
   }
 
+  /** How far below the head blocks are checkpointed, and a replica joins (checkpointDepth). */
+  get checkpointDepth(): bigint {
+    return this.settledDepth;
+  }
+
   get head(): Version {
     return this.versions.head;
   }
@@ -394,13 +418,21 @@ export class StorageNode {
    * time; a block already held is acknowledged again without being re-applied.
    */
   applyBlock(req: ApplyBlockRequest): Promise<ApplyBlockResponse> {
-    const run = this.queue.then(() => this.applyNow(req, undefined));
+    return this.inQueue(() => this.applyNow(req, undefined));
+  }
+
+  /** Runs `f` after the blocks queued before it (blocks and joins change the versions one at a time). */
+  private inQueue<T>(f: () => Promise<T>): Promise<T> {
+    const run = this.queue.then(f);
     this.queue = run.catch(() => undefined);
     return run;
   }
 
-  /** `seq`: the block's log record, when it is being replayed from the log. */
-  private async applyNow(req: ApplyBlockRequest, seq: bigint | undefined): Promise<ApplyBlockResponse> {
+  /** `replayed`: the block's log record and its seq, when it is being replayed from the log. */
+  private async applyNow(
+    req: ApplyBlockRequest,
+    replayed: { seq: bigint; record: Uint8Array } | undefined,
+  ): Promise<ApplyBlockResponse> {
     const started = performance.now();
     const header = decodeHeader(req.headerRlp);
     const hash = headerHash(header, this.keccak);
@@ -426,22 +458,7 @@ export class StorageNode {
         },
       );
     }
-    if (header.difficulty < this.minDifficulty) {
-      throw new StorageError(
-        StorageErrorCode.BadBlock,
-        `block ${toHex(hash)} has difficulty ${header.difficulty}, below the chain's minimum ${this.minDifficulty}`,
-        { block: toHex(hash) },
-      );
-    }
-    if (!checkPow(header, this.keccak)) {
-      throw new StorageError(
-        StorageErrorCode.BadBlock,
-        `block ${toHex(hash)} does not meet its difficulty ${header.difficulty}`,
-        {
-          block: toHex(hash),
-        },
-      );
-    }
+    this.checkHeader(header, hash);
     const expected = this.expectedRoots(req.expectedRoots);
     await this.startObservers();
     const apply = () => {
@@ -452,11 +469,14 @@ export class StorageNode {
       this.faults === undefined ? apply() : await this.faults.run(apply, () => applyProbes(parent, req));
     const fresh = this.fresh;
     this.fresh = [];
-    if (this.wal !== undefined && !this.replaying)
-      seq = await this.wal.append(encodeRecord(req, this.layout.count));
+    // Kept with the version too: a replica behind asks for it (GetBlockUpdates).
+    const record = replayed?.record ?? encodeRecord(req, this.layout.count);
+    let seq = replayed?.seq;
+    if (this.wal !== undefined && !this.replaying) seq = await this.wal.append(record);
     if (this.beforeInstall !== undefined) await this.beforeInstall(req);
     const v: Version = {
       ...(seq !== undefined ? { seq } : {}),
+      record,
       hash,
       id: VersionStore.idOf(hash),
       header,
@@ -471,8 +491,15 @@ export class StorageNode {
       const held = this.versions.all();
       for (const o of this.observers) o.dropped(gone, held);
     }
-    if (this.checkpointEvery > 0 && !this.replaying && header.number % BigInt(this.checkpointEvery) === 0n) {
-      this.scheduleCheckpoint(v);
+    // The checkpoint of block n·every is written once the head is checkpointDepth blocks past
+    // it, and of the head's chain: a checkpoint of a fork block (a losing miner's block at that
+    // height, which may even be the head for a moment) would restart the node on that fork,
+    // with the blocks of the real chain skipped in the replay as orphans.
+    const every = BigInt(this.checkpointEvery);
+    const settled = header.number - this.settledDepth;
+    if (every > 0n && !this.replaying && this.versions.head === v && settled > 0n && settled % every === 0n) {
+      const c = this.versions.get({ kind: 'number', number: settled });
+      if (c !== undefined) this.scheduleCheckpoint(c);
     }
     this.log.info('block applied', {
       number: Number(header.number),
@@ -510,6 +537,102 @@ export class StorageNode {
         this.log.warn('checkpoint failed', { number: Number(v.header.number), error: (e as Error).message });
       }
     });
+  }
+
+  /**
+   * The blocks on the head's chain numbered after `afterNumber`, oldest first, at most `count`,
+   * each as the ApplyBlockRequest (protobuf) that applied it here: what a replica of these shards
+   * that is behind applies to catch up. Starts later than asked where the blocks after
+   * `afterNumber` are no longer held (pruned, or before the checkpoint this node started from).
+   */
+  blockUpdates(afterNumber: bigint, count: number): Uint8Array[] {
+    const chain: Uint8Array[] = [];
+    for (let v: Version | undefined = this.head; v !== undefined && v.header.number > afterNumber; ) {
+      if (v.record === undefined) break;
+      chain.push(v.record);
+      v = this.versions.byHash(v.header.parentHash);
+    }
+    return chain.reverse().slice(0, count);
+  }
+
+  /** The state at `at` as a checkpoint's chunks (see stateCheckpoint.ts): what a new replica joins from. */
+  checkpointOf(at: BlockRef): AsyncGenerator<Uint8Array> {
+    if (this.faults !== undefined) {
+      // Its trees hold hash stubs where nodes live in its LevelDB: a joiner would get holes.
+      throw new StorageError(
+        StorageErrorCode.BadArgument,
+        'a node with a tiered backend does not serve checkpoints (its trees are partly in LevelDB); join from a memory-backend replica',
+      );
+    }
+    return encodeCheckpoint(this.version(at));
+  }
+
+  /**
+   * Joins from a replica's checkpoint (a node that is new, or behind further than its peers and
+   * the miners keep blocks): checks it (its trie's root is its header's state root, the header
+   * meets the chain's difficulty rule and its proof of work, the same shards as this node), makes
+   * it this node's checkpoint (a durable node: the log's records so far are superseded) and its
+   * only version, from which blocks then apply. A checkpoint no further on than the head is
+   * ignored. Not for a node with observers (a tiered backend, a one-sided export): their stores
+   * follow the versions from the start.
+   */
+  join(checkpoint: Uint8Array): Promise<Version> {
+    return this.inQueue(async () => {
+      if (this.observers.length > 0) {
+        throw new StorageError(
+          StorageErrorCode.BadArgument,
+          'a node with a tiered backend or a one-sided export cannot join from a checkpoint while it runs; start it from an empty data directory with the memory backend, or let the miners catch it up',
+        );
+      }
+      const v = decodeCheckpoint(checkpoint, this.keccak);
+      const own = this.opts.shards.join(',');
+      if (v.state.layout.count !== this.layout.count || v.state.owned.join(',') !== own) {
+        throw new StorageError(
+          StorageErrorCode.WrongShard,
+          `checkpoint of shards ${v.state.owned.join(',')} of ${v.state.layout.count}; this node holds shards ${own} of ${this.layout.count}`,
+        );
+      }
+      this.checkHeader(v.header, v.hash);
+      if (v.header.number <= this.head.header.number) return this.head;
+      let installed = v;
+      if (this.wal !== undefined && this.checkpoints !== undefined) {
+        // Every record so far is superseded: recovery starts from this checkpoint and replays
+        // only the blocks applied after it. A scheduled checkpoint must not land after it.
+        await this.checkpointing;
+        const seq = this.wal.lastSeq;
+        await this.checkpoints.write(seq, checkpoint);
+        installed = { ...v, seq };
+      }
+      const from = this.head;
+      this.versions.reset(installed);
+      this.log.info('joined from a checkpoint', {
+        number: Number(v.header.number),
+        hash: v.id,
+        from: Number(from.header.number),
+        bytes: checkpoint.length,
+      });
+      return installed;
+    });
+  }
+
+  /** The chain's difficulty rule and the proof of work of a header. */
+  private checkHeader(header: BlockHeader, hash: Uint8Array): void {
+    if (header.difficulty < this.minDifficulty) {
+      throw new StorageError(
+        StorageErrorCode.BadBlock,
+        `block ${toHex(hash)} has difficulty ${header.difficulty}, below the chain's minimum ${this.minDifficulty}`,
+        { block: toHex(hash) },
+      );
+    }
+    if (!checkPow(header, this.keccak)) {
+      throw new StorageError(
+        StorageErrorCode.BadBlock,
+        `block ${toHex(hash)} does not meet its difficulty ${header.difficulty}`,
+        {
+          block: toHex(hash),
+        },
+      );
+    }
   }
 
   private expectedRoots(roots: readonly ShardRoot[]): (Uint8Array | undefined)[] {

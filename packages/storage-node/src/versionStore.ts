@@ -19,6 +19,11 @@ export interface Version {
   readonly state: ShardState;
   /** The write-ahead log record of this block, on a durable node. */
   readonly seq?: bigint;
+  /**
+   * The block's ApplyBlockRequest as applied here (protobuf), for replicas that catch up from
+   * this node; absent for the version a node started from (genesis, checkpoint).
+   */
+  readonly record?: Uint8Array;
 }
 
 export interface VersionStoreOptions {
@@ -78,6 +83,13 @@ export class VersionStore {
     ) {
       this.headVersion = v;
     }
+  }
+
+  /** Drops every version and starts again from `v` (a node that joined from a checkpoint). */
+  reset(v: Version): void {
+    this.byId.clear();
+    this.byId.set(v.id, v);
+    this.headVersion = v;
   }
 
   /** Frees the versions that fell out of the windows; returns them. */

@@ -24,6 +24,26 @@ export function concatBytes(...parts: readonly Uint8Array[]): Uint8Array {
 }
 
 /**
+ * Copies of `parts` in one fresh buffer of their own, as views into it, in order. What a
+ * long-lived structure keeps of bytes decoded from a message: a decoded field is a view into
+ * the whole message (a gRPC request, bag and all), so keeping one such view keeps the message.
+ */
+export function detachAll(parts: readonly Uint8Array[]): Uint8Array[] {
+  let n = 0;
+  for (const p of parts) n += p.length;
+  const buf = new Uint8Array(n);
+  const out: Uint8Array[] = new Array(parts.length);
+  let at = 0;
+  for (let i = 0; i < parts.length; i++) {
+    const p = parts[i]!;
+    buf.set(p, at);
+    out[i] = buf.subarray(at, at + p.length);
+    at += p.length;
+  }
+  return out;
+}
+
+/**
  * A Map/Set key for a byte string: a latin1 "binary string", one char per byte (no hashing, and
  * V8 keeps a 32-byte one in 48 bytes where a 32-byte Uint8Array costs ~240).
  */

@@ -1,4 +1,4 @@
-export { asBuffer, byteKey, bytesEqual, concatBytes, stripLeadingZeros } from './bytes.js';
+export { asBuffer, byteKey, bytesEqual, concatBytes, detachAll, stripLeadingZeros } from './bytes.js';
 export { BytesError, BytesErrorCode, type BytesErrorMeta, isBytesError } from './bytesError.js';
 export {
   CodedError,

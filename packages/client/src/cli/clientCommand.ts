@@ -166,7 +166,8 @@ async function startClient(o: ClientRoleConfig, { logger }: RoleContext): Promis
     await client.ready();
     // Logs, filters and subscriptions (JSON-RPC over HTTP and, on the same port, WebSocket).
     events = new ClientEvents(
-      { ...defaultClientEventsOptions, baseFeePerGas: o.rules.baseFeePerGas },
+      // Logs of the blocks the chain view holds: the same window, so neither outgrows the other.
+      { ...defaultClientEventsOptions, window: o.chainWindow, baseFeePerGas: o.rules.baseFeePerGas },
       { chain: client.chain, logger },
     );
     const feed = events;

@@ -99,6 +99,10 @@ const fake: StorageServiceServer = {
     });
   }),
   connectRdma: unimplemented,
+  getBlockUpdates: unimplemented,
+  getCheckpoint: (call) => {
+    call.emit('error', { code: status.UNIMPLEMENTED });
+  },
 };
 
 let server: Server;

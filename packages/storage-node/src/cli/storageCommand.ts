@@ -23,6 +23,7 @@ import { connectRemoteNodeDb, openLocalNodeDb } from '../nodeStore/levelNodeStor
 import { RdmaExport } from '../nodeStore/rdmaExport.js';
 import { autoRegionPath, RegionExport } from '../nodeStore/regionExport.js';
 import { TieredStore } from '../nodeStore/tieredStore.js';
+import { defaultReplicaSyncOptions, ReplicaSync } from '../replicaSync.js';
 import { StorageMetrics } from '../server/storageMetrics.js';
 import { StorageServer } from '../server/storageServer.js';
 import { isStorageError, StorageError, StorageErrorCode } from '../storageError.js';
@@ -97,6 +98,7 @@ async function startStorage(
         dataDir: cfg.dataDir,
         fsync: cfg.fsync,
         checkpointEvery: cfg.checkpointEvery,
+        checkpointDepth: cfg.checkpointDepth,
         shardCount: cfg.shardCount,
         shards: cfg.shards,
         window: cfg.window,
@@ -148,6 +150,11 @@ async function startStorage(
     await node.close().catch(() => undefined);
     throw e;
   }
+  const sync = new ReplicaSync(
+    { ...defaultReplicaSyncOptions, peers: cfg.replicas, intervalMs: cfg.syncInterval },
+    { node, log, moved: () => server.heads.check() },
+  );
+  sync.start();
   return {
     listening: {
       address: server.address(),
@@ -162,9 +169,11 @@ async function startStorage(
       hash: node.head.id,
       ...(region !== undefined ? { region: region.info()?.path } : {}),
       ...(rdma !== undefined ? { rdmaDevice: rdma.opts.device } : {}),
+      ...(cfg.replicas.length > 0 ? { replicas: cfg.replicas.join(',') } : {}),
     },
     status: () => ({ head: Number(node.head.header.number), hash: node.head.id }),
     async close() {
+      await sync.close();
       await metricsServer?.close();
       await server.close();
       rdma?.close();

@@ -17,6 +17,7 @@ import {
   read,
 } from '@monsoon/edge';
 import { ShardLayout } from '@monsoon/protocol';
+import { defaultReplicaSyncOptions } from '../replicaSync.js';
 import { defaultStorageServerOptions } from '../server/storageServer.js';
 import { StorageError, StorageErrorCode } from '../storageError.js';
 import { defaultStorageNodeOptions } from '../storageNode.js';
@@ -38,6 +39,7 @@ export interface StorageCliConfig {
   fsync: FsyncPolicy;
   /** A checkpoint every this many blocks; 0 = never. */
   checkpointEvery: number;
+  checkpointDepth: number;
   window: number;
   forkWindow: number;
   /** Prometheus `/metrics` `host:port`, or undefined for none. */
@@ -58,6 +60,10 @@ export interface StorageCliConfig {
   /** Register the exported region with this RDMA device for clients' READs; undefined: no RDMA. */
   rdmaDevice: string | undefined;
   maxNodes: number;
+  /** The other replicas of these shards to catch up from (`host:port`); empty: none. */
+  replicas: string[];
+  /** How often the replicas' heads are compared with this node's (ms). */
+  syncInterval: number;
 }
 
 /** The role's own options (`config`, `logLevel` and `advertise` are every role's: `@monsoon/edge`). */
@@ -85,6 +91,12 @@ export const STORAGE_OPTIONS: readonly RoleOption[] = [
     name: 'checkpointEvery',
     arg: '<n>',
     description: 'a checkpoint every n blocks, 0 = never (default: 1024)',
+  },
+  {
+    name: 'checkpointDepth',
+    arg: '<n>',
+    description:
+      'checkpoint a block once the head is n past it, and join a replica n below its peer (default: 16; forks deeper than n strand a restart)',
   },
   { name: 'window', arg: '<n>', description: "blocks of history kept on the head's chain (default: 256)" },
   {
@@ -142,6 +154,17 @@ export const STORAGE_OPTIONS: readonly RoleOption[] = [
     description:
       'also serve the exported region to RDMA readers through this device (ibv_devices; clients connect over gRPC ConnectRdma); needs --export-region (default: off)',
   },
+  {
+    name: 'replicas',
+    arg: '<host:port,…>',
+    description:
+      'other replicas of the same shards: a node behind (or new) catches up from them, by blocks or from a checkpoint (default: none)',
+  },
+  {
+    name: 'syncInterval',
+    arg: '<ms>',
+    description: `how often the replicas' heads are compared with this node's (default: ${defaultReplicaSyncOptions.intervalMs})`,
+  },
 ];
 
 const UNITS: Readonly<Record<string, number>> = {
@@ -172,6 +195,7 @@ export const defaultStorageCliOptions = {
   listen: '127.0.0.1:50051',
   fsync: 'always' as FsyncPolicy,
   checkpointEvery: 1024,
+  checkpointDepth: 16,
   window: defaultStorageNodeOptions.window,
   forkWindow: defaultStorageNodeOptions.forkWindow,
   logLevel: 'info' as LogLevel,
@@ -181,6 +205,7 @@ export const defaultStorageCliOptions = {
   memoryBudget: '2GiB',
   regionMb: 2048,
   maxNodes: defaultStorageServerOptions.maxNodes,
+  syncInterval: defaultReplicaSyncOptions.intervalMs,
 };
 
 function bad(option: string, expected: string, found: unknown): never {
@@ -252,6 +277,11 @@ export function resolveStorageConfig(flags: RawOptions, config: RawOptions = {})
       'checkpointEvery',
       0,
     ),
+    checkpointDepth: read.int(
+      pick('checkpointDepth') ?? defaultStorageCliOptions.checkpointDepth,
+      'checkpointDepth',
+      1,
+    ),
     window: read.int(pick('window') ?? defaultStorageCliOptions.window, 'window', 1),
     forkWindow: read.int(pick('forkWindow') ?? defaultStorageCliOptions.forkWindow, 'forkWindow', 0),
     metrics,
@@ -272,5 +302,7 @@ export function resolveStorageConfig(flags: RawOptions, config: RawOptions = {})
     regionMb: read.int(pick('regionMb') ?? defaultStorageCliOptions.regionMb, 'regionMb', 1),
     rdmaDevice: pick('rdmaDevice') === undefined ? undefined : read.str(pick('rdmaDevice'), 'rdmaDevice'),
     maxNodes: read.int(pick('maxNodes') ?? defaultStorageCliOptions.maxNodes, 'maxNodes', 1),
+    replicas: pick('replicas') === undefined ? [] : read.hostPorts(pick('replicas'), 'replicas'),
+    syncInterval: read.int(pick('syncInterval') ?? defaultStorageCliOptions.syncInterval, 'syncInterval', 1),
   };
 }

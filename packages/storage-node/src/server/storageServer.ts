@@ -18,6 +18,7 @@ import {
   type RequestMetrics,
   silentLogger,
   streamHeads,
+  toServiceError,
   unaryRpc,
 } from '@monsoon/edge';
 import {
@@ -32,6 +33,9 @@ import {
   type GetNodesResponse,
   getAccountRequestFromProto,
   getAccountResponseToProto,
+  getBlockUpdatesRequestFromProto,
+  getBlockUpdatesResponseToProto,
+  getCheckpointRequestFromProto,
   getCodeRequestFromProto,
   getCodeResponseToProto,
   getNodesRequestFromProto,
@@ -76,6 +80,11 @@ export const defaultStorageServerOptions: StorageServerOptions = {
   maxNodes: 1024,
   nodeProbesPerTurn: 256,
 };
+
+/** Most blocks one GetBlockUpdates answers with (a replica behind asks again). */
+export const MAX_BLOCK_UPDATES = 256;
+/** GetCheckpoint gathers the checkpoint's pieces into messages of about this size. */
+const CHECKPOINT_CHUNK_BYTES = 1 << 20;
 
 /** A version as SubscribeHeads sends it. */
 export function headOf(v: Version): Head {
@@ -185,6 +194,50 @@ export class StorageServer {
   }
 
   /**
+   * GetCheckpoint: the version's checkpoint in messages of about a megabyte, waiting for the
+   * stream to drain whenever grpc-js buffers (a slow replica never makes this node hold the
+   * whole checkpoint twice). The version is immutable: blocks go on while it streams.
+   */
+  private async getCheckpoint(
+    call: ServerWritableStream<storagePb.GetCheckpointRequest, storagePb.CheckpointChunk>,
+  ): Promise<void> {
+    let code: status = status.OK;
+    let cancelled = false;
+    call.on('cancelled', () => {
+      cancelled = true;
+    });
+    try {
+      const { at } = getCheckpointRequestFromProto(call.request);
+      let parts: Uint8Array[] = [];
+      let size = 0;
+      const flush = async () => {
+        if (size === 0) return;
+        const data = Buffer.concat(parts, size);
+        parts = [];
+        size = 0;
+        if (!call.write({ data })) await new Promise<void>((r) => call.once('drain', () => r()));
+      };
+      for await (const piece of this.node.checkpointOf(at)) {
+        if (cancelled || this.closing) {
+          code = status.CANCELLED;
+          return;
+        }
+        parts.push(piece);
+        size += piece.length;
+        if (size >= CHECKPOINT_CHUNK_BYTES) await flush();
+      }
+      await flush();
+      call.end();
+    } catch (e) {
+      const st = toServiceError(grpcStatusOf(e));
+      code = st.code;
+      call.emit('error', st);
+    } finally {
+      this.server.observe('GetCheckpoint', code);
+    }
+  }
+
+  /**
    * GetNodes in slices of about `nodeProbesPerTurn` (hash, version) lookups, yielding the event
    * loop between slices: an unknown hash is looked for in every version held, so a large request
    * is seconds of work, and blocks, other calls and a shutdown go on between its slices. Each
@@ -287,6 +340,14 @@ export class StorageServer {
         encode: getShardRootsResponseToProto,
       }),
       subscribeHeads: (call) => this.subscribeHeads(call),
+      getBlockUpdates: unaryRpc({
+        decode: getBlockUpdatesRequestFromProto,
+        run: (r) => ({
+          blocks: node.blockUpdates(r.afterNumber, Math.min(r.count, MAX_BLOCK_UPDATES)),
+        }),
+        encode: getBlockUpdatesResponseToProto,
+      }),
+      getCheckpoint: (call) => void this.getCheckpoint(call),
       applyBlock: unaryRpc({
         decode: (r: storagePb.ApplyBlockRequest) => {
           const req = applyBlockRequestFromProto(r, { shardCount });

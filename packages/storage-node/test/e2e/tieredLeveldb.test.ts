@@ -68,6 +68,8 @@ function startStorage(leveldb: string): Promise<Listening> {
     `${dir}/storage`,
     '--checkpoint-every',
     '3',
+    '--checkpoint-depth',
+    '2',
     '--backend',
     'tiered',
     '--memory-budget',

@@ -286,6 +286,39 @@ export interface ConnectRdmaResponse {
   generation: bigint;
 }
 
+/** Request for GetBlockUpdates. */
+export interface GetBlockUpdatesRequest {
+  /** The caller holds the head chain up to this block number: blocks after it are wanted. */
+  afterNumber: bigint;
+  /** Most blocks to return (the server may return fewer). */
+  count: number;
+}
+
+/** Response of GetBlockUpdates. */
+export interface GetBlockUpdatesResponse {
+  /**
+   * Blocks on the head's chain numbered after `after_number`, oldest first, each an
+   * ApplyBlockRequest (protobuf-encoded) as this node applied it. It starts later than asked
+   * when the blocks after `after_number` are no longer held (then a checkpoint is needed);
+   * empty when the caller is at this node's head or ahead of it.
+   */
+  blocks: Uint8Array[];
+}
+
+/** Request for GetCheckpoint. */
+export interface GetCheckpointRequest {
+  /** The block whose state is wanted; absent means the head. */
+  at?: BlockRef | undefined;
+}
+
+/**
+ * One piece of a checkpoint (the storage node's checkpoint body format: see stateCheckpoint.ts);
+ * the pieces in order are the whole.
+ */
+export interface CheckpointChunk {
+  data: Uint8Array;
+}
+
 function createBaseGetAccountRequest(): GetAccountRequest {
   return { address: new Uint8Array(0), at: undefined, omitLevels: 0 };
 }
@@ -2244,6 +2277,243 @@ export const ConnectRdmaResponse: MessageFns<ConnectRdmaResponse> = {
   },
 };
 
+function createBaseGetBlockUpdatesRequest(): GetBlockUpdatesRequest {
+  return { afterNumber: 0n, count: 0 };
+}
+
+export const GetBlockUpdatesRequest: MessageFns<GetBlockUpdatesRequest> = {
+  encode(message: GetBlockUpdatesRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.afterNumber !== 0n) {
+      if (BigInt.asUintN(64, message.afterNumber) !== message.afterNumber) {
+        throw new globalThis.Error("value provided for field message.afterNumber of type uint64 too large");
+      }
+      writer.uint32(8).uint64(message.afterNumber);
+    }
+    if (message.count !== 0) {
+      writer.uint32(16).uint32(message.count);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): GetBlockUpdatesRequest {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseGetBlockUpdatesRequest();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 8) {
+              break;
+            }
+
+            message.afterNumber = reader.uint64() as bigint;
+            continue;
+          }
+          case 2: {
+            if (tag !== 16) {
+              break;
+            }
+
+            message.count = reader.uint32();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  create<I extends Exact<DeepPartial<GetBlockUpdatesRequest>, I>>(base?: I): GetBlockUpdatesRequest {
+    return GetBlockUpdatesRequest.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<GetBlockUpdatesRequest>, I>>(object: I): GetBlockUpdatesRequest {
+    const message = createBaseGetBlockUpdatesRequest();
+    message.afterNumber = (object.afterNumber !== undefined && object.afterNumber !== null)
+      ? BigInt(object.afterNumber)
+      : 0n;
+    message.count = object.count ?? 0;
+    return message;
+  },
+};
+
+function createBaseGetBlockUpdatesResponse(): GetBlockUpdatesResponse {
+  return { blocks: [] };
+}
+
+export const GetBlockUpdatesResponse: MessageFns<GetBlockUpdatesResponse> = {
+  encode(message: GetBlockUpdatesResponse, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    for (const v of message.blocks) {
+      writer.uint32(10).bytes(v!);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): GetBlockUpdatesResponse {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseGetBlockUpdatesResponse();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.blocks.push(reader.bytes());
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  create<I extends Exact<DeepPartial<GetBlockUpdatesResponse>, I>>(base?: I): GetBlockUpdatesResponse {
+    return GetBlockUpdatesResponse.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<GetBlockUpdatesResponse>, I>>(object: I): GetBlockUpdatesResponse {
+    const message = createBaseGetBlockUpdatesResponse();
+    message.blocks = object.blocks?.map((e) => e) || [];
+    return message;
+  },
+};
+
+function createBaseGetCheckpointRequest(): GetCheckpointRequest {
+  return { at: undefined };
+}
+
+export const GetCheckpointRequest: MessageFns<GetCheckpointRequest> = {
+  encode(message: GetCheckpointRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.at !== undefined) {
+      BlockRef.encode(message.at, writer.uint32(10).fork()).join();
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): GetCheckpointRequest {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseGetCheckpointRequest();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.at = BlockRef.decode(reader, reader.uint32());
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  create<I extends Exact<DeepPartial<GetCheckpointRequest>, I>>(base?: I): GetCheckpointRequest {
+    return GetCheckpointRequest.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<GetCheckpointRequest>, I>>(object: I): GetCheckpointRequest {
+    const message = createBaseGetCheckpointRequest();
+    message.at = (object.at !== undefined && object.at !== null) ? BlockRef.fromPartial(object.at) : undefined;
+    return message;
+  },
+};
+
+function createBaseCheckpointChunk(): CheckpointChunk {
+  return { data: new Uint8Array(0) };
+}
+
+export const CheckpointChunk: MessageFns<CheckpointChunk> = {
+  encode(message: CheckpointChunk, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.data.length !== 0) {
+      writer.uint32(10).bytes(message.data);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): CheckpointChunk {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseCheckpointChunk();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.data = reader.bytes();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  create<I extends Exact<DeepPartial<CheckpointChunk>, I>>(base?: I): CheckpointChunk {
+    return CheckpointChunk.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<CheckpointChunk>, I>>(object: I): CheckpointChunk {
+    const message = createBaseCheckpointChunk();
+    message.data = object.data ?? new Uint8Array(0);
+    return message;
+  },
+};
+
 /**
  * A storage node: owns shards of the state trie, in memory and multi-versioned (one version
  * per block). Reads return Merkle proofs so the caller needs to trust nobody.
@@ -2350,6 +2620,35 @@ export const StorageServiceService = {
     responseSerialize: (value: ConnectRdmaResponse): Buffer => Buffer.from(ConnectRdmaResponse.encode(value).finish()),
     responseDeserialize: (value: Buffer): ConnectRdmaResponse => ConnectRdmaResponse.decode(value),
   },
+  /**
+   * The blocks on this node's head chain after a block number, each as the ApplyBlock that
+   * applied it here (its updates for this node's shards): how a replica of the same shards
+   * that is behind catches up from this one.
+   */
+  getBlockUpdates: {
+    path: "/monsoon.storage.v1.StorageService/GetBlockUpdates" as const,
+    requestStream: false as const,
+    responseStream: false as const,
+    requestSerialize: (value: GetBlockUpdatesRequest): Buffer =>
+      Buffer.from(GetBlockUpdatesRequest.encode(value).finish()),
+    requestDeserialize: (value: Buffer): GetBlockUpdatesRequest => GetBlockUpdatesRequest.decode(value),
+    responseSerialize: (value: GetBlockUpdatesResponse): Buffer =>
+      Buffer.from(GetBlockUpdatesResponse.encode(value).finish()),
+    responseDeserialize: (value: Buffer): GetBlockUpdatesResponse => GetBlockUpdatesResponse.decode(value),
+  },
+  /**
+   * This node's state at a block (absent: the head) as a checkpoint, in chunks: how a new
+   * replica, or one further behind than this node keeps blocks, joins from this one.
+   */
+  getCheckpoint: {
+    path: "/monsoon.storage.v1.StorageService/GetCheckpoint" as const,
+    requestStream: false as const,
+    responseStream: true as const,
+    requestSerialize: (value: GetCheckpointRequest): Buffer => Buffer.from(GetCheckpointRequest.encode(value).finish()),
+    requestDeserialize: (value: Buffer): GetCheckpointRequest => GetCheckpointRequest.decode(value),
+    responseSerialize: (value: CheckpointChunk): Buffer => Buffer.from(CheckpointChunk.encode(value).finish()),
+    responseDeserialize: (value: Buffer): CheckpointChunk => CheckpointChunk.decode(value),
+  },
 } as const;
 
 export interface StorageServiceServer extends UntypedServiceImplementation {
@@ -2379,6 +2678,17 @@ export interface StorageServiceServer extends UntypedServiceImplementation {
    * FAILED_PRECONDITION when the node does not export its region over RDMA (--rdma-device).
    */
   connectRdma: handleUnaryCall<ConnectRdmaRequest, ConnectRdmaResponse>;
+  /**
+   * The blocks on this node's head chain after a block number, each as the ApplyBlock that
+   * applied it here (its updates for this node's shards): how a replica of the same shards
+   * that is behind catches up from this one.
+   */
+  getBlockUpdates: handleUnaryCall<GetBlockUpdatesRequest, GetBlockUpdatesResponse>;
+  /**
+   * This node's state at a block (absent: the head) as a checkpoint, in chunks: how a new
+   * replica, or one further behind than this node keeps blocks, joins from this one.
+   */
+  getCheckpoint: handleServerStreamingCall<GetCheckpointRequest, CheckpointChunk>;
 }
 
 export interface StorageServiceClient extends Client {
@@ -2525,6 +2835,36 @@ export interface StorageServiceClient extends Client {
     options: Partial<CallOptions>,
     callback: (error: ServiceError | null, response: ConnectRdmaResponse) => void,
   ): ClientUnaryCall;
+  /**
+   * The blocks on this node's head chain after a block number, each as the ApplyBlock that
+   * applied it here (its updates for this node's shards): how a replica of the same shards
+   * that is behind catches up from this one.
+   */
+  getBlockUpdates(
+    request: GetBlockUpdatesRequest,
+    callback: (error: ServiceError | null, response: GetBlockUpdatesResponse) => void,
+  ): ClientUnaryCall;
+  getBlockUpdates(
+    request: GetBlockUpdatesRequest,
+    metadata: Metadata,
+    callback: (error: ServiceError | null, response: GetBlockUpdatesResponse) => void,
+  ): ClientUnaryCall;
+  getBlockUpdates(
+    request: GetBlockUpdatesRequest,
+    metadata: Metadata,
+    options: Partial<CallOptions>,
+    callback: (error: ServiceError | null, response: GetBlockUpdatesResponse) => void,
+  ): ClientUnaryCall;
+  /**
+   * This node's state at a block (absent: the head) as a checkpoint, in chunks: how a new
+   * replica, or one further behind than this node keeps blocks, joins from this one.
+   */
+  getCheckpoint(request: GetCheckpointRequest, options?: Partial<CallOptions>): ClientReadableStream<CheckpointChunk>;
+  getCheckpoint(
+    request: GetCheckpointRequest,
+    metadata?: Metadata,
+    options?: Partial<CallOptions>,
+  ): ClientReadableStream<CheckpointChunk>;
 }
 
 export const StorageServiceClient = makeGenericClientConstructor(
