@@ -127,6 +127,10 @@ describe('fault campaign', () => {
     b ? '1' : '4',
     '--storage-retry-max',
     '200',
+    // The restarted client links the chain from genesis: the miner must still hold all of it
+    // (~250 blocks in a run; the default window of 128 would leave its early receipts unknown).
+    '--keep-blocks',
+    '1024',
     '--data-dir',
     join(dir, b ? 'miner-b' : 'miner'),
     ...(b ? ['--peers', proxy.address, '--coinbase', `0x${'b0'.repeat(20)}`] : []),
