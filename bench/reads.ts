@@ -17,11 +17,15 @@
  *
  * Measured 2026-11-24 04:07–04:18 UTC (2-core EPYC VM, load average 10–14 from other jobs), three
  * runs at 100K: gRPC 14.9K–18.5K proofs per client core-second at 21–32 µs of storage CPU each; shm
- * JS walk batched 59.6K–85.9K, native walk batched 131.7K–140.2K (7.6–9.2×; goal 5×: met), 0
+ * JS walk batched 59.6K–85.9K, native walk batched 131.7K–140.2K (7.6–9.2× under that load), 0
  * storage CPU (goal met); one verified node read alone p50 2.33–2.35 µs (JS), 3.17–3.22 µs (native,
  * one N-API call each), 2.36–2.51 µs of client CPU per node inside the native batched walk (goal
  * 2 µs: missed under this load, keccak-bound). Two runs at 1M: gRPC 7.8K–8.7K, native batched
- * 73.6K–82.5K (8.4–10.6×). Client path: gRPC 19.1K–20.2K, shm 61.3K–61.9K. See the root README.
+ * 73.6K–82.5K (8.4–10.6×). Client path: gRPC 19.1K–20.2K, shm 61.3K–61.9K.
+ * On a quiet box (05:16–05:17 UTC, load 1.6–2.1, three runs at 100K) the ratio is lower, because
+ * the gRPC path's client CPU per proof grows with contention far more than the walk's: gRPC
+ * 23.1K–24.5K, native walk 95.9K–96.9K per client core-second (4.0–4.2×: goal 5× missed); node read
+ * p50 1.65–1.71 µs per node inside the batched walk's steps, 2.31 µs alone (JS). See the root README.
  */
 import type { ChildProcess } from 'node:child_process';
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
