@@ -4,6 +4,7 @@
  * stream reset and its redials fail) until `heal()`.
  */
 import { createConnection, createServer, type Server, type Socket } from 'node:net';
+import { parseHostPort } from '@monsoon/edge';
 
 export class TcpProxy {
   private partitioned = false;
@@ -16,10 +17,7 @@ export class TcpProxy {
 
   /** Listens on 127.0.0.1:0 and forwards to `target` (`host:port`). */
   static async start(target: string): Promise<TcpProxy> {
-    const [host, port] = [
-      target.slice(0, target.lastIndexOf(':')),
-      Number(target.slice(target.lastIndexOf(':') + 1)),
-    ];
+    const { host, port } = parseHostPort(target, 'proxy target');
     const server = createServer();
     const proxy = new TcpProxy(server, target);
     server.on('connection', (inbound) => {
