@@ -7,6 +7,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <cstring>
+#include <vector>
 
 namespace monsoon_keccak {
 
@@ -136,8 +137,6 @@ inline void KeccakF1600(uint64_t* s) {
   s[20] = Asa, s[21] = Ase, s[22] = Asi, s[23] = Aso, s[24] = Asu;
 }
 
-#undef KECCAK_ROUND
-
 // Keccak-256 of in[0..len) into out[0..32). `in` may be null when len is 0.
 inline void Keccak256(const uint8_t* in, size_t len, uint8_t* out) {
   uint64_t s[25] = {};
@@ -160,6 +159,125 @@ inline void Keccak256(const uint8_t* in, size_t len, uint8_t* out) {
   KeccakF1600(s);
   for (size_t i = 0; i < kDigest / 8; ++i) Store64(out + 8 * i, s[i]);
 }
+
+
+// ---- four messages at once ----------------------------------------------------------
+//
+// Where the CPU has AVX2 (checked at run time, so one build runs anywhere), four independent
+// messages share each permutation: lane k of the state is a vector holding lane k of each of the
+// four. The round is KECCAK_ROUND itself over that vector type (GCC/Clang vector extensions give
+// it ^, & and ~), so the scalar and the four-way permutation cannot drift apart. Callers with many
+// independent inputs (a level of a verified walk, a batch of nodes) call Keccak256Many.
+#if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
+#define MONSOON_KECCAK_X4 1
+
+typedef uint64_t Lanes4 __attribute__((vector_size(32)));
+
+__attribute__((target("avx2"), always_inline)) inline Lanes4 Rol(Lanes4 x, unsigned n) {
+  return (x << n) | (x >> (64 - n));
+}
+
+__attribute__((target("avx2"))) inline void KeccakF1600x4(Lanes4* s) {
+  Lanes4 Aba = s[0], Abe = s[1], Abi = s[2], Abo = s[3], Abu = s[4];
+  Lanes4 Aga = s[5], Age = s[6], Agi = s[7], Ago = s[8], Agu = s[9];
+  Lanes4 Aka = s[10], Ake = s[11], Aki = s[12], Ako = s[13], Aku = s[14];
+  Lanes4 Ama = s[15], Ame = s[16], Ami = s[17], Amo = s[18], Amu = s[19];
+  Lanes4 Asa = s[20], Ase = s[21], Asi = s[22], Aso = s[23], Asu = s[24];
+  Lanes4 Eba, Ebe, Ebi, Ebo, Ebu, Ega, Ege, Egi, Ego, Egu, Eka, Eke, Eki, Eko, Eku;
+  Lanes4 Ema, Eme, Emi, Emo, Emu, Esa, Ese, Esi, Eso, Esu;
+  Lanes4 BCa, BCe, BCi, BCo, BCu, Da, De, Di, Do, Du;
+
+  for (int round = 0; round < 24; round += 2) {
+    KECCAK_ROUND(A, E, kRoundConstants[round])
+    KECCAK_ROUND(E, A, kRoundConstants[round + 1])
+  }
+
+  s[0] = Aba, s[1] = Abe, s[2] = Abi, s[3] = Abo, s[4] = Abu;
+  s[5] = Aga, s[6] = Age, s[7] = Agi, s[8] = Ago, s[9] = Agu;
+  s[10] = Aka, s[11] = Ake, s[12] = Aki, s[13] = Ako, s[14] = Aku;
+  s[15] = Ama, s[16] = Ame, s[17] = Ami, s[18] = Amo, s[19] = Amu;
+  s[20] = Asa, s[21] = Ase, s[22] = Asi, s[23] = Aso, s[24] = Asu;
+}
+
+// Keccak-256 of up to four messages (count 1..4) into out[i][0..32). Each message absorbs its own
+// blocks; one that has finished rides along (its lanes are not read again) until the longest is
+// done, so inputs of similar length waste least.
+__attribute__((target("avx2"))) inline void Keccak256x4(const uint8_t* const* in, const size_t* len,
+                                                         uint8_t* const* out, size_t count) {
+  Lanes4 s[25] = {};
+  size_t blocks[4] = {0, 0, 0, 0};  // permutations per message: whole blocks + the padded last one
+  size_t most = 0;
+  for (size_t m = 0; m < count; ++m) {
+    blocks[m] = len[m] / kRate + 1;
+    if (blocks[m] > most) most = blocks[m];
+  }
+  uint8_t last[kRate];
+  for (size_t b = 0; b < most; ++b) {
+    for (size_t m = 0; m < count; ++m) {
+      if (b >= blocks[m]) continue;
+      const uint8_t* block = in[m] + kRate * b;
+      if (b + 1 == blocks[m]) {  // the last block: the tail, 0x01 after it, 0x80 in the rate's last byte
+        const size_t tail = len[m] - kRate * b;
+        std::memset(last, 0, kRate);
+        if (tail != 0) std::memcpy(last, block, tail);
+        last[tail] |= 0x01;
+        last[kRate - 1] |= 0x80;
+        block = last;
+      }
+      for (size_t i = 0; i < kRateLanes; ++i) s[i][m] ^= Load64(block + 8 * i);
+    }
+    KeccakF1600x4(s);
+    for (size_t m = 0; m < count; ++m)
+      if (b + 1 == blocks[m])
+        for (size_t i = 0; i < kDigest / 8; ++i) Store64(out[m] + 8 * i, s[i][m]);
+  }
+}
+
+inline bool HaveX4() {
+  static const bool have = __builtin_cpu_supports("avx2");
+  return have;
+}
+#endif
+
+// Keccak-256 of count independent messages: in[i][0..len[i]) into out[i][0..32), four at a time
+// where the CPU allows, grouped by how many blocks each absorbs (so four that share a permutation
+// finish together). Inputs and outputs must not overlap one another.
+inline void Keccak256Many(const uint8_t* const* in, const size_t* len, uint8_t* const* out, size_t count) {
+#ifdef MONSOON_KECCAK_X4
+  if (count >= 2 && HaveX4()) {
+    // A counting sort of the messages by blocks (1..kGroups, longer ones together in the last).
+    constexpr size_t kGroups = 8;
+    thread_local std::vector<uint32_t> order;
+    order.resize(count);
+    size_t start[kGroups + 1] = {};
+    for (size_t i = 0; i < count; ++i) {
+      const size_t g = len[i] / kRate < kGroups - 1 ? len[i] / kRate : kGroups - 1;
+      start[g + 1]++;
+    }
+    for (size_t g = 0; g < kGroups; ++g) start[g + 1] += start[g];
+    for (size_t i = 0; i < count; ++i) {
+      const size_t g = len[i] / kRate < kGroups - 1 ? len[i] / kRate : kGroups - 1;
+      order[start[g]++] = static_cast<uint32_t>(i);
+    }
+    for (size_t i = 0; i < count; i += 4) {
+      const size_t n = count - i < 4 ? count - i : 4;
+      const uint8_t* ins[4];
+      size_t lens[4];
+      uint8_t* outs[4];
+      for (size_t m = 0; m < n; ++m) {
+        const uint32_t j = order[i + m];
+        ins[m] = in[j], lens[m] = len[j], outs[m] = out[j];
+      }
+      if (n == 1) Keccak256(ins[0], lens[0], outs[0]);
+      else Keccak256x4(ins, lens, outs, n);
+    }
+    return;
+  }
+#endif
+  for (size_t i = 0; i < count; ++i) Keccak256(in[i], len[i], out[i]);
+}
+
+#undef KECCAK_ROUND
 
 }  // namespace monsoon_keccak
 

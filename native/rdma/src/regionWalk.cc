@@ -114,9 +114,12 @@ bool Lookup(RangeSource& source, const Geometry& g, const std::vector<Hash>& has
   // Per-thread scratch, kept between calls: a lookup allocates nothing once warm.
   thread_local struct {
     std::vector<uint32_t> pending, again;
-    std::vector<uint8_t> buckets, scratch, hadEntry, found;
+    std::vector<uint8_t> buckets, scratch, hadEntry, found, digests;
     std::vector<Range> ranges;
     std::vector<Candidate> cands;
+    std::vector<const uint8_t*> inputs;
+    std::vector<size_t> lengths;
+    std::vector<uint8_t*> outputs;
   } t;
   std::vector<uint32_t>& pending = t.pending;
   std::vector<uint8_t>& buckets = t.buckets;
@@ -126,9 +129,12 @@ bool Lookup(RangeSource& source, const Geometry& g, const std::vector<Hash>& has
   std::vector<uint8_t>& hadEntry = t.hadEntry;
   std::vector<uint8_t>& found = t.found;
   std::vector<uint32_t>& again = t.again;
+  std::vector<uint8_t>& digests = t.digests;
+  std::vector<const uint8_t*>& inputs = t.inputs;
+  std::vector<size_t>& lengths = t.lengths;
+  std::vector<uint8_t*>& outputs = t.outputs;
   pending.resize(n);
   for (uint32_t i = 0; i < n; i++) pending[i] = i;
-  uint8_t digest[32];
   for (uint32_t attempt = 0; !pending.empty(); attempt++) {
     // 1. Both buckets of every pending hash (the second only when it is another bucket).
     buckets.resize(pending.size() * 2 * kBucketBytes);
@@ -168,14 +174,25 @@ bool Lookup(RangeSource& source, const Geometry& g, const std::vector<Hash>& has
       out.counters.rounds++;
       if (!source.Read(ranges, &out.sourceError)) return false;
     }
-    // 3. Keep a copy only if it hashes to what was asked for.
+    // 3. Keep a copy only if it hashes to what was asked for: every candidate's digest first, in
+    // one call (four at a time where the CPU allows), then the comparisons.
+    inputs.resize(cands.size());
+    lengths.resize(cands.size());
+    outputs.resize(cands.size());
+    digests.resize(32 * cands.size());
+    for (size_t j = 0; j < cands.size(); j++) {
+      inputs[j] = scratch.data() + cands[j].scratch;
+      lengths[j] = cands[j].length;
+      outputs[j] = digests.data() + 32 * j;
+    }
+    monsoon_keccak::Keccak256Many(inputs.data(), lengths.data(), outputs.data(), cands.size());
     found.assign(pending.size(), 0);
-    for (const Candidate& c : cands) {
+    for (size_t j = 0; j < cands.size(); j++) {
+      const Candidate& c = cands[j];
       if (found[c.lookup]) continue;
       const Hash& want = hashes[pending[c.lookup]];
       const uint8_t* bytes = scratch.data() + c.scratch;
-      monsoon_keccak::Keccak256(bytes, c.length, digest);
-      if (std::memcmp(digest, want.data(), 32) != 0) {
+      if (std::memcmp(outputs[j], want.data(), 32) != 0) {
         out.counters.rejected++;
         continue;
       }
