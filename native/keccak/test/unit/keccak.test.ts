@@ -392,7 +392,9 @@ describe.each(backends)('%s backend', (name, backend) => {
       for (let count = 1; count <= 13; count++) {
         const some = Array.from({ length: count }, () => rand.bytes(edges[rand.int(edges.length)]!));
         const { data, offsets } = pack(some);
-        expect(hex(k().keccak256Packed(data, offsets, count))).toBe(hex(concat(some.map((x) => keccak_256(x)))));
+        expect(hex(k().keccak256Packed(data, offsets, count))).toBe(
+          hex(concat(some.map((x) => keccak_256(x)))),
+        );
         expect(hex(k().keccak256Batch(some))).toBe(hex(concat(some.map((x) => keccak_256(x)))));
       }
     });
