@@ -304,9 +304,9 @@ Napi::Error WalkError(Napi::Env env, const monsoon_rdma::WalkResult& r, const ch
 // The walk's answer as JS: { data, bounds, hashes, ok, values, proof, proofBounds, fetched, counters }.
 Napi::Object WalkResultToJs(Napi::Env env, monsoon_rdma::WalkResult& r) {
   Napi::Object o = Napi::Object::New(env);
-  auto* data = new std::vector<uint8_t>(std::move(r.data));
+  auto* data = new monsoon_rdma::ByteVector(std::move(r.data));
   o.Set("data", Napi::Buffer<uint8_t>::New(env, data->data(), data->size(),
-                                           [](Napi::Env, uint8_t*, std::vector<uint8_t>* d) { delete d; }, data));
+                                           [](Napi::Env, uint8_t*, monsoon_rdma::ByteVector* d) { delete d; }, data));
   o.Set("bounds", TypedOf(env, r.bounds));
   o.Set("hashes", TypedOf(env, r.hashes));
   o.Set("ok", TypedOf(env, r.ok));

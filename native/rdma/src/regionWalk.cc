@@ -100,7 +100,7 @@ struct Candidate {
   uint32_t lookup;  // which pending lookup
   uint64_t offset;  // in the region
   uint32_t length;
-  uint32_t scratch;  // where its bytes land in the node scratch buffer
+  uint32_t scratch;  // where its bytes land, past the end of the result's data so far
 };
 
 // Looks up every hash (distinct), appending each verified node to `out.data`/`out.bounds`;
@@ -114,7 +114,7 @@ bool Lookup(RangeSource& source, const Geometry& g, const std::vector<Hash>& has
   // Per-thread scratch, kept between calls: a lookup allocates nothing once warm.
   thread_local struct {
     std::vector<uint32_t> pending, again;
-    std::vector<uint8_t> buckets, scratch, hadEntry, found, digests;
+    std::vector<uint8_t> buckets, hadEntry, found, digests;
     std::vector<Range> ranges;
     std::vector<Candidate> cands;
     std::vector<const uint8_t*> inputs;
@@ -123,7 +123,6 @@ bool Lookup(RangeSource& source, const Geometry& g, const std::vector<Hash>& has
   } t;
   std::vector<uint32_t>& pending = t.pending;
   std::vector<uint8_t>& buckets = t.buckets;
-  std::vector<uint8_t>& scratch = t.scratch;
   std::vector<Range>& ranges = t.ranges;
   std::vector<Candidate>& cands = t.cands;
   std::vector<uint8_t>& hadEntry = t.hadEntry;
@@ -168,8 +167,12 @@ bool Lookup(RangeSource& source, const Geometry& g, const std::vector<Hash>& has
         scratchBytes += len;
       }
     }
-    scratch.resize(scratchBytes);
-    for (const Candidate& c : cands) ranges.push_back({c.offset, c.length, scratch.data() + c.scratch});
+    // Candidates land at the end of out.data (no zero-fill: ByteVector), so a kept node is not
+    // copied again; what fails the check is squeezed out below.
+    const size_t base = out.data.size();
+    out.data.resize(base + scratchBytes);
+    uint8_t* landed = out.data.data() + base;
+    for (const Candidate& c : cands) ranges.push_back({c.offset, c.length, landed + c.scratch});
     if (!ranges.empty()) {
       out.counters.rounds++;
       if (!source.Read(ranges, &out.sourceError)) return false;
@@ -181,28 +184,31 @@ bool Lookup(RangeSource& source, const Geometry& g, const std::vector<Hash>& has
     outputs.resize(cands.size());
     digests.resize(32 * cands.size());
     for (size_t j = 0; j < cands.size(); j++) {
-      inputs[j] = scratch.data() + cands[j].scratch;
+      inputs[j] = landed + cands[j].scratch;
       lengths[j] = cands[j].length;
       outputs[j] = digests.data() + 32 * j;
     }
     monsoon_keccak::Keccak256Many(inputs.data(), lengths.data(), outputs.data(), cands.size());
     found.assign(pending.size(), 0);
+    size_t kept = base;  // out.data's end once the kept candidates are back to back
     for (size_t j = 0; j < cands.size(); j++) {
       const Candidate& c = cands[j];
       if (found[c.lookup]) continue;
       const Hash& want = hashes[pending[c.lookup]];
-      const uint8_t* bytes = scratch.data() + c.scratch;
       if (std::memcmp(outputs[j], want.data(), 32) != 0) {
         out.counters.rejected++;
         continue;
       }
       found[c.lookup] = 1;
       idx[pending[c.lookup]] = static_cast<uint32_t>(out.bounds.size() - 1);
-      out.data.insert(out.data.end(), bytes, bytes + c.length);
+      uint8_t* bytes = out.data.data() + base + c.scratch;
+      if (bytes != out.data.data() + kept) std::memmove(out.data.data() + kept, bytes, c.length);
+      kept += c.length;
       out.hashes.insert(out.hashes.end(), want.begin(), want.end());
-      out.bounds.push_back(static_cast<uint32_t>(out.data.size()));
+      out.bounds.push_back(static_cast<uint32_t>(kept));
       out.counters.nodes++;
     }
+    out.data.resize(kept);
     again.clear();
     for (uint32_t k = 0; k < pending.size(); k++) {
       if (found[k]) continue;

@@ -13,7 +13,9 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <memory>
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace monsoon_rdma {
@@ -75,10 +77,30 @@ struct WalkCounters {
   uint64_t rounds = 0;    // batches of reads posted (two per lookup round: buckets, then nodes)
 };
 
+// Bytes that resize without zeroing what they add (the walk lands node reads there and
+// overwrites every byte it keeps).
+template <typename T>
+struct DefaultInit : std::allocator<T> {
+  template <typename U>
+  struct rebind {
+    using other = DefaultInit<U>;
+  };
+  using std::allocator<T>::allocator;
+  template <typename U>
+  void construct(U* p) noexcept {
+    ::new (static_cast<void*>(p)) U;
+  }
+  template <typename U, typename... A>
+  void construct(U* p, A&&... a) {
+    ::new (static_cast<void*>(p)) U(std::forward<A>(a)...);
+  }
+};
+using ByteVector = std::vector<uint8_t, DefaultInit<uint8_t>>;
+
 struct WalkResult {
   // Every distinct verified node (and fetched blob), back to back: node i is
   // data[bounds[i], bounds[i + 1]).
-  std::vector<uint8_t> data;
+  ByteVector data;
   std::vector<uint32_t> bounds{0};
   // Node i's keccak-256 (the hash it was looked up by, and checked against): hashes[32i, 32i + 32).
   std::vector<uint8_t> hashes;
