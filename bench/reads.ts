@@ -241,6 +241,31 @@ async function main(): Promise<void> {
       return proofs;
     });
 
+    // ---- the client path both ways: RemoteState.fetch (per-shard batching, cache fills).
+    // (Before the single reads below: their 100K retained hashes would tax every later GC.)
+    const viaRemote = async (oneSided: boolean) => {
+      const transport = oneSided ? await ShmReads.open(storage) : undefined;
+      let b = 0;
+      const p = await phase(pid, async (until) => {
+        let proofs = 0;
+        while (performance.now() < until) {
+          // A fresh cache per round: every round fetches (nothing is served from memory).
+          const remote = new RemoteState(
+            storage,
+            { compactLevels: 0, maxCachedNodes: 10_000_000 },
+            keccak,
+            transport,
+          );
+          await Promise.all([0, 1].map(() => remote.fetch(at, queriesAt(b++))));
+          proofs += 2 * BATCH;
+        }
+        return proofs;
+      });
+      transport?.close();
+      return p;
+    };
+    const grpcPath = await viaRemote(false);
+    const shmPath = await viaRemote(true);
     // ---- a single verified node read: p50/p99 over nodes of many proofs.
     const hashes: Uint8Array[] = [];
     for (let i = 0; i < 20_000 && hashes.length < 100_000; i++) {
@@ -293,30 +318,6 @@ async function main(): Promise<void> {
       nativeStep: { steps: perNodeNs.length, p50Ns: pctOf(perNodeNs, 0.5), p99Ns: pctOf(perNodeNs, 0.99) },
     };
 
-    // ---- the client path both ways: RemoteState.fetch (per-shard batching, cache fills).
-    const viaRemote = async (oneSided: boolean) => {
-      const transport = oneSided ? await ShmReads.open(storage) : undefined;
-      let b = 0;
-      const p = await phase(pid, async (until) => {
-        let proofs = 0;
-        while (performance.now() < until) {
-          // A fresh cache per round: every round fetches (nothing is served from memory).
-          const remote = new RemoteState(
-            storage,
-            { compactLevels: 0, maxCachedNodes: 10_000_000 },
-            keccak,
-            transport,
-          );
-          await Promise.all([0, 1].map(() => remote.fetch(at, queriesAt(b++))));
-          proofs += 2 * BATCH;
-        }
-        return proofs;
-      });
-      transport?.close();
-      return p;
-    };
-    const grpcPath = await viaRemote(false);
-    const shmPath = await viaRemote(true);
     region.close();
 
     const perCore = (p: Phase) => p.proofs / p.clientCpuSeconds;
