@@ -53,7 +53,7 @@ import {
   walkAccountsFrom,
 } from '@monsoon/rdma';
 import { Prng } from './lib/prng.js';
-import { cpuSeconds } from './lib/processCpu.js';
+import { cpuSeconds, mainThreadCpuSeconds } from './lib/processCpu.js';
 import { startStorageProcess } from './lib/storageProcess.js';
 
 const { values: args } = parseArgs({
@@ -99,11 +99,14 @@ interface Phase {
   proofs: number;
   wallSeconds: number;
   clientCpuSeconds: number;
+  /** Of clientCpuSeconds, the JS thread's (the rest: GC helpers, compilers, the libuv pool). */
+  clientMainThreadCpuSeconds: number;
   storageCpuSeconds: number;
 }
 
 async function phase(storagePid: number, run: (until: number) => Promise<number>): Promise<Phase> {
   const c0 = clientCpu();
+  const m0 = mainThreadCpuSeconds();
   const s0 = cpuSeconds(storagePid);
   const t0 = performance.now();
   const proofs = await run(t0 + SECONDS * 1000);
@@ -111,6 +114,7 @@ async function phase(storagePid: number, run: (until: number) => Promise<number>
     proofs,
     wallSeconds: (performance.now() - t0) / 1000,
     clientCpuSeconds: clientCpu() - c0,
+    clientMainThreadCpuSeconds: mainThreadCpuSeconds() - m0,
     storageCpuSeconds: cpuSeconds(storagePid) - s0,
   };
 }
@@ -377,7 +381,7 @@ async function main(): Promise<void> {
       ['client path, shm (RemoteState)', shmPath],
     ] as const) {
       console.log(
-        `${name.padEnd(34)} ${fmt(p.proofs / p.wallSeconds).padStart(9)} proofs/s wall, ${fmt(perCore(p)).padStart(9)} per client core-s, storage ${storageUsPerProof(p).toFixed(2).padStart(6)} µs CPU/proof`,
+        `${name.padEnd(34)} ${fmt(p.proofs / p.wallSeconds).padStart(9)} proofs/s wall, ${fmt(perCore(p)).padStart(9)} per client core-s (JS thread ${Math.round((100 * p.clientMainThreadCpuSeconds) / p.clientCpuSeconds)}%), storage ${storageUsPerProof(p).toFixed(2).padStart(6)} µs CPU/proof`,
       );
     }
     console.log(

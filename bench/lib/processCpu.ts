@@ -5,7 +5,19 @@ const TICKS = 100;
 
 /** User + system CPU seconds a process has used so far (from /proc; Linux only). */
 export function cpuSeconds(pid: number): number {
-  const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+  return statSeconds(`/proc/${pid}/stat`);
+}
+
+/**
+ * This process's main (JS) thread's user + system CPU seconds so far: process.cpuUsage() less
+ * this is what V8's and libuv's other threads (GC, compilers, the pool) spent.
+ */
+export function mainThreadCpuSeconds(): number {
+  return statSeconds(`/proc/self/task/${process.pid}/stat`);
+}
+
+function statSeconds(path: string): number {
+  const stat = readFileSync(path, 'utf8');
   const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
   return (Number(fields[11]) + Number(fields[12])) / TICKS;
 }
