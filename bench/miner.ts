@@ -182,6 +182,8 @@ const root = join(dirname(fileURLToPath(import.meta.url)), '..', '..');
 const rules = { ...defaultChainRules, gasLimit: BigInt(BLOCK_TXS) * 100_000n };
 const common = makeCommon(rules.chainId, nativeCustomCrypto);
 type Kind = 'transfer' | 'erc20';
+/** A measured row: label, fast path on, engine, revm batches on. */
+type Variant = [string, boolean, EngineName, boolean];
 
 /** One block's submissions, as a client sent them. */
 interface PlannedBlock {
@@ -340,8 +342,15 @@ async function preExecution(
   return { us: (ms(t0) * 1000) / txs.length, crossings: crossings / txs.length };
 }
 
-/** Calls into the revm addon per ERC-20 transfer when a miner executes a block (recordAccesses off). */
-async function minerCrossings(genesis: Genesis, txs: readonly { tx: SignedTx; sender: Uint8Array }[]) {
+/**
+ * Calls into the revm addon per ERC-20 transfer when a miner executes a block (recordAccesses
+ * off): one call per transaction, and in batches of a submission's size.
+ */
+async function minerCrossings(
+  genesis: Genesis,
+  txs: readonly { tx: SignedTx; sender: Uint8Array }[],
+  batch: boolean,
+): Promise<number> {
   const state = genesisState(genesis, { hash: keccak });
   const env = {
     number: 1n,
@@ -349,8 +358,15 @@ async function minerCrossings(genesis: Genesis, txs: readonly { tx: SignedTx; se
     coinbase: new Uint8Array(20),
     gasLimit: rules.gasLimit,
   };
-  const ex = await BlockExecutor.create(state, env, rules, { common, engine: 'revm', recordAccesses: false });
-  for (const { tx, sender } of txs) await ex.execute(tx, sender);
+  const ex = await BlockExecutor.create(state, env, rules, {
+    common,
+    engine: 'revm',
+    recordAccesses: false,
+    batch,
+  });
+  if (batch)
+    for (let i = 0; i < txs.length; i += SUBMISSION) await ex.executeBatch(txs.slice(i, i + SUBMISSION));
+  else for (const { tx, sender } of txs) await ex.execute(tx, sender);
   return ex.engineCrossings / txs.length;
 }
 
@@ -417,25 +433,30 @@ const results: Record<string, unknown> = {};
 /** Per engine, the execution-only figures of each row. */
 const engines: Record<string, Record<string, unknown>> = {};
 const preExec: Record<string, { us: number; crossings: number }> = {};
-const crossings: { emptyCallNs?: number; perErc20InMiner?: number } = {};
+const crossings: { emptyCallNs?: number; perErc20InMiner?: number; perErc20InMinerBatches?: number } = {};
 if (evmAddon() !== undefined) crossings.emptyCallNs = emptyCallNs();
 const rows: string[] = [];
 try {
   for (const kind of ['transfer', 'erc20'] as const) {
     say(`${kind}: building ${BLOCKS} blocks of ${BLOCK_TXS} with their bags`);
     const { blocks, bagBytes, first } = await plan(genesis, accounts, kind);
-    // The fast path is JS whatever the engine: measured with the default one only.
-    const variants: [string, boolean, EngineName][] =
+    // The fast path is JS whatever the engine: measured with the default one only. Every
+    // engine one call per transaction (MONSOON_EVM_BATCH=0), then revm with batches (the
+    // default: a submission's transactions in one addon call, fast path unused).
+    const batched: Variant[] = ENGINES.includes('revm') ? [['batches', true, 'revm', true]] : [];
+    const variants: Variant[] =
       kind === 'transfer'
         ? [
-            ['fast path', true, DEFAULT_ENGINE],
-            ...ENGINES.map((e): [string, boolean, EngineName] => ['EVM', false, e]),
+            ['fast path', true, DEFAULT_ENGINE, false],
+            ...ENGINES.map((e): Variant => ['EVM', false, e, false]),
+            ...batched,
           ]
-        : ENGINES.map((e): [string, boolean, EngineName] => ['EVM', true, e]);
-    for (const [label, fast, engine] of variants) {
+        : [...ENGINES.map((e): Variant => ['EVM', true, e, false]), ...batched];
+    for (const [label, fast, engine, batch] of variants) {
+      process.env.MONSOON_EVM_BATCH = batch ? '1' : '0';
       say(`${kind} (${label}, ${engine}): execution only (after an untimed pass, for the JIT)`);
       await executionOnly(genesis, blocks, fast, engine);
-      const s = await profiled(`${kind}-${fast ? 'fast' : 'evm'}-${engine}`, () =>
+      const s = await profiled(`${kind}-${batch ? 'batch' : fast ? 'fast' : 'evm'}-${engine}`, () =>
         executionOnly(genesis, blocks, fast, engine),
       );
       const execMs = s.decode + s.bag + s.execute + s.seal;
@@ -452,12 +473,16 @@ try {
         },
         bagBytesPerTx: Math.round(bagBytes / txCount),
       };
-      engines[engine] = { ...engines[engine], [name]: figures };
-      if (engine === DEFAULT_ENGINE) results[name] = { ...figures };
+      const key = batch ? `${engine}-batch` : engine;
+      engines[key] = { ...engines[key], [name]: figures };
+      // The headline figures are the default miner's: batches where revm runs, else one by one.
+      if (engine === DEFAULT_ENGINE && batch === (DEFAULT_ENGINE === 'revm')) results[name] = { ...figures };
+      if (engine === DEFAULT_ENGINE && !batch && name === 'transferEvm') results[name] = { ...figures };
       rows.push(
         `| ${kind} (${label}, ${engine}) | ${perSec(txCount, execMs).toLocaleString('en-US')} | ${us(s.decode, txCount)} | ${us(s.bag, txCount)} | ${us(s.execute, txCount)} | ${us(s.seal, txCount)} | ${us(s.recover, txCount)} | ${perSec(txCount, s.recover).toLocaleString('en-US')} |`,
       );
     }
+    delete process.env.MONSOON_EVM_BATCH;
     if (kind === 'erc20') {
       const sample = first.slice(0, 500);
       for (const engine of ENGINES) {
@@ -465,7 +490,10 @@ try {
         await preExecution(genesis, sample, engine);
         preExec[engine] = await preExecution(genesis, sample, engine);
       }
-      if (ENGINES.includes('revm')) crossings.perErc20InMiner = await minerCrossings(genesis, first);
+      if (ENGINES.includes('revm')) {
+        crossings.perErc20InMiner = await minerCrossings(genesis, first, false);
+        crossings.perErc20InMinerBatches = await minerCrossings(genesis, first, true);
+      }
     }
     say(`${kind}: end to end, recovery on ${THREADS} worker thread(s)`);
     const e2eMs = await endToEnd(genesis, blocks, pool);
@@ -499,7 +527,7 @@ for (const [engine, p] of Object.entries(preExec)) {
 }
 if (crossings.emptyCallNs !== undefined) {
   console.log(
-    `revm addon: ${crossings.emptyCallNs.toFixed(0)} ns per empty call; ${crossings.perErc20InMiner?.toFixed(2)} calls per ERC-20 transfer in a miner's block (execute rounds + commit)`,
+    `revm addon: ${crossings.emptyCallNs.toFixed(0)} ns per empty call; ${crossings.perErc20InMiner?.toFixed(2)} calls per ERC-20 transfer in a miner's block one call per transaction (execute rounds + commit), ${crossings.perErc20InMinerBatches?.toFixed(2)} in batches of ${SUBMISSION}`,
   );
 }
 results.engines = engines;

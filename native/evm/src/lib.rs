@@ -365,6 +365,14 @@ impl<'a> Reader<'a> {
     }
 }
 
+/// The keys the last run lacked: count u32, then each key.
+fn put_lacking(out: &mut Vec<u8>, db: &WitnessDb) {
+    out.extend_from_slice(&(db.lacking.len() as u32).to_le_bytes());
+    for k in &db.lacking {
+        put_key(out, k);
+    }
+}
+
 fn put_key(out: &mut Vec<u8>, k: &Key) {
     match k {
         Key::Account(a) => {
@@ -547,19 +555,11 @@ impl Engine {
         let (env, is_create) = read_tx(tx)?;
         let caller = env.caller;
         let nonce = env.nonce;
-        {
-            let db = self.evm.ctx.db_mut();
-            db.lacking.clear();
-            db.lacking_set.clear();
-        }
-        let outcome = self.evm.transact(env);
+        let outcome = self.transact(env);
         let db = self.evm.ctx.db_mut();
         if !db.lacking.is_empty() {
             out.push(LACKING);
-            out.extend_from_slice(&(db.lacking.len() as u32).to_le_bytes());
-            for k in &db.lacking {
-                put_key(out, k);
-            }
+            put_lacking(out, db);
             return Ok(());
         }
         let rs = match outcome {
@@ -610,20 +610,12 @@ impl Engine {
                 return Ok(());
             }
             let (caller, nonce) = (env.caller, env.nonce);
-            {
-                let db = self.evm.ctx.db_mut();
-                db.lacking.clear();
-                db.lacking_set.clear();
-            }
-            let outcome = self.evm.transact(env);
+            let outcome = self.transact(env);
             let db = self.evm.ctx.db_mut();
             if !db.lacking.is_empty() {
                 out.push(LACKING);
                 out.extend_from_slice(&i.to_le_bytes());
-                out.extend_from_slice(&(db.lacking.len() as u32).to_le_bytes());
-                for k in &db.lacking {
-                    put_key(out, k);
-                }
+                put_lacking(out, db);
                 return Ok(());
             }
             let Ok(rs) = outcome else {
@@ -647,6 +639,14 @@ impl Engine {
         }
         self.end_batch(out, None);
         Ok(())
+    }
+
+    /// Runs one transaction over the committed state, what it lacks recorded afresh in the db.
+    fn transact(&mut self, env: TxEnv) -> std::result::Result<revm::context::result::ResultAndState, EVMError<Unresolvable>> {
+        let db = self.evm.ctx.db_mut();
+        db.lacking.clear();
+        db.lacking_set.clear();
+        self.evm.transact(env)
     }
 
     /// Ends the batch's answer (DEFERRED at `deferred`, or BATCH_END) with its changes.

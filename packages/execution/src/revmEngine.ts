@@ -29,6 +29,7 @@ import {
   decodeResult,
   type EngineBinding,
   type EngineFork,
+  type EngineTx,
   encodeConfig,
   evmAddon,
   RecordWriter,
@@ -188,19 +189,7 @@ export class RevmEngine {
       records.clearUnresolvable();
       this.unresolved.clear();
     }
-    const encoded = this.txs.encode({
-      type: tx.type,
-      caller,
-      to: tx.to,
-      value: tx.value,
-      gasLimit: tx.gasLimit,
-      maxFee: tx.maxFeePerGas,
-      priorityFee: tx.maxPriorityFeePerGas,
-      nonce: tx.nonce,
-      chainId: this.chainId,
-      data: tx.data,
-      accessList: tx.accessList,
-    });
+    const encoded = this.txs.encode(engineTx(tx, caller, this.chainId));
     // What every run reads first, handed over with the first call: the sender (read already
     // by the checks), the recipient and its code. Saves a round per new account or contract.
     await this.resolve({ kind: 'account', address: caller });
@@ -268,19 +257,7 @@ export class RevmEngine {
     }
     const chainId = this.chainId;
     const batch = this.txs.encodeBatch(
-      items.map(({ tx, sender }) => ({
-        type: tx.type,
-        caller: sender,
-        to: tx.to,
-        value: tx.value,
-        gasLimit: tx.gasLimit,
-        maxFee: tx.maxFeePerGas,
-        priorityFee: tx.maxPriorityFeePerGas,
-        nonce: tx.nonce,
-        chainId,
-        data: tx.data,
-        accessList: tx.accessList,
-      })),
+      items.map(({ tx, sender }) => engineTx(tx, sender, chainId)),
       gasLeft,
     );
     // Senders and recipients the engine does not hold yet go with the first call (saves a round
@@ -360,6 +337,23 @@ export class RevmEngine {
       { address: owner, hash },
     );
   }
+}
+
+/** `tx` from `caller` as the engine takes it. */
+function engineTx(tx: ExecutableTx, caller: Uint8Array, chainId: bigint): EngineTx {
+  return {
+    type: tx.type,
+    caller,
+    to: tx.to,
+    value: tx.value,
+    gasLimit: tx.gasLimit,
+    maxFee: tx.maxFeePerGas,
+    priorityFee: tx.maxPriorityFeePerGas,
+    nonce: tx.nonce,
+    chainId,
+    data: tx.data,
+    accessList: tx.accessList,
+  };
 }
 
 /** Stages revm's account changes in `sm`'s journal: deletions, wiped storage, code, accounts, slots. */
