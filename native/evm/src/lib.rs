@@ -975,7 +975,8 @@ impl Engine {
     /// Records: 1 account (address, nonce u64, balance, code hash), 2 no account (address),
     /// 3 code (hash, length u32, bytes), 4 slot (address, slot, value), 5/6/7 unresolvable
     /// account (address) / slot (address, slot) / code (hash, address), 8 forget an account
-    /// (address: JS wrote it), 9 forget everything (code too), 10 clear the unresolvable keys,
+    /// (address: JS wrote it), 9 forget everything (code too, and what a batch changed so far),
+    /// 10 clear the unresolvable keys,
     /// 11 commit the last executed transaction (as `commit`, without a call of its own).
     fn feed_records(&mut self, b: &[u8]) -> Result<()> {
         let db = self.evm.ctx.db_mut();
@@ -1028,7 +1029,11 @@ impl Engine {
                     let a = r.address()?;
                     db.forget(&a);
                 }
-                9 => db.reset(),
+                9 => {
+                    db.reset();
+                    // A batch JS gave up on (it failed on the JS side) is not reported either.
+                    self.batch = BatchChanges::default();
+                }
                 10 => db.unresolvable.clear(),
                 11 => {
                     if let Some(state) = self.pending.take() {

@@ -429,6 +429,7 @@ export class BlockExecutor {
           this.written.absorb(this.sm.flush());
         } catch (e) {
           this.sm.discard();
+          revm.lost();
           throw e;
         }
         for (const [k, r] of done.outcomes.entries()) {

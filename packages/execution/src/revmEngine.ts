@@ -169,6 +169,17 @@ export class RevmEngine {
     this.records.commitPending();
   }
 
+  /**
+   * A batch failed on this side after the engine ran it (its changes never reached the tree):
+   * the engine forgets everything it holds, that batch's changes too, and reads it all again.
+   */
+  lost(): void {
+    this.records.forgetAll();
+    this.codeFed.clear();
+    this.held.clear();
+    this.executed = false;
+  }
+
   /** The transaction failed after execution (its changes could not be applied): no commit goes. */
   discard(): void {
     this.executed = false;
