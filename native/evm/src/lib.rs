@@ -472,16 +472,7 @@ impl Engine {
     /// and data, access-list length u32 and per entry address (20), key count u32, keys (32).
     #[napi]
     pub fn execute(&mut self, tx: &[u8], records: &[u8], out: Out<'_>) -> Result<u32> {
-        let mut answer = std::mem::take(&mut self.out);
-        answer.clear();
-        let r = self.run(tx, records, &mut answer);
-        self.out = answer;
-        r?;
-        let n = self.out.len();
-        if n <= out.len() {
-            out[..n].copy_from_slice(&self.out);
-        }
-        Ok(n as u32)
+        self.answer(out, |engine, answer| engine.run(tx, records, answer))
     }
 
     /// Runs a batch of transactions in order, from index `from`, each over the state the ones
@@ -507,16 +498,7 @@ impl Engine {
     /// CREATED says the account's storage was wiped in the batch (before its slots).
     #[napi]
     pub fn execute_batch(&mut self, batch: &[u8], from: u32, records: &[u8], out: Out<'_>) -> Result<u32> {
-        let mut answer = std::mem::take(&mut self.out);
-        answer.clear();
-        let r = self.run_batch(batch, from, records, &mut answer);
-        self.out = answer;
-        r?;
-        let n = self.out.len();
-        if n <= out.len() {
-            out[..n].copy_from_slice(&self.out);
-        }
-        Ok(n as u32)
+        self.answer(out, |engine, answer| engine.run_batch(batch, from, records, answer))
     }
 
     /// Copies the last answer into `out` (at least as long as `execute` said it is).
@@ -546,6 +528,21 @@ impl Engine {
 }
 
 impl Engine {
+    /// Writes an answer with `work` into the kept buffer and copies it into `out` when it fits;
+    /// its length either way.
+    fn answer(&mut self, out: Out<'_>, work: impl FnOnce(&mut Self, &mut Vec<u8>) -> Result<()>) -> Result<u32> {
+        let mut answer = std::mem::take(&mut self.out);
+        answer.clear();
+        let r = work(self, &mut answer);
+        self.out = answer;
+        r?;
+        let n = self.out.len();
+        if n <= out.len() {
+            out[..n].copy_from_slice(&self.out);
+        }
+        Ok(n as u32)
+    }
+
     /// `execute`'s work, its answer written to `out`.
     fn run(&mut self, tx: &[u8], records: &[u8], out: &mut Vec<u8>) -> Result<()> {
         if !records.is_empty() {
