@@ -12,7 +12,6 @@ import { privateToAddress } from '@ethereumjs/util';
 import { describe, expect, it } from '@jest/globals';
 import { EMPTY_CODE_HASH, makeAccount, NodeBag, StateTree, toHex } from '@monsoon/dsm-tree';
 import {
-  type BlockEnv,
   BlockExecutor,
   defaultChainRules,
   makeCommon,
@@ -21,6 +20,7 @@ import {
 } from '@monsoon/execution';
 import { keccak } from '@monsoon/keccak';
 import { skipRevmWhereUnbuilt } from './engines.js';
+import { gapBlockEnv, word } from './witnessFixtures.js';
 
 const rules = defaultChainRules;
 const common = makeCommon(rules);
@@ -30,17 +30,7 @@ const [A, B, C] = KEYS.map((k) => privateToAddress(k)) as [Uint8Array, Uint8Arra
 const ZERO_SLOT0 = new Uint8Array(20).fill(0xd0);
 /** SSTORE(CALLVALUE, 5): writes a slot of a trie whose other nodes are all in the bag. */
 const WRITER = new Uint8Array(20).fill(0xd1);
-const env: BlockEnv = {
-  number: 5n,
-  timestamp: 1_700_000_500n,
-  coinbase: new Uint8Array(20).fill(0xcb),
-  gasLimit: 30_000_000n,
-};
-const word = (n: number): Uint8Array => {
-  const w = new Uint8Array(32);
-  w[31] = n;
-  return w;
-};
+const env = gapBlockEnv;
 /** A value long enough that its leaf is hashed, not inlined in its branch. */
 const LONG = new Uint8Array(32).fill(0xab);
 
