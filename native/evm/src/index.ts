@@ -9,16 +9,20 @@ export {
 } from './loadEvm.js';
 export {
   type AccountChange,
+  decodeBatchResult,
   decodeResult,
   ENGINE_FORKS,
+  type EngineBatchResult,
   type EngineConfig,
   type EngineFork,
   type EngineLog,
+  type EngineOutcome,
   type EngineResult,
   type EngineTx,
   encodeConfig,
   RecordWriter,
   ResultBuffer,
   type StateKey,
+  setBatchGasLeft,
   TxWriter,
 } from './protocol.js';

@@ -365,6 +365,14 @@ impl<'a> Reader<'a> {
     }
 }
 
+/// The keys the last run lacked: count u32, then each key.
+fn put_lacking(out: &mut Vec<u8>, db: &WitnessDb) {
+    out.extend_from_slice(&(db.lacking.len() as u32).to_le_bytes());
+    for k in &db.lacking {
+        put_key(out, k);
+    }
+}
+
 fn put_key(out: &mut Vec<u8>, k: &Key) {
     match k {
         Key::Account(a) => {
@@ -403,6 +411,8 @@ pub struct Engine {
     /// The last answer, encoded (kept: its allocation is reused, and JS fetches an answer
     /// longer than its buffer with `result`).
     out: Vec<u8>,
+    /// What the batch under way changed so far (see `execute_batch`).
+    batch: BatchChanges,
 }
 
 /// Memory JS owns that an answer is copied into (a Uint8Array). An alias because napi-derive
@@ -414,6 +424,9 @@ const LACKING: u8 = 0;
 const EXECUTED: u8 = 1;
 const UNRESOLVABLE: u8 = 2;
 const REFUSED: u8 = 3;
+/// Ends of `execute_batch`'s answer.
+const DEFERRED: u8 = 4;
+const BATCH_END: u8 = 5;
 
 #[napi]
 impl Engine {
@@ -425,7 +438,7 @@ impl Engine {
         let ctx: Ctx = Context::mainnet().with_db(WitnessDb::default()).with_cfg(cfg).with_block(block);
         let mut evm = ctx.build_mainnet().with_precompiles(MonsoonPrecompiles { inner: EthPrecompiles::new(spec) });
         evm.instruction = instructions(spec);
-        Ok(Engine { evm, pending: None, out: Vec::with_capacity(1024) })
+        Ok(Engine { evm, pending: None, out: Vec::with_capacity(1024), batch: BatchChanges::default() })
     }
 
     /// Makes this engine a new one for another block (`config` as for the constructor), all its
@@ -439,6 +452,7 @@ impl Engine {
         self.evm.precompiles = MonsoonPrecompiles { inner: EthPrecompiles::new(spec) };
         *self.evm.ctx.db_mut() = WitnessDb::default();
         self.pending = None;
+        self.batch = BatchChanges::default();
         Ok(())
     }
 
@@ -458,16 +472,33 @@ impl Engine {
     /// and data, access-list length u32 and per entry address (20), key count u32, keys (32).
     #[napi]
     pub fn execute(&mut self, tx: &[u8], records: &[u8], out: Out<'_>) -> Result<u32> {
-        let mut answer = std::mem::take(&mut self.out);
-        answer.clear();
-        let r = self.run(tx, records, &mut answer);
-        self.out = answer;
-        r?;
-        let n = self.out.len();
-        if n <= out.len() {
-            out[..n].copy_from_slice(&self.out);
-        }
-        Ok(n as u32)
+        self.answer(out, |engine, answer| engine.run(tx, records, answer))
+    }
+
+    /// Runs a batch of transactions in order, from index `from`, each over the state the ones
+    /// before it left (after feeding `records`): one call for what would be a call per
+    /// transaction and a JS journal flush per transaction. The answer is copied as `execute`'s.
+    ///
+    /// `batch`: gas left in the block u64, transaction count u32, then per transaction its length
+    /// u32 and its encoding (as `execute`'s `tx`).
+    ///
+    /// Answer: per executed transaction (in order, from `from`) EXECUTED and its outcome (as
+    /// `execute`'s, without changes); then one of
+    /// - LACKING, the index u32 of the transaction that read keys the engine lacks, key count
+    ///   u32 and keys: nothing of that transaction was kept; JS resolves the keys and calls again
+    ///   from that index (the batch goes on);
+    /// - DEFERRED, the index u32 of a transaction the batch leaves to a call of its own (revm
+    ///   refused it, it reached an unresolvable key, it deletes something, or its gas limit is
+    ///   above the gas left), nothing of it kept, then the batch's changes;
+    /// - BATCH_END, then the batch's changes.
+    ///
+    /// The batch's changes (count u32, accounts as `execute`'s) are every account any of its
+    /// transactions changed, with its state after the last of them, and are already the
+    /// committed state later transactions read: JS applies them to its tree once. A flag
+    /// CREATED says the account's storage was wiped in the batch (before its slots).
+    #[napi]
+    pub fn execute_batch(&mut self, batch: &[u8], from: u32, records: &[u8], out: Out<'_>) -> Result<u32> {
+        self.answer(out, |engine, answer| engine.run_batch(batch, from, records, answer))
     }
 
     /// Copies the last answer into `out` (at least as long as `execute` said it is).
@@ -497,6 +528,21 @@ impl Engine {
 }
 
 impl Engine {
+    /// Writes an answer with `work` into the kept buffer and copies it into `out` when it fits;
+    /// its length either way.
+    fn answer(&mut self, out: Out<'_>, work: impl FnOnce(&mut Self, &mut Vec<u8>) -> Result<()>) -> Result<u32> {
+        let mut answer = std::mem::take(&mut self.out);
+        answer.clear();
+        let r = work(self, &mut answer);
+        self.out = answer;
+        r?;
+        let n = self.out.len();
+        if n <= out.len() {
+            out[..n].copy_from_slice(&self.out);
+        }
+        Ok(n as u32)
+    }
+
     /// `execute`'s work, its answer written to `out`.
     fn run(&mut self, tx: &[u8], records: &[u8], out: &mut Vec<u8>) -> Result<()> {
         if !records.is_empty() {
@@ -506,19 +552,11 @@ impl Engine {
         let (env, is_create) = read_tx(tx)?;
         let caller = env.caller;
         let nonce = env.nonce;
-        {
-            let db = self.evm.ctx.db_mut();
-            db.lacking.clear();
-            db.lacking_set.clear();
-        }
-        let outcome = self.evm.transact(env);
+        let outcome = self.transact(env);
         let db = self.evm.ctx.db_mut();
         if !db.lacking.is_empty() {
             out.push(LACKING);
-            out.extend_from_slice(&(db.lacking.len() as u32).to_le_bytes());
-            for k in &db.lacking {
-                put_key(out, k);
-            }
+            put_lacking(out, db);
             return Ok(());
         }
         let rs = match outcome {
@@ -540,38 +578,187 @@ impl Engine {
             }
         };
         out.push(EXECUTED);
-        let result = &rs.result;
-        out.push(u8::from(result.is_success()));
-        let gas = result.gas();
-        out.extend_from_slice(&result.tx_gas_used().to_le_bytes());
-        out.extend_from_slice(&gas.final_refunded().to_le_bytes());
-        let created = match result {
-            ExecutionResult::Success { output: Output::Create(_, Some(a)), .. } => Some(*a),
-            _ if is_create => Some(caller.create(nonce)),
-            _ => None,
-        };
-        match created {
-            Some(a) => {
-                out.push(1);
-                out.extend_from_slice(a.as_slice());
-            }
-            None => out.push(0),
-        }
-        let logs = result.logs();
-        out.extend_from_slice(&(logs.len() as u32).to_le_bytes());
-        for log in logs {
-            out.extend_from_slice(log.address.as_slice());
-            let topics = log.data.topics();
-            out.push(topics.len() as u8);
-            for t in topics {
-                out.extend_from_slice(t.as_slice());
-            }
-            out.extend_from_slice(&(log.data.data.len() as u32).to_le_bytes());
-            out.extend_from_slice(&log.data.data);
-        }
-        write_changes(out, &rs.state, db);
+        write_outcome(out, &rs.result, is_create.then(|| caller.create(nonce)));
+        write_changes(out, &account_changes(&rs.state, db));
         self.pending = Some(rs.state);
         Ok(())
+    }
+}
+
+impl Engine {
+    /// `execute_batch`'s work, its answer written to `out`.
+    fn run_batch(&mut self, batch: &[u8], from: u32, records: &[u8], out: &mut Vec<u8>) -> Result<()> {
+        if !records.is_empty() {
+            self.feed_records(records)?;
+        }
+        self.pending = None;
+        let mut r = Reader::new(batch);
+        let mut gas_left = r.u64()?;
+        let count = r.u32()?;
+        for i in 0..count {
+            let n = r.u32()? as usize;
+            let bytes = r.take(n)?;
+            if i < from {
+                continue;
+            }
+            let (env, is_create) = read_tx(bytes)?;
+            if env.gas_limit > gas_left {
+                self.end_batch(out, Some(i));
+                return Ok(());
+            }
+            let (caller, nonce) = (env.caller, env.nonce);
+            let outcome = self.transact(env);
+            let db = self.evm.ctx.db_mut();
+            if !db.lacking.is_empty() {
+                out.push(LACKING);
+                out.extend_from_slice(&i.to_le_bytes());
+                put_lacking(out, db);
+                return Ok(());
+            }
+            let Ok(rs) = outcome else {
+                self.end_batch(out, Some(i));
+                return Ok(());
+            };
+            let changes = account_changes(&rs.state, db);
+            if changes.iter().any(Change::deletes) {
+                self.end_batch(out, Some(i));
+                return Ok(());
+            }
+            self.batch.absorb(&changes);
+            drop(changes);
+            out.push(EXECUTED);
+            write_outcome(out, &rs.result, is_create.then(|| caller.create(nonce)));
+            gas_left = gas_left.saturating_sub(rs.result.tx_gas_used());
+            commit_state(db, rs.state);
+        }
+        if !r.done() {
+            return Err(bad("trailing bytes after the batch's transactions"));
+        }
+        self.end_batch(out, None);
+        Ok(())
+    }
+
+    /// Runs one transaction over the committed state, what it lacks recorded afresh in the db.
+    fn transact(&mut self, env: TxEnv) -> std::result::Result<revm::context::result::ResultAndState, EVMError<Unresolvable>> {
+        let db = self.evm.ctx.db_mut();
+        db.lacking.clear();
+        db.lacking_set.clear();
+        self.evm.transact(env)
+    }
+
+    /// Ends the batch's answer (DEFERRED at `deferred`, or BATCH_END) with its changes.
+    fn end_batch(&mut self, out: &mut Vec<u8>, deferred: Option<u32>) {
+        match deferred {
+            Some(i) => {
+                out.push(DEFERRED);
+                out.extend_from_slice(&i.to_le_bytes());
+            }
+            None => out.push(BATCH_END),
+        }
+        let db = self.evm.ctx.db_mut();
+        self.batch.write(out, db);
+    }
+}
+
+/// What a batch changed so far: per account, in the order the batch first changed it.
+#[derive(Default)]
+struct BatchChanges {
+    order: Vec<Address>,
+    accounts: HashMap<Address, BatchAccount>,
+}
+
+#[derive(Default)]
+struct BatchAccount {
+    /// Its storage was wiped in the batch (destroyed or created): JS clears it before the slots.
+    cleared: bool,
+    /// The code a creation in the batch deployed.
+    code: Option<Bytes>,
+    /// Slots written (their final values are the committed state's), in first-write order.
+    slots: Vec<U256>,
+    slot_set: HashSet<U256>,
+}
+
+impl BatchChanges {
+    /// Folds one executed transaction's changes in.
+    fn absorb(&mut self, changes: &[Change<'_>]) {
+        for c in changes {
+            let e = match self.accounts.entry(c.address) {
+                std::collections::hash_map::Entry::Occupied(e) => e.into_mut(),
+                std::collections::hash_map::Entry::Vacant(v) => {
+                    self.order.push(c.address);
+                    v.insert(BatchAccount::default())
+                }
+            };
+            if c.deleted || c.created {
+                e.cleared = true;
+                e.code = None;
+                e.slots.clear();
+                e.slot_set.clear();
+            }
+            if let Some(code) = c.code {
+                e.code = Some(code.original_bytes());
+            }
+            for (k, _) in &c.slots {
+                if e.slot_set.insert(*k) {
+                    e.slots.push(*k);
+                }
+            }
+        }
+    }
+
+    /// Writes every changed account as the committed state `db` now holds it, and starts over.
+    fn write(&mut self, out: &mut Vec<u8>, db: &WitnessDb) {
+        out.extend_from_slice(&(self.order.len() as u32).to_le_bytes());
+        for address in self.order.drain(..) {
+            let e = self.accounts.remove(&address).unwrap_or_default();
+            match db.accounts.get(&address) {
+                Some(Some(info)) => {
+                    let held = db.storage.get(&address);
+                    let slots: Vec<(U256, U256)> = e
+                        .slots
+                        .iter()
+                        .map(|k| (*k, held.and_then(|m| m.get(k)).copied().unwrap_or_default()))
+                        .collect();
+                    let code = e.code.as_ref().map(|b| &b[..]).filter(|_| info.code_hash != KECCAK_EMPTY);
+                    put_change(out, &address, false, e.cleared, info, code, &slots);
+                }
+                _ => put_change(out, &address, true, false, &AccountInfo::default(), None, &[]),
+            }
+        }
+        self.accounts.clear();
+    }
+}
+
+/// An executed transaction's answer after its kind byte: success u8, gas used u64, refund u64,
+/// has-created u8 and the created address (20), log count u32, per log address (20), topic
+/// count u8, topics (32 each), data length u32 and data.
+fn write_outcome(out: &mut Vec<u8>, result: &ExecutionResult, create_address: Option<Address>) {
+    out.push(u8::from(result.is_success()));
+    let gas = result.gas();
+    out.extend_from_slice(&result.tx_gas_used().to_le_bytes());
+    out.extend_from_slice(&gas.final_refunded().to_le_bytes());
+    let created = match result {
+        ExecutionResult::Success { output: Output::Create(_, Some(a)), .. } => Some(*a),
+        _ => create_address,
+    };
+    match created {
+        Some(a) => {
+            out.push(1);
+            out.extend_from_slice(a.as_slice());
+        }
+        None => out.push(0),
+    }
+    let logs = result.logs();
+    out.extend_from_slice(&(logs.len() as u32).to_le_bytes());
+    for log in logs {
+        out.extend_from_slice(log.address.as_slice());
+        let topics = log.data.topics();
+        out.push(topics.len() as u8);
+        for t in topics {
+            out.extend_from_slice(t.as_slice());
+        }
+        out.extend_from_slice(&(log.data.data.len() as u32).to_le_bytes());
+        out.extend_from_slice(&log.data.data);
     }
 }
 
@@ -585,59 +772,90 @@ fn goes(acc: &revm::state::Account) -> bool {
     acc.is_selfdestructed() || acc.is_empty()
 }
 
-/// Every account the transaction changed: count u32, then per account address (20), flags u8,
-/// and unless deleted nonce u64, balance (32), code hash (32), code (length u32 and bytes, when
-/// HAS_CODE), slot count u32 and (slot, value) words.
-fn write_changes(out: &mut Vec<u8>, state: &EvmState, db: &WitnessDb) {
-    let at = out.len();
-    out.extend_from_slice(&0u32.to_le_bytes());
-    let mut n: u32 = 0;
+/// What one transaction did to one account (as the reference journal would write it).
+struct Change<'a> {
+    address: Address,
+    /// Destroyed, or touched and left empty (EIP-161).
+    deleted: bool,
+    /// Made in this transaction: its storage starts empty.
+    created: bool,
+    info: &'a AccountInfo,
+    /// The code a creation deployed.
+    code: Option<&'a Bytecode>,
+    /// Slots written, with their new values (a zero in an account not created deletes).
+    slots: Vec<(U256, U256)>,
+}
+
+impl Change<'_> {
+    /// A write the tree can only make with a node no read brought in (the sibling a deletion
+    /// collapses into): JS prepares those per transaction, so a batch leaves them to it.
+    fn deletes(&self) -> bool {
+        self.deleted || (!self.created && self.slots.iter().any(|(_, v)| v.is_zero()))
+    }
+}
+
+/// Every account the transaction changed, against the committed state in `db`.
+fn account_changes<'a>(state: &'a EvmState, db: &WitnessDb) -> Vec<Change<'a>> {
+    let mut out = Vec::new();
     for (address, acc) in state.iter() {
         if !acc.is_touched() {
             continue;
         }
+        let created = acc.is_created();
         if goes(acc) {
-            out.extend_from_slice(address.as_slice());
-            out.push(DELETED);
-            n += 1;
+            out.push(Change { address: *address, deleted: true, created, info: &acc.info, code: None, slots: Vec::new() });
             continue;
         }
-        let created = acc.is_created();
-        let before = db.accounts.get(address).cloned().flatten();
-        let slots: Vec<(&U256, U256)> = acc
+        let slots: Vec<(U256, U256)> = acc
             .storage
             .iter()
             .filter(|(_, s)| created || s.is_changed())
             .filter(|(_, s)| !(created && s.present_value.is_zero()))
-            .map(|(k, s)| (k, s.present_value))
+            .map(|(k, s)| (*k, s.present_value))
             .collect();
         let same = !created
             && slots.is_empty()
-            && before.as_ref().is_some_and(|b| {
+            && db.accounts.get(address).and_then(|a| a.as_ref()).is_some_and(|b| {
                 b.nonce == acc.info.nonce && b.balance == acc.info.balance && b.code_hash == acc.info.code_hash
             });
         if same {
             continue;
         }
-        n += 1;
-        out.extend_from_slice(address.as_slice());
         let code = if created && acc.info.code_hash != KECCAK_EMPTY { acc.info.code.as_ref() } else { None };
-        out.push((if created { CREATED } else { 0 }) | (if code.is_some() { HAS_CODE } else { 0 }));
-        out.extend_from_slice(&acc.info.nonce.to_le_bytes());
-        out.extend_from_slice(&acc.info.balance.to_be_bytes::<32>());
-        out.extend_from_slice(acc.info.code_hash.as_slice());
-        if let Some(c) = code {
-            let bytes = c.original_byte_slice();
-            out.extend_from_slice(&(bytes.len() as u32).to_le_bytes());
-            out.extend_from_slice(bytes);
-        }
-        out.extend_from_slice(&(slots.len() as u32).to_le_bytes());
-        for (k, v) in slots {
-            out.extend_from_slice(&k.to_be_bytes::<32>());
-            out.extend_from_slice(&v.to_be_bytes::<32>());
-        }
+        out.push(Change { address: *address, deleted: false, created, info: &acc.info, code, slots });
     }
-    out[at..at + 4].copy_from_slice(&n.to_le_bytes());
+    out
+}
+
+/// One account's change: address (20), flags u8, and unless deleted nonce u64, balance (32),
+/// code hash (32), code (length u32 and bytes, when HAS_CODE), slot count u32 and (slot, value) words.
+fn put_change(out: &mut Vec<u8>, address: &Address, deleted: bool, created: bool, info: &AccountInfo, code: Option<&[u8]>, slots: &[(U256, U256)]) {
+    out.extend_from_slice(address.as_slice());
+    if deleted {
+        out.push(DELETED);
+        return;
+    }
+    out.push((if created { CREATED } else { 0 }) | (if code.is_some() { HAS_CODE } else { 0 }));
+    out.extend_from_slice(&info.nonce.to_le_bytes());
+    out.extend_from_slice(&info.balance.to_be_bytes::<32>());
+    out.extend_from_slice(info.code_hash.as_slice());
+    if let Some(bytes) = code {
+        out.extend_from_slice(&(bytes.len() as u32).to_le_bytes());
+        out.extend_from_slice(bytes);
+    }
+    out.extend_from_slice(&(slots.len() as u32).to_le_bytes());
+    for (k, v) in slots {
+        out.extend_from_slice(&k.to_be_bytes::<32>());
+        out.extend_from_slice(&v.to_be_bytes::<32>());
+    }
+}
+
+/// Every account the transaction changed: count u32, then each as `put_change` writes it.
+fn write_changes(out: &mut Vec<u8>, changes: &[Change<'_>]) {
+    out.extend_from_slice(&(changes.len() as u32).to_le_bytes());
+    for c in changes {
+        put_change(out, &c.address, c.deleted, c.created, c.info, c.code.map(|b| b.original_byte_slice()), &c.slots);
+    }
 }
 
 fn commit_state(db: &mut WitnessDb, state: EvmState) {
@@ -754,7 +972,8 @@ impl Engine {
     /// Records: 1 account (address, nonce u64, balance, code hash), 2 no account (address),
     /// 3 code (hash, length u32, bytes), 4 slot (address, slot, value), 5/6/7 unresolvable
     /// account (address) / slot (address, slot) / code (hash, address), 8 forget an account
-    /// (address: JS wrote it), 9 forget everything (code too), 10 clear the unresolvable keys,
+    /// (address: JS wrote it), 9 forget everything (code too, and what a batch changed so far),
+    /// 10 clear the unresolvable keys,
     /// 11 commit the last executed transaction (as `commit`, without a call of its own).
     fn feed_records(&mut self, b: &[u8]) -> Result<()> {
         let db = self.evm.ctx.db_mut();
@@ -807,7 +1026,11 @@ impl Engine {
                     let a = r.address()?;
                     db.forget(&a);
                 }
-                9 => db.reset(),
+                9 => {
+                    db.reset();
+                    // A batch JS gave up on (it failed on the JS side) is not reported either.
+                    self.batch = BatchChanges::default();
+                }
                 10 => db.unresolvable.clear(),
                 11 => {
                     if let Some(state) = self.pending.take() {

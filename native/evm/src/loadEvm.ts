@@ -9,6 +9,11 @@ export interface EngineBinding {
    * when it fits. Returns the result's length either way: a longer one is fetched with `result`.
    */
   execute(tx: Uint8Array, records: Uint8Array, out: Uint8Array): number;
+  /**
+   * Feeds `records`, runs the encoded batch's transactions in order from index `from` (see
+   * `TxWriter.encodeBatch`, `decodeBatchResult`), and copies the answer into `out` as `execute`.
+   */
+  executeBatch(batch: Uint8Array, from: number, records: Uint8Array, out: Uint8Array): number;
   /** Copies the last result into `out` (as long as `execute` said); returns its length. */
   result(out: Uint8Array): number;
   /** The last executed transaction's changes become the state the next one reads. */

@@ -79,16 +79,34 @@ export type EngineResult =
   | { readonly kind: 'unresolvable'; readonly key: StateKey }
   /** revm refused the transaction or a precompile failed fatally: nothing executed. */
   | { readonly kind: 'refused'; readonly message: string }
-  | {
-      readonly kind: 'executed';
-      readonly status: 0 | 1;
-      /** Gas used, after the refund and the EIP-7623 floor (the receipt's). */
-      readonly gasUsed: bigint;
-      readonly refund: bigint;
-      readonly created: Uint8Array | undefined;
-      readonly logs: readonly EngineLog[];
-      readonly changes: readonly AccountChange[];
-    };
+  | (EngineOutcome & { readonly kind: 'executed'; readonly changes: readonly AccountChange[] });
+
+/** What one executed transaction gave (without its state changes). */
+export interface EngineOutcome {
+  readonly status: 0 | 1;
+  /** Gas used, after the refund and the EIP-7623 floor (the receipt's). */
+  readonly gasUsed: bigint;
+  readonly refund: bigint;
+  readonly created: Uint8Array | undefined;
+  readonly logs: readonly EngineLog[];
+}
+
+/** The engine's answer to one executeBatch call. */
+export interface EngineBatchResult {
+  /** The transactions executed by this call, in order from its `from`. */
+  readonly executed: readonly EngineOutcome[];
+  readonly end: /** Transaction `index` read keys the engine lacks: resolve them and call again from it. */
+    | { readonly kind: 'lacking'; readonly index: number; readonly keys: readonly StateKey[] }
+    /**
+     * The batch stopped before transaction `index`, left to a call of its own (or the batch
+     * ended: `index` undefined); `changes` is everything the batch changed, to apply once.
+     */
+    | {
+        readonly kind: 'done';
+        readonly index: number | undefined;
+        readonly changes: readonly AccountChange[];
+      };
+}
 
 import type { EngineBinding } from './loadEvm.js';
 
@@ -179,6 +197,28 @@ export function encodeConfig(c: EngineConfig): Uint8Array {
 export class TxWriter extends Writer {
   encode(tx: EngineTx): Uint8Array {
     this.at = 0;
+    this.tx(tx);
+    return this.take();
+  }
+
+  /**
+   * A batch for `executeBatch`: the block's gas left (see {@link setBatchGasLeft}), the count,
+   * then each transaction with its length.
+   */
+  encodeBatch(txs: readonly EngineTx[], gasLeft: bigint): Uint8Array {
+    this.at = 0;
+    this.u64(gasLeft);
+    this.u32(txs.length);
+    for (const tx of txs) {
+      const at = this.at;
+      this.u32(0);
+      this.tx(tx);
+      this.view.setUint32(at, this.at - at - 4, true);
+    }
+    return this.take();
+  }
+
+  private tx(tx: EngineTx): void {
     this.u8(tx.type);
     this.bytes(tx.caller, 20);
     if (tx.to === undefined) this.u8(0);
@@ -200,8 +240,12 @@ export class TxWriter extends Writer {
       this.u32(keys.length);
       for (const k of keys) this.bytes(k, 32);
     }
-    return this.take();
   }
+}
+
+/** Sets the block's gas left in an encoded batch (it falls as the batch's transactions execute). */
+export function setBatchGasLeft(batch: Uint8Array, gasLeft: bigint): void {
+  new DataView(batch.buffer, batch.byteOffset, 8).setBigUint64(0, gasLeft & MASK64, true);
 }
 
 /** State records for the engine (`feed`, or with `execute`). */
@@ -288,7 +332,16 @@ export class ResultBuffer {
 
   /** `engine.execute(tx, records)`: its answer, valid until the next call. */
   execute(engine: EngineBinding, tx: Uint8Array, records: Uint8Array): Uint8Array {
-    const n = engine.execute(tx, records, this.buf);
+    return this.fetch(engine, engine.execute(tx, records, this.buf));
+  }
+
+  /** `engine.executeBatch(batch, from, records)`: its answer, valid until the next call. */
+  executeBatch(engine: EngineBinding, batch: Uint8Array, from: number, records: Uint8Array): Uint8Array {
+    return this.fetch(engine, engine.executeBatch(batch, from, records, this.buf));
+  }
+
+  /** The answer of `n` bytes the engine just gave, fetched again into a longer buffer when it did not fit. */
+  private fetch(engine: EngineBinding, n: number): Uint8Array {
     if (n > this.buf.length) {
       let size = this.buf.length * 2;
       while (size < n) size *= 2;
@@ -315,47 +368,34 @@ export function decodeResult(b: Uint8Array): EngineResult {
     return { kind: 'refused', message: Buffer.from(r.bytes(n)).toString('utf8') };
   }
   if (kind !== 1) throw new RangeError(`an engine result kind 0–3, found ${kind}`);
-  const status = r.u8() === 1 ? 1 : 0;
-  const gasUsed = r.u64();
-  const refund = r.u64();
-  const created = r.u8() === 1 ? r.bytes(20) : undefined;
-  const logCount = r.u32();
-  const logs: EngineLog[] = [];
-  for (let i = 0; i < logCount; i++) {
-    const address = r.bytes(20);
-    const nt = r.u8();
-    const topics: Uint8Array[] = [];
-    for (let t = 0; t < nt; t++) topics.push(r.bytes(32));
-    logs.push({ address, topics, data: r.bytes(r.u32()) });
-  }
-  const count = r.u32();
-  const changes: AccountChange[] = [];
-  for (let i = 0; i < count; i++) {
-    const address = r.bytes(20);
-    const flags = r.u8();
-    if (flags & 1) {
-      changes.push({ address, deleted: true });
+  const outcome = r.outcome();
+  return { kind: 'executed', ...outcome, changes: r.changes() };
+}
+
+/** Reads the engine's answer to `executeBatch`. */
+export function decodeBatchResult(b: Uint8Array): EngineBatchResult {
+  const r = new Reader(b);
+  const executed: EngineOutcome[] = [];
+  for (;;) {
+    const kind = r.u8();
+    if (kind === 1) {
+      executed.push(r.outcome());
       continue;
     }
-    const nonce = r.u64();
-    const balance = r.word();
-    const codeHash = r.bytes(32);
-    const code = flags & 4 ? r.bytes(r.u32()) : undefined;
-    const n = r.u32();
-    const storage: [Uint8Array, Uint8Array][] = [];
-    for (let s = 0; s < n; s++) storage.push([r.bytes(32), r.bytes(32)]);
-    changes.push({
-      address,
-      deleted: false,
-      created: (flags & 2) !== 0,
-      nonce,
-      balance,
-      codeHash,
-      code,
-      storage,
-    });
+    if (kind === 0) {
+      const index = r.u32();
+      const n = r.u32();
+      const keys: StateKey[] = [];
+      for (let i = 0; i < n; i++) keys.push(r.key());
+      return { executed, end: { kind: 'lacking', index, keys } };
+    }
+    if (kind === 4) {
+      const index = r.u32();
+      return { executed, end: { kind: 'done', index, changes: r.changes() } };
+    }
+    if (kind === 5) return { executed, end: { kind: 'done', index: undefined, changes: r.changes() } };
+    throw new RangeError(`an engine batch entry kind 0, 1, 4 or 5, found ${kind}`);
   }
-  return { kind: 'executed', status, gasUsed, refund, created, logs, changes };
 }
 
 class Reader {
@@ -399,6 +439,56 @@ class Reader {
     const out = this.b.slice(this.at, this.at + n);
     this.at += n;
     return out;
+  }
+
+  /** An executed transaction's outcome (after its kind byte). */
+  outcome(): EngineOutcome {
+    const status = this.u8() === 1 ? 1 : 0;
+    const gasUsed = this.u64();
+    const refund = this.u64();
+    const created = this.u8() === 1 ? this.bytes(20) : undefined;
+    const logCount = this.u32();
+    const logs: EngineLog[] = [];
+    for (let i = 0; i < logCount; i++) {
+      const address = this.bytes(20);
+      const nt = this.u8();
+      const topics: Uint8Array[] = [];
+      for (let t = 0; t < nt; t++) topics.push(this.bytes(32));
+      logs.push({ address, topics, data: this.bytes(this.u32()) });
+    }
+    return { status, gasUsed, refund, created, logs };
+  }
+
+  /** Account changes: a count, then each account. */
+  changes(): AccountChange[] {
+    const count = this.u32();
+    const changes: AccountChange[] = [];
+    for (let i = 0; i < count; i++) {
+      const address = this.bytes(20);
+      const flags = this.u8();
+      if (flags & 1) {
+        changes.push({ address, deleted: true });
+        continue;
+      }
+      const nonce = this.u64();
+      const balance = this.word();
+      const codeHash = this.bytes(32);
+      const code = flags & 4 ? this.bytes(this.u32()) : undefined;
+      const n = this.u32();
+      const storage: [Uint8Array, Uint8Array][] = [];
+      for (let s = 0; s < n; s++) storage.push([this.bytes(32), this.bytes(32)]);
+      changes.push({
+        address,
+        deleted: false,
+        created: (flags & 2) !== 0,
+        nonce,
+        balance,
+        codeHash,
+        code,
+        storage,
+      });
+    }
+    return changes;
   }
 
   key(): StateKey {

@@ -39,7 +39,13 @@ import type { AccountUpdate } from '@monsoon/protocol';
 import { assertSupportedFork, type ChainRules, makeCommon } from './chain.js';
 import { ExecutionError, ExecutionErrorCode, isExecutionError } from './executionError.js';
 import type { Log, Receipt } from './receipt.js';
-import { type EngineName, RevmEngine, revmAvailable } from './revmEngine.js';
+import {
+  type BatchItem,
+  type EngineName,
+  RevmEngine,
+  type RevmOutcome,
+  revmAvailable,
+} from './revmEngine.js';
 import { type ExecutableTx, executableTx } from './signedTx.js';
 import { accountWith, bytesKey, keyBytes, TreeStateManager, WriteSet } from './treeStateManager.js';
 import { checkTransaction, type TxFees } from './txChecks.js';
@@ -79,6 +85,13 @@ export interface BlockExecutorOptions {
    * or `ethereumjs` (the reference; the fallback, with a warning once, where revm is not built).
    */
   engine?: EngineName;
+  /**
+   * Let `executeBatch` run a batch of transactions in one revm call over state the engine keeps
+   * across them, applied to the tree once (default: true, unless the environment sets
+   * `MONSOON_EVM_BATCH=0`). Only with revm and without `recordAccesses`; otherwise, and when
+   * false, `executeBatch` executes its transactions one by one.
+   */
+  batch?: boolean;
   /** Where the once-per-process fallback warning goes (default: console.warn). */
   warn?: (message: string) => void;
   /**
@@ -264,6 +277,8 @@ export class BlockExecutor {
     common: Common,
     engine: { evm: EVMInterface; block: Block } | RevmEngine | EvmPool,
     private readonly fast: boolean,
+    /** executeBatch runs revm batches (see BlockExecutorOptions.batch). */
+    private readonly batches = false,
   ) {
     const js = engine instanceof RevmEngine || engine instanceof EvmPool ? undefined : engine;
     this.evm = js?.evm;
@@ -296,6 +311,11 @@ export class BlockExecutor {
     return this.revm?.crossings ?? 0;
   }
 
+  /** Transactions executeBatch ran inside revm batches so far (the rest went one by one). */
+  get batchedTransactions(): number {
+    return this.revm?.batched ?? 0;
+  }
+
   static async create(
     state: StateTree,
     env: BlockEnv,
@@ -316,7 +336,8 @@ export class BlockExecutor {
     const fast = opts.fastTransfers ?? true;
     if (engineFor(opts.engine, opts.warn ?? console.warn) === 'revm') {
       const revm = new RevmEngine(sm, env, rules, recordAccesses);
-      return new BlockExecutor(state, env, rules, sm, common, revm, fast);
+      const batches = !recordAccesses && (opts.batch ?? process.env.MONSOON_EVM_BATCH !== '0');
+      return new BlockExecutor(state, env, rules, sm, common, revm, fast, batches);
     }
     if (opts.evm === undefined && opts.evms !== undefined)
       return new BlockExecutor(state, env, rules, sm, common, opts.evms, fast);
@@ -375,6 +396,56 @@ export class BlockExecutor {
       if (isExecutionError(e)) return { status: 'invalid', error: e };
       throw e;
     }
+  }
+
+  /**
+   * Runs `items` in order, as many `execute` calls would, with the same outcomes, receipts and
+   * state (a differential test holds the two to each other). With revm batches (see
+   * BlockExecutorOptions.batch) the transactions run in one engine call over state the engine
+   * keeps across them, and what they changed reaches the tree in one flush; a transaction the
+   * batch cannot settle alone (refused, a node missing, a deletion, out of block gas) goes
+   * through `execute` after the ones before it were applied, and the batch goes on after it.
+   */
+  async executeBatch(
+    items: readonly { tx: TypedTransaction | ExecutableTx; sender: Uint8Array }[],
+  ): Promise<TxOutcome[]> {
+    if (this.finished) throw new Error('the block is finished');
+    const revm = this.revm;
+    const out: TxOutcome[] = [];
+    if (revm === undefined || !this.batches) {
+      for (const { tx, sender } of items) out.push(await this.execute(tx, sender));
+      return out;
+    }
+    let i = 0;
+    while (i < items.length) {
+      // A run of well-formed items (a bad sender is execute()'s to refuse).
+      const run: BatchItem[] = [];
+      for (let j = i; j < items.length && items[j]!.sender.length === 20; j++)
+        run.push({ tx: executableTx(items[j]!.tx), sender: items[j]!.sender });
+      if (run.length > 0) {
+        let done: Awaited<ReturnType<RevmEngine['runBatch']>>;
+        try {
+          done = await revm.runBatch(run, this.env.gasLimit - this.gasUsed);
+          this.written.absorb(this.sm.flush());
+        } catch (e) {
+          this.sm.discard();
+          revm.lost();
+          throw e;
+        }
+        for (const [k, r] of done.outcomes.entries()) {
+          const receipt = this.revmReceipt(run[k]!.tx, r);
+          this.gasUsed = receipt.cumulativeGasUsed;
+          this.receipts.push(receipt);
+          this.included.push(items[i + k]!.tx);
+          out.push({ status: 'included', receipt });
+        }
+        i += done.outcomes.length;
+        if (done.deferred === undefined) continue;
+      }
+      out.push(await this.execute(items[i]!.tx, items[i]!.sender));
+      i++;
+    }
+    return out;
   }
 
   /** Gives a borrowed EVM back to its pool (a no-op when none was borrowed); a later transaction borrows again. */
@@ -438,7 +509,11 @@ export class BlockExecutor {
 
   /** The transaction in revm, its writes staged in the journal (fees, refunds, EIP-161 are revm's). */
   private async runRevm(revm: RevmEngine, tx: ExecutableTx, sender: Uint8Array): Promise<ExecutedReceipt> {
-    const r = await revm.run(tx, sender);
+    return this.revmReceipt(tx, await revm.run(tx, sender));
+  }
+
+  /** The receipt of `tx` that revm executed, next in the block. */
+  private revmReceipt(tx: ExecutableTx, r: RevmOutcome): ExecutedReceipt {
     return {
       type: tx.type,
       status: r.status,

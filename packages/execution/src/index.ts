@@ -23,7 +23,14 @@ export {
 } from './chain.js';
 export { ExecutionError, ExecutionErrorCode, isExecutionError } from './executionError.js';
 export { BLOOM_BYTES, encodeReceipt, type Log, logsBloom, type Receipt } from './receipt.js';
-export { type EngineName, RevmEngine, type RevmOutcome, revmAvailable } from './revmEngine.js';
+export {
+  type BatchItem,
+  type EngineName,
+  type RevmBatchRun,
+  RevmEngine,
+  type RevmOutcome,
+  revmAvailable,
+} from './revmEngine.js';
 export {
   cacheSenderPublicKey,
   defaultSenderRecoveryPoolOptions,

@@ -25,14 +25,17 @@ import { Account, Address } from '@ethereumjs/util';
 import { bytesEqual, EMPTY_CODE_HASH } from '@monsoon/dsm-tree';
 import {
   type AccountChange,
+  decodeBatchResult,
   decodeResult,
   type EngineBinding,
   type EngineFork,
+  type EngineTx,
   encodeConfig,
   evmAddon,
   RecordWriter,
   ResultBuffer,
   type StateKey,
+  setBatchGasLeft,
   TxWriter,
 } from '@monsoon/evm';
 import type { ChainRules } from './chain.js';
@@ -50,6 +53,24 @@ export interface RevmOutcome {
   readonly gasUsed: bigint;
   readonly logs: readonly Log[];
   readonly contractAddress: Uint8Array | undefined;
+}
+
+/** A transaction of a batch, with its recovered sender (20 bytes). */
+export interface BatchItem {
+  readonly tx: ExecutableTx;
+  readonly sender: Uint8Array;
+}
+
+/** What one revm batch did: the outcomes of its first transactions, and where it stopped. */
+export interface RevmBatchRun {
+  /** The outcomes of items 0 … outcomes.length − 1, all executed, their changes staged. */
+  readonly outcomes: readonly RevmOutcome[];
+  /**
+   * The item the batch left to a call of its own (`run`), the one after the last executed: revm
+   * refused it, it reached a key that is nowhere, it deletes (which the tree prepares per
+   * transaction), or its gas limit is above the gas left. Undefined: every item executed.
+   */
+  readonly deferred: number | undefined;
 }
 
 /** True where the revm addon is built (native/evm/build/evm.node); loads it on first call. */
@@ -94,8 +115,17 @@ export class RevmEngine {
   private readonly chainId: bigint;
   /** Code hashes (latin1) the engine holds: code is handed over once. */
   private readonly codeFed = new Set<string>();
+  /**
+   * Accounts (latin1) the engine holds as the tree has them, so a batch need not hand them
+   * over again (see runBatch); an account JS writes itself leaves it.
+   */
+  private readonly held = new Set<string>();
+  /** The last `run` executed a transaction whose changes the engine holds until commit(). */
+  private executed = false;
   /** Calls into the addon so far (one per execute round): for benchmarks. */
   crossings = 0;
+  /** Transactions executed inside batches (not left to `run`): for tests and benchmarks. */
+  batched = 0;
 
   constructor(
     private readonly sm: TreeStateManager,
@@ -126,16 +156,34 @@ export class RevmEngine {
   /** JS changed this account itself (the transfer fast path): the engine must read it again. */
   wrote(address: Uint8Array): void {
     this.records.forget(address);
+    this.held.delete(bytesKey(address));
   }
 
   /** The transaction's changes were applied to the tree: the next transaction reads them. */
   commit(): void {
-    // Carried by the next call; until then nothing reads the engine's state.
+    // Carried by the next call; until then nothing reads the engine's state. Only after a
+    // transaction this engine executed: after one of the fast path, the engine may still hold
+    // the changes of an earlier one that failed after execution (its flush), never to be kept.
+    if (!this.executed) return;
+    this.executed = false;
     this.records.commitPending();
   }
 
+  /**
+   * A batch failed on this side after the engine ran it (its changes never reached the tree):
+   * the engine forgets everything it holds, that batch's changes too, and reads it all again.
+   */
+  lost(): void {
+    this.records.forgetAll();
+    this.codeFed.clear();
+    this.held.clear();
+    this.executed = false;
+  }
+
   /** The transaction failed after execution (its changes could not be applied): no commit goes. */
-  discard(): void {}
+  discard(): void {
+    this.executed = false;
+  }
 
   /**
    * Runs `tx` from `caller` and stages its changes in the manager's journal (not flushed).
@@ -146,24 +194,13 @@ export class RevmEngine {
     if (this.recordAccesses) {
       records.forgetAll();
       this.codeFed.clear();
+      this.held.clear();
     }
     if (this.unresolved.size > 0) {
       records.clearUnresolvable();
       this.unresolved.clear();
     }
-    const encoded = this.txs.encode({
-      type: tx.type,
-      caller,
-      to: tx.to,
-      value: tx.value,
-      gasLimit: tx.gasLimit,
-      maxFee: tx.maxFeePerGas,
-      priorityFee: tx.maxPriorityFeePerGas,
-      nonce: tx.nonce,
-      chainId: this.chainId,
-      data: tx.data,
-      accessList: tx.accessList,
-    });
+    const encoded = this.txs.encode(engineTx(tx, caller, this.chainId));
     // What every run reads first, handed over with the first call: the sender (read already
     // by the checks), the recipient and its code. Saves a round per new account or contract.
     await this.resolve({ kind: 'account', address: caller });
@@ -204,6 +241,7 @@ export class RevmEngine {
             {},
           );
         case 'executed':
+          this.executed = true;
           await stageChanges(this.sm, res.changes);
           return {
             status: res.status,
@@ -213,6 +251,66 @@ export class RevmEngine {
           };
       }
     }
+  }
+
+  /**
+   * Runs `items` in order in one batch (a few calls: one, plus one per round of keys the engine
+   * lacks) and stages what the executed ones changed, merged, in the manager's journal: one
+   * flush for the batch instead of one per transaction. Stops before an item it leaves to `run`
+   * (see RevmBatchRun.deferred); nothing of that item is staged. `gasLeft`: the block's.
+   * Only for a manager that does not record accesses (a miner's): the reads are the batch's.
+   */
+  async runBatch(items: readonly BatchItem[], gasLeft: bigint): Promise<RevmBatchRun> {
+    const records = this.records;
+    if (this.unresolved.size > 0) {
+      records.clearUnresolvable();
+      this.unresolved.clear();
+    }
+    const chainId = this.chainId;
+    const batch = this.txs.encodeBatch(
+      items.map(({ tx, sender }) => engineTx(tx, sender, chainId)),
+      gasLeft,
+    );
+    // Senders and recipients the engine does not hold yet go with the first call (saves a round
+    // each). Only now: once the batch runs, the tree is behind the engine until the batch ends,
+    // and the engine asks only for what no transaction of the batch wrote.
+    for (const { tx, sender } of items) {
+      await this.hold(sender);
+      if (tx.to !== undefined) await this.hold(tx.to);
+    }
+    const outcomes: RevmOutcome[] = [];
+    let left = gasLeft;
+    for (;;) {
+      this.crossings++;
+      setBatchGasLeft(batch, left);
+      const res = decodeBatchResult(
+        this.answers.executeBatch(this.engine, batch, outcomes.length, records.take()),
+      );
+      for (const o of res.executed) {
+        outcomes.push({ status: o.status, gasUsed: o.gasUsed, logs: o.logs, contractAddress: o.created });
+        left -= o.gasUsed;
+      }
+      const end = res.end;
+      if (end.kind === 'lacking') {
+        if (end.index !== outcomes.length)
+          throw new RangeError(`the engine lacked keys for item ${end.index}, expected ${outcomes.length}`);
+        for (const k of end.keys) await this.resolve(k);
+        continue;
+      }
+      this.batched += outcomes.length;
+      await stageChanges(this.sm, end.changes);
+      // The engine holds the batch's accounts as the tree will once they are flushed.
+      for (const c of end.changes) this.held.add(bytesKey(c.address));
+      return { outcomes, deferred: end.index };
+    }
+  }
+
+  /** Hands the engine `address`'s account (or its absence) unless it holds it. */
+  private async hold(address: Uint8Array): Promise<void> {
+    const k = bytesKey(address);
+    if (this.held.has(k)) return;
+    await this.resolve({ kind: 'account', address });
+    if (!this.unresolved.has(`a${k}`)) this.held.add(k);
   }
 
   /** Reads one key through the manager for the engine, or marks it unresolvable. */
@@ -250,6 +348,23 @@ export class RevmEngine {
       { address: owner, hash },
     );
   }
+}
+
+/** `tx` from `caller` as the engine takes it. */
+function engineTx(tx: ExecutableTx, caller: Uint8Array, chainId: bigint): EngineTx {
+  return {
+    type: tx.type,
+    caller,
+    to: tx.to,
+    value: tx.value,
+    gasLimit: tx.gasLimit,
+    maxFee: tx.maxFeePerGas,
+    priorityFee: tx.maxPriorityFeePerGas,
+    nonce: tx.nonce,
+    chainId,
+    data: tx.data,
+    accessList: tx.accessList,
+  };
 }
 
 /** Stages revm's account changes in `sm`'s journal: deletions, wiped storage, code, accounts, slots. */

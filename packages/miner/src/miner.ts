@@ -28,6 +28,7 @@ import {
   receiptsRoot,
   recoverSenders,
   type SignedTx,
+  type TxOutcome,
   transactionsRoot,
 } from '@monsoon/execution';
 import { keccak as defaultKeccak, type Keccak } from '@monsoon/keccak';
@@ -395,16 +396,64 @@ export class Miner {
   submitPrepared(p: PreparedSubmission): Promise<SubmitResponse> {
     return this.serial(async () => {
       const results: TxResult[] = [];
-      for (const item of p.items) {
+      const items = p.items;
+      let i = 0;
+      while (i < items.length) {
+        const item = items[i]!;
         if ('refused' in item) {
           this.counters.invalid++;
           results.push(item.refused);
-        } else {
-          results.push(await this.include(item.tx, item.sender, p.bag, p.prefetchedRoot));
+          i++;
+          continue;
         }
+        const run = this.batchFrom(items, i);
+        if (run.length < 2) {
+          results.push(await this.include(item.tx, item.sender, p.bag, p.prefetchedRoot));
+          i++;
+          continue;
+        }
+        // One executor batch (revm runs them in one call): the same outcomes as one by one.
+        this.source = p.bag;
+        try {
+          const outcomes = await this.pending.executor.executeBatch(run);
+          for (const [k, o] of outcomes.entries()) results.push(this.settle(run[k]!.tx, o, p.prefetchedRoot));
+        } finally {
+          this.source = undefined;
+        }
+        i += run.length;
       }
       return { results };
     });
+  }
+
+  /**
+   * The items from `i` on that can run as one batch: prepared, new to the pending block and to
+   * each other, and all fitting in it (count, bytes, and their gas limits summed), so none
+   * would have made include() seal the block first.
+   */
+  private batchFrom(items: PreparedSubmission['items'], i: number): { tx: SignedTx; sender: Uint8Array }[] {
+    const p = this.pending;
+    const run: { tx: SignedTx; sender: Uint8Array }[] = [];
+    const seen = new Set<string>();
+    let bytes = p.bytes;
+    let gas = p.executor.blockGasUsed;
+    for (let j = i; j < items.length; j++) {
+      const item = items[j]!;
+      if ('refused' in item) break;
+      const k = toHex(item.tx.hash);
+      if (p.hashes.has(k) || seen.has(k)) break;
+      bytes += item.tx.raw.length;
+      gas += item.tx.gasLimit;
+      if (
+        p.raws.length + run.length + 1 > this.opts.maxBlockTransactions ||
+        bytes > this.opts.maxBlockBytes ||
+        gas > p.executor.env.gasLimit
+      )
+        break;
+      seen.add(k);
+      run.push(item);
+    }
+    return run;
   }
 
   private async include(
@@ -413,34 +462,36 @@ export class Miner {
     bag: NodeBag,
     prefetchedRoot: Uint8Array,
   ): Promise<TxResult> {
-    const hash = tx.hash;
-    const raw = tx.raw;
-    const hashKey = toHex(hash);
-    if (this.pending.hashes.has(hashKey)) return result(hash, TxStatus.Accepted, '');
+    if (this.pending.hashes.has(toHex(tx.hash))) return result(tx.hash, TxStatus.Accepted, '');
     if (this.blockFull(tx)) await this.sealNow();
     this.source = bag;
     try {
-      const o = await this.pending.executor.execute(tx, sender);
-      if (o.status === 'included') {
-        this.pending.raws.push(raw);
-        this.pending.bytes += raw.length;
-        this.pending.hashes.add(hashKey);
-        this.counters.accepted++;
-        return result(hash, TxStatus.Accepted, '');
-      }
-      if (o.status === 'missing' && !bytesEqual(prefetchedRoot, this.headBlock.header.stateRoot)) {
-        this.counters.stale++;
-        const address = o.error.meta.address as Uint8Array | undefined;
-        const slot = o.error.meta.slot as Uint8Array | undefined;
-        const keys = address === undefined ? [] : [this.keccak.keccak256(address)];
-        if (slot !== undefined) keys.push(this.keccak.keccak256(slot));
-        return { txHash: hash, status: TxStatus.Stale, reason: o.error.message, staleKeys: keys };
-      }
-      this.counters.invalid++;
-      return result(hash, TxStatus.Invalid, o.error.message);
+      return this.settle(tx, await this.pending.executor.execute(tx, sender), prefetchedRoot);
     } finally {
       this.source = undefined;
     }
+  }
+
+  /** The pending block takes an executed transaction's outcome: its result for the submitter. */
+  private settle(tx: SignedTx, o: TxOutcome, prefetchedRoot: Uint8Array): TxResult {
+    const hash = tx.hash;
+    if (o.status === 'included') {
+      this.pending.raws.push(tx.raw);
+      this.pending.bytes += tx.raw.length;
+      this.pending.hashes.add(toHex(hash));
+      this.counters.accepted++;
+      return result(hash, TxStatus.Accepted, '');
+    }
+    if (o.status === 'missing' && !bytesEqual(prefetchedRoot, this.headBlock.header.stateRoot)) {
+      this.counters.stale++;
+      const address = o.error.meta.address as Uint8Array | undefined;
+      const slot = o.error.meta.slot as Uint8Array | undefined;
+      const keys = address === undefined ? [] : [this.keccak.keccak256(address)];
+      if (slot !== undefined) keys.push(this.keccak.keccak256(slot));
+      return { txHash: hash, status: TxStatus.Stale, reason: o.error.message, staleKeys: keys };
+    }
+    this.counters.invalid++;
+    return result(hash, TxStatus.Invalid, o.error.message);
   }
 
   /** Whether `tx` must go in the next block: this one is at its count, bytes or gas limit. */
@@ -642,12 +693,13 @@ export class Miner {
       this.source = bag;
       let done: Awaited<ReturnType<BlockExecutor['finish']>>;
       try {
-        for (let i = 0; i < txs.length; i++) {
+        const items = txs.map((tx, i) => {
           const s = senders[i]!;
-          if (s instanceof Error) bad(`transaction ${i}: ${s.message}`);
-          const o = await executor.execute(txs[i]!, s as Uint8Array);
+          return s instanceof Error ? bad(`transaction ${i}: ${s.message}`) : { tx, sender: s };
+        });
+        const outcomes = await executor.executeBatch(items);
+        for (const [i, o] of outcomes.entries())
           if (o.status !== 'included') bad(`transaction ${i} not executable: ${o.error.message}`);
-        }
         // The block reward is written in finish(): the peer's coinbase path is in the bag too.
         done = await executor.finish();
       } finally {

@@ -13,6 +13,11 @@
  * share accounts and slots, some aborting MISSING_NODE mid-block on a slot the bag lacks. Both
  * engines must abort the same transactions on the same key, and the ones before and after
  * must end the same (the aborted ones leave nothing).
+ *
+ * And revm's batches against revm one call per transaction, over the same blocks on the whole
+ * and the partial state: the block cut into batches of random sizes (executeBatch), the same
+ * outcomes, state root and logical updates, with most transactions run inside batches (the
+ * rest, refused, aborted, deleting, left to a call of their own mid-batch).
  */
 import {
   createAccessList2930Tx,
@@ -33,6 +38,7 @@ import {
   forkAtLeast,
   makeCommon,
   revmAvailable,
+  type TxOutcome,
 } from '@monsoon/execution';
 import { keccak } from '@monsoon/keccak';
 import { applyAccountUpdate } from '@monsoon/protocol';
@@ -355,17 +361,31 @@ function partialGenesis(c: Case, seed: number): StateTree {
   return StateTree.fromRootHash(full.root(), { source: bag });
 }
 
-async function run(c: Case, engine: EngineName, partialSeed?: number) {
+/**
+ * The case's block in `engine`, one execute() per transaction, or with `batches` (a seed) cut
+ * into executeBatch calls of random sizes.
+ */
+async function run(c: Case, engine: EngineName, partialSeed?: number, batches?: number) {
   const state = partialSeed === undefined ? genesis(c) : partialGenesis(c, partialSeed);
   const ex = await BlockExecutor.create(state, c.env, c.rules, {
     engine,
     common: makeCommon(c.rules),
     recordAccesses: false,
+    batch: batches !== undefined,
   });
   if (ex.engine !== engine) throw new Error(`asked for ${engine}, running ${ex.engine}`);
+  const results: TxOutcome[] = [];
+  if (batches === undefined) for (const { tx, sender } of c.txs) results.push(await ex.execute(tx, sender));
+  else {
+    const r = new Prng(batches);
+    for (let i = 0; i < c.txs.length; ) {
+      const n = 1 + r.int(24);
+      results.push(...(await ex.executeBatch(c.txs.slice(i, i + n))));
+      i += n;
+    }
+  }
   const outcomes: string[] = [];
-  for (const { tx, sender } of c.txs) {
-    const o = await ex.execute(tx, sender);
+  for (const o of results) {
     if (o.status !== 'included') {
       const m = o.error.meta;
       const key = [m.address, m.slot, m.hash].map((v) => (v instanceof Uint8Array ? toHex(v) : '')).join(':');
@@ -380,7 +400,23 @@ async function run(c: Case, engine: EngineName, partialSeed?: number) {
   const done = await ex.finish();
   const replay = genesis(c);
   for (const u of done.updates) applyAccountUpdate(replay, u);
-  return { outcomes, root: toHex(done.stateRoot), replayed: toHex(replay.root()) };
+  const updates = done.updates
+    .map((u) =>
+      u.deleted
+        ? `${toHex(u.address)} deleted`
+        : `${toHex(u.address)} ${u.nonce} ${u.balance} ${u.code === undefined ? '' : toHex(u.code)} ${u.clearStorage} ${u.storage
+            .map((s) => `${toHex(s.slot)}=${toHex(s.value)}`)
+            .sort()
+            .join(',')}`,
+    )
+    .sort();
+  return {
+    outcomes,
+    root: toHex(done.stateRoot),
+    replayed: toHex(replay.root()),
+    updates,
+    batched: ex.batchedTransactions,
+  };
 }
 
 skipRevmWhereUnbuilt('revm against @ethereumjs/evm over random contract calls');
@@ -429,5 +465,35 @@ describeRevm('revm against @ethereumjs/evm over random contract calls, witness g
   it('the gaps were hit: transactions aborted MISSING_NODE mid-block, and others ran', () => {
     expect(missing).toBeGreaterThan(cases.length);
     expect(ran).toBeGreaterThan(3 * cases.length);
+  });
+});
+
+describeRevm('revm batches against revm one call per transaction, random blocks', () => {
+  const cases = FORKS.flatMap((fork) => SEEDS.map((seed) => ({ fork, seed })));
+  let batched = 0;
+  let total = 0;
+  let missing = 0;
+  for (const partial of [false, true]) {
+    it.each(cases)(
+      `$fork, seed $seed${partial ? ', witness gaps' : ''}: same outcomes, state root and updates`,
+      async ({ fork, seed }) => {
+        const c = randomCase(seed * 7919 + FORKS.indexOf(fork), fork);
+        const gaps = partial ? seed : undefined;
+        const one = await run(c, 'revm', gaps);
+        const batch = await run(c, 'revm', gaps, seed * 31 + 7);
+        expect(batch.outcomes).toEqual(one.outcomes);
+        expect(batch.root).toBe(one.root);
+        expect(batch.updates).toEqual(one.updates);
+        expect(batch.replayed).toBe(batch.root);
+        expect(one.batched).toBe(0);
+        batched += batch.batched;
+        total += c.txs.length;
+        missing += one.outcomes.filter((o) => o.startsWith('missing')).length;
+      },
+    );
+  }
+  it('most transactions ran inside batches, and gaps aborted some mid-batch', () => {
+    expect(batched).toBeGreaterThan(total / 2);
+    expect(missing).toBeGreaterThan(cases.length);
   });
 });

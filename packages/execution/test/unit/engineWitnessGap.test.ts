@@ -10,7 +10,6 @@ import { privateToAddress } from '@ethereumjs/util';
 import { describe, expect, it } from '@jest/globals';
 import { EMPTY_CODE_HASH, makeAccount, NodeBag, StateTree, toHex } from '@monsoon/dsm-tree';
 import {
-  type BlockEnv,
   BlockExecutor,
   defaultChainRules,
   type EngineName,
@@ -20,23 +19,14 @@ import {
 } from '@monsoon/execution';
 import { keccak } from '@monsoon/keccak';
 import { ENGINES, skipRevmWhereUnbuilt } from './engines.js';
+import { gapBlockEnv, word } from './witnessFixtures.js';
 
 const rules = defaultChainRules;
 const common = makeCommon(rules);
 const KEY = keccak.keccak256(Uint8Array.of(0x9a));
 const SENDER = privateToAddress(KEY);
 const CONTRACT = new Uint8Array(20).fill(0xc7);
-const env: BlockEnv = {
-  number: 5n,
-  timestamp: 1_700_000_500n,
-  coinbase: new Uint8Array(20).fill(0xcb),
-  gasLimit: 30_000_000n,
-};
-const word = (n: number): Uint8Array => {
-  const w = new Uint8Array(32);
-  w[31] = n;
-  return w;
-};
+const env = gapBlockEnv;
 /** if (SLOAD(0) == 0) SLOAD(1); SSTORE(2, 7). */
 const CODE = Uint8Array.from([
   0x60, 0x00, 0x54, 0x60, 0x0a, 0x57, 0x60, 0x01, 0x54, 0x50, 0x5b, 0x60, 0x07, 0x60, 0x02, 0x55, 0x00,

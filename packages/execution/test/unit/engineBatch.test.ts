@@ -1,0 +1,120 @@
+/**
+ * revm batches (BlockExecutor.executeBatch) where they must hand a transaction back to a call of
+ * its own mid-batch: a deletion whose collapsing sibling is not in the bag aborts MISSING_NODE
+ * exactly as it does one call per transaction (the tree prepares deletions per transaction),
+ * a refused transaction keeps its error, and the transactions around them run in the batch
+ * and see the state the ones before them left; and one call per transaction ends as
+ * @ethereumjs/evm does there. The random blocks of engineFuzz.test.ts hold
+ * batches to single calls more broadly.
+ */
+import { createFeeMarket1559Tx, type TypedTransaction } from '@ethereumjs/tx';
+import { privateToAddress } from '@ethereumjs/util';
+import { describe, expect, it } from '@jest/globals';
+import { EMPTY_CODE_HASH, makeAccount, NodeBag, StateTree, toHex } from '@monsoon/dsm-tree';
+import {
+  BlockExecutor,
+  defaultChainRules,
+  makeCommon,
+  revmAvailable,
+  type TxOutcome,
+} from '@monsoon/execution';
+import { keccak } from '@monsoon/keccak';
+import { skipRevmWhereUnbuilt } from './engines.js';
+import { gapBlockEnv, word } from './witnessFixtures.js';
+
+const rules = defaultChainRules;
+const common = makeCommon(rules);
+const KEYS = [0xa1, 0xa2, 0xa3].map((b) => keccak.keccak256(Uint8Array.of(b)));
+const [A, B, C] = KEYS.map((k) => privateToAddress(k)) as [Uint8Array, Uint8Array, Uint8Array];
+/** SSTORE(0, 0): deletes slot 0. */
+const ZERO_SLOT0 = new Uint8Array(20).fill(0xd0);
+/** SSTORE(CALLVALUE, 5): writes a slot of a trie whose other nodes are all in the bag. */
+const WRITER = new Uint8Array(20).fill(0xd1);
+const env = gapBlockEnv;
+/** A value long enough that its leaf is hashed, not inlined in its branch. */
+const LONG = new Uint8Array(32).fill(0xab);
+
+/**
+ * A tree known by its root: every account and code proven; ZERO_SLOT0's slot 0 proven but not
+ * slot 1 (so deleting slot 0, which collapses the branch into slot 1's leaf, needs a node the
+ * bag lacks); WRITER's storage proven whole.
+ */
+function partialState(): StateTree {
+  const full = new StateTree();
+  for (const a of [A, B, C])
+    full.putAccount(a, makeAccount({ nonce: 0n, balance: 10n ** 20n, codeHash: EMPTY_CODE_HASH }));
+  const zeroing = full.putCode(Uint8Array.from([0x60, 0x00, 0x60, 0x00, 0x55, 0x00]));
+  full.putAccount(ZERO_SLOT0, makeAccount({ nonce: 1n, balance: 0n, codeHash: zeroing }));
+  full.putStorage(ZERO_SLOT0, word(0), LONG);
+  full.putStorage(ZERO_SLOT0, word(1), LONG);
+  const writing = full.putCode(Uint8Array.from([0x60, 0x05, 0x34, 0x55, 0x00]));
+  full.putAccount(WRITER, makeAccount({ nonce: 1n, balance: 0n, codeHash: writing }));
+  full.putStorage(WRITER, word(9), LONG);
+  const bag = new NodeBag();
+  bag.addNodes(full.proveAccounts([A, B, C, ZERO_SLOT0, WRITER, env.coinbase]));
+  bag.addNodes(full.proveStorageMany(ZERO_SLOT0, [word(0)]));
+  bag.addNodes(full.proveStorageMany(WRITER, [word(9), word(1), word(2), word(3)]));
+  bag.add(full.getCode(zeroing)!);
+  bag.add(full.getCode(writing)!);
+  return StateTree.fromRootHash(full.root(), { source: bag });
+}
+
+function tx(key: Uint8Array, nonce: bigint, to: Uint8Array, value: bigint): TypedTransaction {
+  return createFeeMarket1559Tx(
+    { nonce, to, value, gasLimit: 100_000n, maxFeePerGas: 10n ** 10n, maxPriorityFeePerGas: 10n ** 9n },
+    { common },
+  ).sign(key);
+}
+
+/** The block: A writes, B deletes (a gap), C's nonce is wrong, A sends on, then writes again. */
+const block = (): { tx: TypedTransaction; sender: Uint8Array }[] => [
+  { tx: tx(KEYS[0]!, 0n, WRITER, 1n), sender: A },
+  { tx: tx(KEYS[1]!, 0n, ZERO_SLOT0, 0n), sender: B },
+  { tx: tx(KEYS[2]!, 5n, WRITER, 2n), sender: C },
+  { tx: tx(KEYS[0]!, 1n, B, 7n), sender: A },
+  { tx: tx(KEYS[0]!, 2n, WRITER, 3n), sender: A },
+  { tx: tx(KEYS[2]!, 0n, WRITER, 2n), sender: C },
+];
+
+const show = (o: TxOutcome): string =>
+  o.status === 'included'
+    ? `${o.receipt.status} ${o.receipt.gasUsed} ${o.receipt.cumulativeGasUsed}`
+    : `${o.status} ${o.error.code} ${o.error.message}`;
+
+async function run(batch: boolean, engine: 'revm' | 'ethereumjs' = 'revm') {
+  const ex = await BlockExecutor.create(partialState(), env, rules, {
+    engine,
+    common,
+    recordAccesses: false,
+    batch,
+  });
+  const items = block();
+  const outcomes: TxOutcome[] = [];
+  if (batch) outcomes.push(...(await ex.executeBatch(items)));
+  else for (const { tx: t, sender } of items) outcomes.push(await ex.execute(t, sender));
+  const batched = ex.batchedTransactions;
+  const done = await ex.finish();
+  return { outcomes: outcomes.map(show), root: toHex(done.stateRoot), batched };
+}
+
+skipRevmWhereUnbuilt('revm batches hand a transaction back mid-batch');
+const describeRevm = revmAvailable() ? describe : describe.skip;
+
+describeRevm('revm batches hand a transaction back mid-batch', () => {
+  it('a deletion the bag cannot prepare aborts as one call per transaction does; the rest runs in the batch', async () => {
+    const one = await run(false);
+    // One call per transaction is the reference's (a fast-path transfer after the failed
+    // deletion once committed that deletion's fee into the engine's state).
+    const reference = await run(false, 'ethereumjs');
+    expect(one.outcomes).toEqual(reference.outcomes);
+    expect(one.root).toBe(reference.root);
+    expect(one.outcomes[1]).toMatch(/^missing MISSING_NODE .*slot/);
+    expect(one.outcomes[2]).toMatch(/^invalid BAD_NONCE/);
+    expect(one.outcomes.filter((o) => o.startsWith('1 '))).toHaveLength(4);
+    const batch = await run(true);
+    expect(batch.outcomes).toEqual(one.outcomes);
+    expect(batch.root).toBe(one.root);
+    // Everything but the two handed back ran inside batches.
+    expect(batch.batched).toBe(4);
+  });
+});
