@@ -33,6 +33,27 @@ export interface StateRef {
   readonly stateRoot: Uint8Array;
 }
 
+/**
+ * A tree at a state root, with every node and code blob it was handed: what a read-only run of
+ * {@link RemoteState.withState} leaves, for the next run at the same root to start from (the
+ * nodes it decoded, all proven against that root, are not looked up and decoded again).
+ */
+export interface ReadTree {
+  readonly stateRoot: Uint8Array;
+  readonly tree: StateTree;
+  readonly served: NodeBag;
+}
+
+export interface WithStateOptions {
+  /** Fetch rounds at most (default 8). */
+  maxRounds?: number;
+  /**
+   * A tree read before and left unchanged, to run on: used only where its root is the state's
+   * (a tree proven under another root is never read from), else a fresh tree is.
+   */
+  from?: ReadTree;
+}
+
 export interface RemoteStateOptions {
   /** Levels of the account trie the miners retain: proof nodes above them are never sent in bags. */
   compactLevels: number;
@@ -98,6 +119,12 @@ export class RemoteState {
         return n;
       },
     });
+  }
+
+  /** A fresh tree at `stateRoot` that collects what it is handed. */
+  private readTree(stateRoot: Uint8Array): ReadTree {
+    const served = new NodeBag({ hash: this.keccak });
+    return { stateRoot, tree: this.tree(stateRoot, served), served };
   }
 
   /** Whether the node with this hash (a binary string) sits in the account trie above the compaction level. */
@@ -255,15 +282,24 @@ export class RemoteState {
    * of its accounts not already resolvable), then, each time `f` stops at a missing node, the
    * account (and slot, and code) the node belongs to. `f` reports a missing node by throwing
    * an ExecutionError MISSING_NODE naming the account (and slot), or a DsmError MISSING_NODE.
-   * Returns what `f` returned and every node and code blob its last, complete run used.
+   * Returns what `f` returned, every node and code blob its last, complete run used (the
+   * first run also holds what `first` read: `f` runs on the tree that looked for them, so the
+   * nodes they need are decoded once, not once to look and once to run), and that run's tree
+   * (`read`: for a next run at the same root, if `f` changed nothing).
    */
   async withState<T>(
     at: StateRef,
     first: readonly AccountQuery[],
     f: (tree: StateTree) => Promise<T> | T,
-    maxRounds = 8,
-  ): Promise<{ value: T; served: NodeBag; rounds: number }> {
-    const probe = this.tree(at.stateRoot);
+    opts: WithStateOptions = {},
+  ): Promise<{ value: T; served: NodeBag; rounds: number; read: ReadTree }> {
+    const maxRounds = opts.maxRounds ?? 8;
+    // Looking only faults nodes in (a miss changes nothing): the tree is as good as a fresh one.
+    let read =
+      opts.from !== undefined && bytesEqual(opts.from.stateRoot, at.stateRoot)
+        ? opts.from
+        : this.readTree(at.stateRoot);
+    const probe = read.tree;
     const wanted = first.filter(
       (q) =>
         !resolvable(() => {
@@ -286,9 +322,8 @@ export class RemoteState {
     }
     const asked = new Set<string>();
     for (;;) {
-      const served = new NodeBag({ hash: this.keccak });
       try {
-        return { value: await f(this.tree(at.stateRoot, served)), served, rounds };
+        return { value: await f(read.tree), served: read.served, rounds, read };
       } catch (e) {
         const q = missingKey(e);
         if (q === undefined) throw e;
@@ -308,6 +343,8 @@ export class RemoteState {
         asked.add(key);
         await this.fetch(at, [q]);
         rounds++;
+        // `f` may have written to the tree before it stopped: the next run starts afresh.
+        read = this.readTree(at.stateRoot);
       }
     }
   }
@@ -335,9 +372,19 @@ export class RemoteState {
     }
     if (this.opts.compactLevels === 0) return;
     const tree = this.tree(at.stateRoot);
+    // The same few top nodes head every query's proof: each is hashed once per answer, not once
+    // per query (a byte comparison finds it again).
+    const hashed: { node: Uint8Array; hash: string }[] = [];
     for (const q of qs) {
-      for (const n of tree.proveAccount(q.address).slice(0, this.opts.compactLevels)) {
-        this.top.add(byteKey(this.keccak.keccak256(n)));
+      const proof = tree.proveAccount(q.address);
+      for (let i = 0; i < Math.min(this.opts.compactLevels, proof.length); i++) {
+        const n = proof[i]!;
+        let known = hashed.find((h) => bytesEqual(h.node, n));
+        if (known === undefined) {
+          known = { node: n, hash: byteKey(this.keccak.keccak256(n)) };
+          hashed.push(known);
+          this.top.add(known.hash);
+        }
       }
     }
   }

@@ -19,7 +19,7 @@ import { ClientError, ClientErrorCode } from './clientError.js';
 import type { MinerPool } from './minerPool.js';
 import { MinerRefused } from './minerRefused.js';
 import { nextEnv, stateAt } from './readBackend.js';
-import type { RemoteState, StateRef } from './remoteState.js';
+import type { ReadTree, RemoteState, StateRef } from './remoteState.js';
 import { RpcError, RpcErrorCode } from './rpc/rpcError.js';
 import { speculate } from './speculate.js';
 import { withoutCode } from './txRefusal.js';
@@ -101,16 +101,21 @@ export class SubmitQueue {
    * `readAt`: a state the caller just read the transaction's first keys at (its admission).
    * The first pre-execution runs there while the state head is at most one block past it: the
    * reads are cached, where the newer head would cost a storage round (a block changes the
-   * upper trie nodes of every path), and the miner revises a witness a block old.
+   * upper trie nodes of every path), and the miner revises a witness a block old. `readTree`:
+   * the tree that read them, unchanged, which that pre-execution then runs on (it is changed).
    */
-  async send(tx: SignedTx, from: Uint8Array, raw: Uint8Array, readAt?: ClientBlock): Promise<void> {
+  async send(
+    tx: SignedTx,
+    from: Uint8Array,
+    raw: Uint8Array,
+    readAt?: ClientBlock,
+    readTree?: ReadTree,
+  ): Promise<void> {
     const { follower, counters } = this.modules;
     for (let attempt = 0; ; attempt++) {
       const head = follower.stateHead();
-      const state =
-        attempt === 0 && readAt !== undefined && readAt.header.number + 1n >= head.header.number
-          ? readAt
-          : head;
+      const first = attempt === 0 && readAt !== undefined && readAt.header.number + 1n >= head.header.number;
+      const state = first ? readAt : head;
       const at = stateAt(state);
       const t0 = performance.now();
       const spec = await speculate(
@@ -123,6 +128,7 @@ export class SubmitQueue {
         tx,
         from,
         this.modules.evms,
+        first ? readTree : undefined,
       );
       this.modules.onPreExecuted?.(performance.now() - t0, spec.rounds);
       if (spec.outcome.status === 'invalid') {
