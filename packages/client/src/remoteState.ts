@@ -72,6 +72,12 @@ export interface FetchCounters {
   oneSided: number;
 }
 
+/** A BatchGet answer as `check` proved it: its nodes under the hashes computed, and the tree that read them. */
+interface Verified {
+  readonly bag: NodeBag;
+  readonly tree: StateTree;
+}
+
 /** Most account queries in one BatchGet. */
 const MAX_BATCH = 1000;
 
@@ -202,7 +208,7 @@ export class RemoteState {
           continue;
         }
         this.counters.calls++;
-        let verified: NodeBag | undefined;
+        let verified: Verified | undefined;
         const res = await this.storage.batchGet(
           batch.shard,
           { at: atHash(batch.at.blockHash), queries: qs, omitLevels: 0 },
@@ -218,13 +224,16 @@ export class RemoteState {
     }
   }
 
-  /** Throws BAD_PROOF unless the answer proves exactly what it claims, at `at`; returns its nodes, hashed once. */
+  /**
+   * Throws BAD_PROOF unless the answer proves exactly what it claims, at `at`; returns its nodes,
+   * hashed once, and the tree that proved them.
+   */
   private check(
     at: StateRef,
     qs: readonly AccountQuery[],
     res: BatchGetResponse,
     replica: StorageReplica,
-  ): NodeBag {
+  ): Verified {
     const refuse = (why: string): never => {
       this.counters.refused++;
       throw new ClientError(ClientErrorCode.BadProof, `storage node ${replica.address}: ${why}`, {
@@ -274,7 +283,7 @@ export class RemoteState {
       )
         refuse(`sends code for ${where} that does not hash to its code hash`);
     });
-    return bag;
+    return { bag, tree };
   }
 
   /**
@@ -351,16 +360,22 @@ export class RemoteState {
 
   /**
    * Caches a checked answer, marking account-trie nodes above the compaction level. `verified`:
-   * its nodes as `check` hashed them (a gRPC answer); a one-sided answer's nodes are added as they
-   * are (the walk checked each against its parent's hash).
+   * what `check` proved of a gRPC answer (its nodes as hashed there, and its tree, where every
+   * queried path is decoded already: the top nodes are read there, not decoded again); a
+   * one-sided answer's nodes are added as they are (the walk checked each against its parent's hash).
    */
-  private remember(at: StateRef, qs: readonly AccountQuery[], res: OneSidedAnswer, verified?: NodeBag): void {
+  private remember(
+    at: StateRef,
+    qs: readonly AccountQuery[],
+    res: OneSidedAnswer,
+    verified?: Verified,
+  ): void {
     if (this.cache.size > this.opts.maxCachedNodes) {
       this.cache = new NodeBag({ hash: this.keccak });
       this.top = new Set();
     }
     for (const n of res.bag) this.counters.bytes += n.length;
-    if (verified !== undefined) this.cache.merge(verified);
+    if (verified !== undefined) this.cache.merge(verified.bag);
     // A native walk's nodes come with the hashes it checked them against: no second keccak.
     else if (res.bagHashes !== undefined) this.cache.addVerified(res.bag, res.bagHashes);
     else this.cache.addNodes(res.bag);
@@ -371,7 +386,7 @@ export class RemoteState {
       }
     }
     if (this.opts.compactLevels === 0) return;
-    const tree = this.tree(at.stateRoot);
+    const tree = verified?.tree ?? this.tree(at.stateRoot);
     // The same few top nodes head every query's proof: each is hashed once per answer, not once
     // per query (a byte comparison finds it again).
     const hashed: { node: Uint8Array; hash: string }[] = [];
