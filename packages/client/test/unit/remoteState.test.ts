@@ -90,6 +90,32 @@ describe('RemoteState', () => {
     remote.storage.close();
   });
 
+  it('reads started in different event-loop turns within the batching window share one BatchGet', async () => {
+    const storage = await ShardedStorage.connect([honest]);
+    const read = (window: number, a: Uint8Array[]) => {
+      const remote = new RemoteState(storage, {
+        compactLevels: 1,
+        maxCachedNodes: 1000,
+        batchWindowMs: window,
+      });
+      const get = (x: Uint8Array) =>
+        remote.withState(at, [{ address: x, slots: [], code: false }], (t) => t.getAccount(x)?.nonce);
+      const first = get(a[0]!);
+      // The second read starts a turn later (setImmediate: after this turn's I/O phase).
+      const second = new Promise<bigint | undefined>((resolve, reject) =>
+        setImmediate(() => get(a[1]!).then((r) => resolve(r.value), reject)),
+      );
+      return Promise.all([first.then((r) => r.value), second]).then((v) => ({
+        v,
+        calls: remote.counters.calls,
+      }));
+    };
+    // Accounts of one route (the one node holds every shard): one BatchGet would do.
+    expect(await read(1_000, [addrs[40]!, addrs[41]!])).toEqual({ v: [40n, 41n], calls: 1 });
+    expect(await read(0, [addrs[42]!, addrs[43]!])).toEqual({ v: [42n, 43n], calls: 2 });
+    storage.close();
+  });
+
   it('fetches a slot of an account it already holds (the account alone being cached is not enough)', async () => {
     const remote = await remoteOver([honest]);
     await remote.withState(at, [{ address: token, slots: [], code: false }], (t) => t.getAccount(token));
