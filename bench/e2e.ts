@@ -1,10 +1,10 @@
 /**
  * The whole system on this machine against the conventional way, same transactions:
  *
- *   npm run build && npm run bench -- e2e [--accounts 1000000] [--duration 60] [--concurrency 2000]
+ *   npm run build && npm run bench -- e2e [--accounts 1000000] [--duration 60] [--concurrency 2000 | --rate N]
  *                                          [--topology deploy/topologies/default.json] [--baseline-txs 20000]
  *                                          [--disk-txs 20000] [--disk-cache-nodes 10000]
- *                                          [--storage-transport grpc|shm]
+ *                                          [--storage-transport grpc|shm] [--out bench/results/e2e.json]
  *
  * 1. Monsoon: the topology's cluster (storage processes, miner, clients as separate processes)
  *    at `--accounts`, the workload's mix (10% of accounts send and receive 90%, 15% ERC-20)
@@ -19,7 +19,8 @@
  * 3. Disk baseline: the same replay with the trie's nodes in classic-level (LevelDB) behind a
  *    cache of `--disk-cache-nodes` decoded nodes (LevelDB's 8 MiB block cache and the OS page cache
  *    besides), the state several times bigger than that cache — the conventional node as operators
- *    run it (RainBlock Fig. 6). `--disk-txs 0` skips it.
+ *    run it (RainBlock Fig. 6). `--disk-txs 0` skips it, `--baseline-txs 0` the in-memory one
+ *    (with both 0, Monsoon alone: A/B runs of one role's CPU per transaction).
  *
  * Results: bench/results/e2e.json and a table on stdout.
  *
@@ -64,17 +65,20 @@ const { values: args } = parseArgs({
     accounts: { type: 'string', default: '1000000' },
     duration: { type: 'string', default: '60' },
     concurrency: { type: 'string', default: '2000' },
+    rate: { type: 'string' },
     topology: { type: 'string', default: 'deploy/topologies/default.json' },
     'storage-transport': { type: 'string', default: 'grpc' },
     'baseline-txs': { type: 'string', default: '20000' },
     'defaults-txs': { type: 'string', default: '2000' },
     'disk-txs': { type: 'string', default: '20000' },
     'disk-cache-nodes': { type: 'string', default: '10000' },
+    out: { type: 'string', default: 'bench/results/e2e.json' },
   },
 });
 const ACCOUNTS = Number(args.accounts);
 const SECONDS = Number.parseFloat(args.duration);
 const CONCURRENCY = Number(args.concurrency);
+const RATE = args.rate === undefined ? undefined : Number(args.rate);
 const BASELINE_TXS = Number(args['baseline-txs']);
 const DEFAULTS_TXS = Number(args['defaults-txs']);
 const DISK_TXS = Number(args['disk-txs']);
@@ -187,6 +191,7 @@ try {
     accounts: ACCOUNTS,
     cacheDir,
     concurrency: CONCURRENCY,
+    ...(RATE === undefined ? {} : { rate: RATE }),
     seconds: SECONDS,
     witnessMetrics: true,
     onProgress: (p) => say(`monsoon: ${JSON.stringify(p).slice(0, 120)}`),
@@ -213,7 +218,8 @@ try {
   );
   say('collecting the committed blocks');
   const blocks = await canonicalBlocks(cluster.miners[0]!.address);
-  const best = await baseline(cluster.genesis.file, blocks, BASELINE_TXS, {});
+  // --baseline-txs 0: Monsoon alone (A/B runs of one role's cost need no replay).
+  const best = BASELINE_TXS > 0 ? await baseline(cluster.genesis.file, blocks, BASELINE_TXS, {}) : null;
   // ethereumjs' defaults load a genesis slowly (~700 accounts/s): --defaults-txs 0 skips them.
   const defaults =
     DEFAULTS_TXS > 0
@@ -240,6 +246,7 @@ try {
       accounts: ACCOUNTS,
       seconds: SECONDS,
       concurrency: CONCURRENCY,
+      rate: RATE ?? null,
       topology: topology.name,
       storageTransport: transport,
     },
@@ -254,7 +261,9 @@ try {
     },
     baseline: { best, disk, defaults },
     ratio:
-      best.txPerSec === 0 ? null : Number((result.throughput.committedPerSecond / best.txPerSec).toFixed(2)),
+      best === null || best.txPerSec === 0
+        ? null
+        : Number((result.throughput.committedPerSecond / best.txPerSec).toFixed(2)),
     ratioToDisk:
       disk === null || disk.txPerSec === 0
         ? null
@@ -266,6 +275,6 @@ try {
 }
 status.clear();
 console.log(JSON.stringify(out, null, 2));
-const file = join(root, 'bench', 'results', 'e2e.json');
+const file = join(root, args.out);
 writeFileSync(file, `${JSON.stringify(out, null, 2)}\n`);
 console.log(`results: ${file}`);

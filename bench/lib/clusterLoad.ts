@@ -10,6 +10,8 @@ export interface ClusterLoadOptions {
   readonly cacheDir: string;
   /** Transactions kept in flight (closed loop). */
   readonly concurrency: number;
+  /** Transactions sent per second instead (open loop): the same work for runs A/B-compared. */
+  readonly rate?: number;
   readonly seconds: number;
   /** How long the drain may take (default: the driver's). */
   readonly drainTimeoutMs?: number;
@@ -20,7 +22,7 @@ export interface ClusterLoadOptions {
 
 /**
  * A load driver over a started cluster: the workload's mix for its genesis accounts, closed loop
- * through every client's gRPC bulk path, inclusion seen in the first miner's block stream.
+ * (or open, at `rate`) through every client's gRPC bulk path, inclusion seen in the first miner's block stream.
  */
 export async function clusterLoad(cluster: Cluster, o: ClusterLoadOptions): Promise<LoadDriver> {
   const accounts = await AccountSet.create({
@@ -36,7 +38,7 @@ export async function clusterLoad(cluster: Cluster, o: ClusterLoadOptions): Prom
       ...(o.witnessMetrics
         ? { metrics: cluster.clients.map((c) => c.metrics).filter((m): m is string => m !== undefined) }
         : {}),
-      load: { concurrency: o.concurrency },
+      load: o.rate === undefined ? { concurrency: o.concurrency } : { rate: o.rate },
       until: { durationMs: o.seconds * 1000 },
       ...(o.drainTimeoutMs === undefined ? {} : { drainTimeoutMs: o.drainTimeoutMs }),
     },

@@ -18,7 +18,7 @@ import { ChainFollower, defaultChainFollowerOptions, type SyncFrom } from './cha
 import { ClientError, ClientErrorCode } from './clientError.js';
 import { MinerPool } from './minerPool.js';
 import { defaultPoolSubmitterOptions, type PooledTx, PoolSubmitter, type SendWait } from './poolSubmitter.js';
-import { decodeWithSender, defaultReadBackendOptions, ReadBackend } from './readBackend.js';
+import { decodeWithSenders, defaultReadBackendOptions, ReadBackend } from './readBackend.js';
 import { RemoteState } from './remoteState.js';
 import type {
   AccessListView,
@@ -324,16 +324,29 @@ export class Client implements RpcBackend {
     return this.send(raw, 'accepted');
   }
 
-  private async send(raw: Uint8Array, wait: SendWait): Promise<Uint8Array> {
+  /**
+   * submitTransaction for many at once (gRPC SendTransactions): their senders are recovered in
+   * one batch. Each promise settles as submitTransaction's would for its transaction.
+   */
+  submitTransactions(raws: readonly Uint8Array[]): Promise<Uint8Array>[] {
+    return decodeWithSenders(raws, this.common).map((d, i) => this.admit(raws[i]!, d, 'accepted'));
+  }
+
+  private send(raw: Uint8Array, wait: SendWait): Promise<Uint8Array> {
+    return this.admit(raw, decodeWithSenders([raw], this.common)[0]!, wait);
+  }
+
+  private async admit(
+    raw: Uint8Array,
+    decoded: { tx: SignedTx; from: Uint8Array } | Error,
+    wait: SendWait,
+  ): Promise<Uint8Array> {
     this.counters.submitted++;
-    let tx: SignedTx;
-    let from: Uint8Array;
-    try {
-      ({ tx, from } = decodeWithSender(raw, this.common));
-    } catch (e) {
+    if (decoded instanceof Error) {
       this.counters.rejectedEarly++;
-      throw asGethRefusal(e);
+      throw asGethRefusal(decoded);
     }
+    const { tx, from } = decoded;
     await this.submitter.send(tx, from, raw, wait);
     this.onAdmitted?.(tx.hash);
     return tx.hash;

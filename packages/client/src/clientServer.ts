@@ -1,7 +1,7 @@
 /**
  * The client's gRPC edge: ClientService.SendTransactions, the bulk path for load generators.
- * Each transaction goes through exactly what eth_sendRawTransaction does; results come back in
- * request order. A client that cannot reach any miner or storage node fails the whole call
+ * Each transaction goes through exactly what eth_sendRawTransaction does (the senders of one call
+ * recovered in one batch); results come back in request order. A client that cannot reach any miner or storage node fails the whole call
  * (UNAVAILABLE) rather than blaming the transactions.
  */
 import { status } from '@grpc/grpc-js';
@@ -47,10 +47,10 @@ const grpcStatusOf = grpcStatusMapping([
 ]);
 
 /** One transaction's fate as SendTransactions reports it; throws what must fail the whole call. */
-async function sendOne(client: Client, raw: Uint8Array): Promise<SendResult> {
+async function fateOf(raw: Uint8Array, submitted: Promise<unknown>): Promise<SendResult> {
   const txHash = keccak.keccak256(raw);
   try {
-    await client.submitTransaction(raw);
+    await submitted;
     return { txHash, accepted: true };
   } catch (e) {
     if (e instanceof MinerRefused) return { txHash, accepted: false, error: e.message, refusedBy: 'miner' };
@@ -76,7 +76,10 @@ export class ClientServer {
       {
         sendTransactions: unaryRpc({
           decode: sendTransactionsRequestFromProto,
-          run: (raws) => Promise.all(raws.map((raw) => sendOne(client, raw))),
+          run: (raws) => {
+            const submitted = client.submitTransactions(raws);
+            return Promise.all(raws.map((raw, i) => fateOf(raw, submitted[i]!)));
+          },
           encode: sendResultsToProto,
         }),
       },

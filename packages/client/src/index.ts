@@ -45,6 +45,7 @@ export {
 } from './poolSubmitter.js';
 export {
   decodeWithSender,
+  decodeWithSenders,
   defaultReadBackendOptions,
   nextEnv,
   ReadBackend,
@@ -52,10 +53,17 @@ export {
   type ReadBackendOptions,
   stateAt,
 } from './readBackend.js';
-export { type FetchCounters, RemoteState, type RemoteStateOptions, type StateRef } from './remoteState.js';
+export {
+  type FetchCounters,
+  type ReadTree,
+  RemoteState,
+  type RemoteStateOptions,
+  type StateRef,
+  type WithStateOptions,
+} from './remoteState.js';
 export * from './rpc/index.js';
 export { ShardedStorage, type ShardedStorageOptions, type StorageReplica } from './shardedStorage.js';
-export { type Speculation, speculate } from './speculate.js';
+export { engineOf, type Speculation, speculate } from './speculate.js';
 export {
   type OneSidedAnswer,
   type OneSidedCounters,

@@ -20,6 +20,7 @@ import type { ChainView, ClientBlock } from './chain.js';
 import type { ChainFollower } from './chainFollower.js';
 import { ClientError, ClientErrorCode } from './clientError.js';
 import { nextEnv, type ReadBackend, stateAt } from './readBackend.js';
+import type { ReadTree } from './remoteState.js';
 import { firstReads } from './speculate.js';
 import type { SubmitQueue } from './submitQueue.js';
 import type { PoolEntry, PoolTx, TxPool } from './txPool.js';
@@ -30,6 +31,11 @@ export interface PooledTx extends PoolTx {
   readonly raw: Uint8Array;
   /** The state head its admission read the sender (and the pre-execution's first keys) at. */
   readonly readAt: ClientBlock;
+  /**
+   * The tree that read them, while its admission runs: a pre-execution starting at once (the
+   * sender's turn) runs on it; one that waits reads anew, and the tree is let go.
+   */
+  readTree: ReadTree | undefined;
 }
 
 export interface PoolSubmitterOptions {
@@ -98,7 +104,11 @@ export class PoolSubmitter {
     // The pre-execution's first reads come in the same storage round: it then finds them cached.
     const readAt = follower.stateHead();
     const coinbase = nextEnv(chain.requireHead()).coinbase;
-    const account = await reads.accountAt(from, stateAt(readAt), firstReads(signed, from, coinbase));
+    const { account, read } = await reads.accountRead(
+      from,
+      stateAt(readAt),
+      firstReads(signed, from, coinbase),
+    );
     const tx: PooledTx = {
       hash: signed.hash,
       sender: from,
@@ -109,6 +119,7 @@ export class PoolSubmitter {
       signed,
       raw,
       readAt,
+      readTree: read,
     };
     let admitted: ReturnType<TxPool<PooledTx>['add']>;
     try {
@@ -127,6 +138,7 @@ export class PoolSubmitter {
     const w = this.waiterOf(tx.hash);
     if (admitted.gapped) w.markQueued();
     this.pump(from);
+    tx.readTree = undefined;
     await (wait === 'accepted' ? w.accepted : Promise.race([w.accepted, w.queued]));
   }
 
@@ -150,8 +162,11 @@ export class PoolSubmitter {
   private async submit(e: PoolEntry<PooledTx>): Promise<void> {
     const { pool, submitter } = this.modules;
     const { tx } = e;
+    // Taken once: the tree is the pre-execution's to change.
+    const readTree = tx.readTree;
+    tx.readTree = undefined;
     try {
-      await submitter.send(tx.signed, tx.sender, tx.raw, tx.readAt);
+      await submitter.send(tx.signed, tx.sender, tx.raw, tx.readAt, readTree);
     } catch (err) {
       // Its nonce is free again: what the sender queued above it now waits behind a gap.
       for (const q of pool.failed(tx.hash)) this.waiters.get(toHex(q.tx.hash))?.markQueued();

@@ -6,7 +6,7 @@
  * transactions) is the facade's (`Client`).
  */
 import type { Common } from '@ethereumjs/common';
-import { bytesEqual, EMPTY_CODE_HASH, EMPTY_ROOT, rlpEncode, toHex } from '@monsoon/dsm-tree';
+import { type Account, bytesEqual, EMPTY_CODE_HASH, EMPTY_ROOT, rlpEncode, toHex } from '@monsoon/dsm-tree';
 import {
   type BlockEnv,
   type ChainRules,
@@ -22,7 +22,7 @@ import { createAccessList } from './accessList.js';
 import { callOutput, estimateGas, runCall } from './calls.js';
 import type { ChainView, ClientBlock } from './chain.js';
 import { ClientError, ClientErrorCode } from './clientError.js';
-import type { RemoteState, StateRef } from './remoteState.js';
+import type { ReadTree, RemoteState, StateRef } from './remoteState.js';
 import type {
   AccessListView,
   AccountProofView,
@@ -69,10 +69,33 @@ export function nextEnv(head: ClientBlock): BlockEnv {
 
 /** A signed transaction decoded, with its recovered sender; throws the ExecutionError that says why not. */
 export function decodeWithSender(raw: Uint8Array, common: Common): { tx: SignedTx; from: Uint8Array } {
-  const tx = decodeSignedTx(raw, common);
-  const from = recoverSenders([tx])[0]!;
-  if (from instanceof Error) throw from;
-  return { tx, from };
+  const r = decodeWithSenders([raw], common)[0]!;
+  if (r instanceof Error) throw r;
+  return r;
+}
+
+/**
+ * Signed transactions decoded, with their senders recovered in one native batch (one call for
+ * the lot, not one each); in place of each that can't be, the error that says why not.
+ */
+export function decodeWithSenders(
+  raws: readonly Uint8Array[],
+  common: Common,
+): ({ tx: SignedTx; from: Uint8Array } | Error)[] {
+  const decoded = raws.map((raw): SignedTx | Error => {
+    try {
+      return decodeSignedTx(raw, common);
+    } catch (e) {
+      return e instanceof Error ? e : new Error(String(e));
+    }
+  });
+  const senders = recoverSenders(decoded.filter((d): d is SignedTx => !(d instanceof Error)));
+  let next = 0;
+  return decoded.map((d) => {
+    if (d instanceof Error) return d;
+    const from = senders[next++]!;
+    return from instanceof Error ? from : { tx: d, from };
+  });
 }
 
 export class ReadBackend {
@@ -112,12 +135,21 @@ export class ReadBackend {
    * `alsoFetch` is fetched in the same storage round (what the caller reads next at `at`).
    */
   async accountAt(address: Uint8Array, at: StateRef, alsoFetch: readonly AccountQuery[] = []) {
-    const { value } = await this.modules.remote.withState(
+    return (await this.accountRead(address, at, alsoFetch)).account;
+  }
+
+  /** accountAt, with the tree that read it (unchanged: a next read at `at` can start from it). */
+  async accountRead(
+    address: Uint8Array,
+    at: StateRef,
+    alsoFetch: readonly AccountQuery[] = [],
+  ): Promise<{ account: Account | undefined; read: ReadTree }> {
+    const { value, read } = await this.modules.remote.withState(
       at,
       [{ address, slots: [], code: false }, ...alsoFetch],
       (t) => t.getAccount(address),
     );
-    return value;
+    return { account: value, read };
   }
 
   async balance(address: Uint8Array, tag: BlockTag): Promise<bigint> {

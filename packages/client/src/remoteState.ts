@@ -33,12 +33,42 @@ export interface StateRef {
   readonly stateRoot: Uint8Array;
 }
 
+/**
+ * A tree at a state root, with every node and code blob it was handed: what a read-only run of
+ * {@link RemoteState.withState} leaves, for the next run at the same root to start from (the
+ * nodes it decoded, all proven against that root, are not looked up and decoded again).
+ */
+export interface ReadTree {
+  readonly stateRoot: Uint8Array;
+  readonly tree: StateTree;
+  readonly served: NodeBag;
+}
+
+export interface WithStateOptions {
+  /** Fetch rounds at most (default 8). */
+  maxRounds?: number;
+  /**
+   * A tree read before and left unchanged, to run on: used only where its root is the state's
+   * (a tree proven under another root is never read from), else a fresh tree is.
+   */
+  from?: ReadTree;
+}
+
 export interface RemoteStateOptions {
   /** Levels of the account trie the miners retain: proof nodes above them are never sent in bags. */
   compactLevels: number;
   /** Cached nodes kept at most; the cache starts over beyond it (everything is refetchable). */
   maxCachedNodes: number;
+  /**
+   * How long reads wait for more reads to join their BatchGet, ms (0: only those of the same
+   * event-loop turn). A gRPC call costs the client ~0.1–0.2 ms of CPU whatever it carries: at a
+   * few hundred transactions/s, one call per turn was one or two calls per transaction.
+   */
+  batchWindowMs?: number;
 }
+
+/** Reads' default batching window, ms (see RemoteStateOptions.batchWindowMs). */
+export const DEFAULT_READ_BATCH_WINDOW_MS = 1;
 
 export interface FetchCounters {
   /** BatchGet calls made. */
@@ -49,6 +79,12 @@ export interface FetchCounters {
   refused: number;
   /** Batches answered by one-sided walks (no BatchGet). */
   oneSided: number;
+}
+
+/** A BatchGet answer as `check` proved it: its nodes under the hashes computed, and the tree that read them. */
+interface Verified {
+  readonly bag: NodeBag;
+  readonly tree: StateTree;
 }
 
 /** Most account queries in one BatchGet. */
@@ -100,6 +136,12 @@ export class RemoteState {
     });
   }
 
+  /** A fresh tree at `stateRoot` that collects what it is handed. */
+  private readTree(stateRoot: Uint8Array): ReadTree {
+    const served = new NodeBag({ hash: this.keccak });
+    return { stateRoot, tree: this.tree(stateRoot, served), served };
+  }
+
   /** Whether the node with this hash (a binary string) sits in the account trie above the compaction level. */
   private isTop(hash: string): boolean {
     return this.top.has(hash);
@@ -126,9 +168,9 @@ export class RemoteState {
   }
 
   /**
-   * Joins the queries to the batch going to `shard`'s nodes at `at` at the end of this
-   * event-loop turn: every pre-execution running at once shares one BatchGet per route (the
-   * shards the same nodes hold) instead of one each.
+   * Joins the queries to the batch going to `shard`'s nodes at `at` once the batching window
+   * ends: every pre-execution running meanwhile shares one BatchGet per route (the shards the
+   * same nodes hold) instead of one each.
    */
   private enqueue(at: StateRef, shard: number, qs: readonly AccountQuery[]): Promise<void> {
     const k = `${toHex(at.blockHash)}/${this.storage.routeOf(shard)}`;
@@ -136,10 +178,13 @@ export class RemoteState {
     if (batch === undefined) {
       batch = { at, shard, queries: [], waiters: [] };
       this.batches.set(k, batch);
-      setImmediate(() => {
+      const go = () => {
         this.batches.delete(k);
         void this.send(batch!);
-      });
+      };
+      const windowMs = this.opts.batchWindowMs ?? DEFAULT_READ_BATCH_WINDOW_MS;
+      if (windowMs > 0) setTimeout(go, windowMs);
+      else setImmediate(go);
     }
     batch.queries.push(...qs);
     const b = batch;
@@ -175,7 +220,7 @@ export class RemoteState {
           continue;
         }
         this.counters.calls++;
-        let verified: NodeBag | undefined;
+        let verified: Verified | undefined;
         const res = await this.storage.batchGet(
           batch.shard,
           { at: atHash(batch.at.blockHash), queries: qs, omitLevels: 0 },
@@ -191,13 +236,16 @@ export class RemoteState {
     }
   }
 
-  /** Throws BAD_PROOF unless the answer proves exactly what it claims, at `at`; returns its nodes, hashed once. */
+  /**
+   * Throws BAD_PROOF unless the answer proves exactly what it claims, at `at`; returns its nodes,
+   * hashed once, and the tree that proved them.
+   */
   private check(
     at: StateRef,
     qs: readonly AccountQuery[],
     res: BatchGetResponse,
     replica: StorageReplica,
-  ): NodeBag {
+  ): Verified {
     const refuse = (why: string): never => {
       this.counters.refused++;
       throw new ClientError(ClientErrorCode.BadProof, `storage node ${replica.address}: ${why}`, {
@@ -216,28 +264,30 @@ export class RemoteState {
     });
     qs.forEach((q, i) => {
       const r = res.results[i]!;
-      const where = `account ${toHex(q.address)}`;
-      if (!bytesEqual(r.address, q.address)) refuse(`result ${i} is for ${toHex(r.address)}, asked ${where}`);
+      // Named only when an answer is refused: building it for every query cost more than the check.
+      const where = () => `account ${toHex(q.address)}`;
+      if (!bytesEqual(r.address, q.address))
+        refuse(`result ${i} is for ${toHex(r.address)}, asked ${where()}`);
       let proven: Account | undefined;
       try {
         proven = tree.getAccount(q.address);
       } catch (e) {
         if (isDsmError(e, DsmErrorCode.MissingNode) || isDsmError(e, DsmErrorCode.HashMismatch))
-          refuse(`the proof of ${where} does not reach it from state root ${toHex(at.stateRoot)}`);
+          refuse(`the proof of ${where()} does not reach it from state root ${toHex(at.stateRoot)}`);
         throw e;
       }
       const claimed = r.accountRlp === undefined ? undefined : decodeAccount(r.accountRlp);
-      if (!sameAccount(proven, claimed)) refuse(`claims a value for ${where} that its proof does not give`);
+      if (!sameAccount(proven, claimed)) refuse(`claims a value for ${where()} that its proof does not give`);
       q.slots.forEach((slot, j) => {
         let value: Uint8Array | undefined;
         try {
           value = tree.getStorage(q.address, slot);
         } catch (e) {
-          if (isDsmError(e)) refuse(`the proof of ${where} slot ${toHex(slot)} does not reach it`);
+          if (isDsmError(e)) refuse(`the proof of ${where()} slot ${toHex(slot)} does not reach it`);
           throw e;
         }
         if (!bytesEqual(trim(value ?? new Uint8Array(0)), trim(r.slotValues[j] ?? new Uint8Array(0))))
-          refuse(`claims a value for ${where} slot ${toHex(slot)} that its proof does not give`);
+          refuse(`claims a value for ${where()} slot ${toHex(slot)} that its proof does not give`);
       });
       if (
         q.code &&
@@ -245,9 +295,9 @@ export class RemoteState {
         r.code.length > 0 &&
         !bytesEqual(this.keccak.keccak256(r.code), proven.codeHash)
       )
-        refuse(`sends code for ${where} that does not hash to its code hash`);
+        refuse(`sends code for ${where()} that does not hash to its code hash`);
     });
-    return bag;
+    return { bag, tree };
   }
 
   /**
@@ -255,15 +305,24 @@ export class RemoteState {
    * of its accounts not already resolvable), then, each time `f` stops at a missing node, the
    * account (and slot, and code) the node belongs to. `f` reports a missing node by throwing
    * an ExecutionError MISSING_NODE naming the account (and slot), or a DsmError MISSING_NODE.
-   * Returns what `f` returned and every node and code blob its last, complete run used.
+   * Returns what `f` returned, every node and code blob its last, complete run used (the
+   * first run also holds what `first` read: `f` runs on the tree that looked for them, so the
+   * nodes they need are decoded once, not once to look and once to run), and that run's tree
+   * (`read`: for a next run at the same root, if `f` changed nothing).
    */
   async withState<T>(
     at: StateRef,
     first: readonly AccountQuery[],
     f: (tree: StateTree) => Promise<T> | T,
-    maxRounds = 8,
-  ): Promise<{ value: T; served: NodeBag; rounds: number }> {
-    const probe = this.tree(at.stateRoot);
+    opts: WithStateOptions = {},
+  ): Promise<{ value: T; served: NodeBag; rounds: number; read: ReadTree }> {
+    const maxRounds = opts.maxRounds ?? 8;
+    // Looking only faults nodes in (a miss changes nothing): the tree is as good as a fresh one.
+    let read =
+      opts.from !== undefined && bytesEqual(opts.from.stateRoot, at.stateRoot)
+        ? opts.from
+        : this.readTree(at.stateRoot);
+    const probe = read.tree;
     const wanted = first.filter(
       (q) =>
         !resolvable(() => {
@@ -286,9 +345,8 @@ export class RemoteState {
     }
     const asked = new Set<string>();
     for (;;) {
-      const served = new NodeBag({ hash: this.keccak });
       try {
-        return { value: await f(this.tree(at.stateRoot, served)), served, rounds };
+        return { value: await f(read.tree), served: read.served, rounds, read };
       } catch (e) {
         const q = missingKey(e);
         if (q === undefined) throw e;
@@ -308,22 +366,30 @@ export class RemoteState {
         asked.add(key);
         await this.fetch(at, [q]);
         rounds++;
+        // `f` may have written to the tree before it stopped: the next run starts afresh.
+        read = this.readTree(at.stateRoot);
       }
     }
   }
 
   /**
    * Caches a checked answer, marking account-trie nodes above the compaction level. `verified`:
-   * its nodes as `check` hashed them (a gRPC answer); a one-sided answer's nodes are added as they
-   * are (the walk checked each against its parent's hash).
+   * what `check` proved of a gRPC answer (its nodes as hashed there, and its tree, where every
+   * queried path is decoded already: the top nodes are read there, not decoded again); a
+   * one-sided answer's nodes are added as they are (the walk checked each against its parent's hash).
    */
-  private remember(at: StateRef, qs: readonly AccountQuery[], res: OneSidedAnswer, verified?: NodeBag): void {
+  private remember(
+    at: StateRef,
+    qs: readonly AccountQuery[],
+    res: OneSidedAnswer,
+    verified?: Verified,
+  ): void {
     if (this.cache.size > this.opts.maxCachedNodes) {
       this.cache = new NodeBag({ hash: this.keccak });
       this.top = new Set();
     }
     for (const n of res.bag) this.counters.bytes += n.length;
-    if (verified !== undefined) this.cache.merge(verified);
+    if (verified !== undefined) this.cache.merge(verified.bag);
     // A native walk's nodes come with the hashes it checked them against: no second keccak.
     else if (res.bagHashes !== undefined) this.cache.addVerified(res.bag, res.bagHashes);
     else this.cache.addNodes(res.bag);
@@ -334,10 +400,20 @@ export class RemoteState {
       }
     }
     if (this.opts.compactLevels === 0) return;
-    const tree = this.tree(at.stateRoot);
+    const tree = verified?.tree ?? this.tree(at.stateRoot);
+    // The same few top nodes head every query's proof: each is hashed once per answer, not once
+    // per query (a byte comparison finds it again).
+    const hashed: { node: Uint8Array; hash: string }[] = [];
     for (const q of qs) {
-      for (const n of tree.proveAccount(q.address).slice(0, this.opts.compactLevels)) {
-        this.top.add(byteKey(this.keccak.keccak256(n)));
+      const proof = tree.proveAccount(q.address);
+      for (let i = 0; i < Math.min(this.opts.compactLevels, proof.length); i++) {
+        const n = proof[i]!;
+        let known = hashed.find((h) => bytesEqual(h.node, n));
+        if (known === undefined) {
+          known = { node: n, hash: byteKey(this.keccak.keccak256(n)) };
+          hashed.push(known);
+          this.top.add(known.hash);
+        }
       }
     }
   }

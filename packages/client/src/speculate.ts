@@ -16,12 +16,13 @@ import {
   type BlockEnv,
   BlockExecutor,
   type ChainRules,
+  type EngineName,
   type EvmPool,
   type SignedTx,
   type TxOutcome,
 } from '@monsoon/execution';
 import type { AccountQuery } from '@monsoon/protocol';
-import type { RemoteState, StateRef } from './remoteState.js';
+import type { ReadTree, RemoteState, StateRef } from './remoteState.js';
 
 export interface Speculation {
   /** What the transaction did on the head's state ('included' also for a revert: it pays gas). */
@@ -46,6 +47,17 @@ export function firstReads(tx: SignedTx, sender: Uint8Array, coinbase: Uint8Arra
   return first;
 }
 
+/**
+ * The engine a pre-execution of `tx` needs: none for what can only be a plain transfer (no data,
+ * no access list: BlockExecutor moves the value itself, and a revm engine built for it, one per
+ * pre-execution, was a tenth of the client's CPU), else revm (the default). Should it call code
+ * after all (a contract's receive), @ethereumjs/evm, borrowed from the pool, runs it: the same
+ * outcome, slower.
+ */
+export function engineOf(tx: SignedTx): EngineName | undefined {
+  return tx.to !== undefined && tx.data.length === 0 && tx.accessList.length === 0 ? 'ethereumjs' : undefined;
+}
+
 export async function speculate(
   remote: RemoteState,
   at: StateRef,
@@ -55,6 +67,8 @@ export async function speculate(
   tx: SignedTx,
   sender: Uint8Array,
   evms: EvmPool,
+  /** A tree that read at `at` and was left unchanged, to run on (see RemoteState.withState). */
+  from?: ReadTree,
 ): Promise<Speculation> {
   const { value, served, rounds } = await remote.withState(
     at,
@@ -64,8 +78,11 @@ export async function speculate(
       if (account !== undefined && account.nonce < tx.nonce) {
         tree.putAccount(sender, makeAccount({ ...account, nonce: tx.nonce }));
       }
-      // A plain transfer takes no EVM from the pool; a call borrows one until it is done.
-      const executor = await BlockExecutor.create(tree, env, rules, { common, evms });
+      const executor = await BlockExecutor.create(tree, env, rules, {
+        common,
+        evms,
+        engine: engineOf(tx),
+      });
       try {
         const outcome = await executor.execute(tx, sender);
         if (outcome.status === 'missing') throw outcome.error;
@@ -74,6 +91,7 @@ export async function speculate(
         executor.release();
       }
     },
+    { from },
   );
   return { outcome: value, served, rounds };
 }

@@ -14,7 +14,7 @@ import { rejection } from '@monsoon/test-utils';
 
 /** A client whose submissions end as `fate(raw)` says. */
 function standIn(fate: (raw: Uint8Array) => Promise<void>): Client {
-  return { submitTransaction: fate } as unknown as Client;
+  return { submitTransactions: (raws: Uint8Array[]) => raws.map(fate) } as unknown as Client;
 }
 
 let server: ClientServer | undefined;

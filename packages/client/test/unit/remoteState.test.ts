@@ -43,9 +43,9 @@ afterAll(() => {
   for (const s of servers) s.forceShutdown();
 });
 
-async function remoteOver(addresses: string[]) {
+async function remoteOver(addresses: string[], compactLevels = 1) {
   const storage = await ShardedStorage.connect(addresses);
-  return new RemoteState(storage, { compactLevels: 1, maxCachedNodes: 1_000_000 });
+  return new RemoteState(storage, { compactLevels, maxCachedNodes: 1_000_000 });
 }
 
 describe('RemoteState', () => {
@@ -90,6 +90,32 @@ describe('RemoteState', () => {
     remote.storage.close();
   });
 
+  it('reads started in different event-loop turns within the batching window share one BatchGet', async () => {
+    const storage = await ShardedStorage.connect([honest]);
+    const read = (window: number, a: Uint8Array[]) => {
+      const remote = new RemoteState(storage, {
+        compactLevels: 1,
+        maxCachedNodes: 1000,
+        batchWindowMs: window,
+      });
+      const get = (x: Uint8Array) =>
+        remote.withState(at, [{ address: x, slots: [], code: false }], (t) => t.getAccount(x)?.nonce);
+      const first = get(a[0]!);
+      // The second read starts a turn later (setImmediate: after this turn's I/O phase).
+      const second = new Promise<bigint | undefined>((resolve, reject) =>
+        setImmediate(() => get(a[1]!).then((r) => resolve(r.value), reject)),
+      );
+      return Promise.all([first.then((r) => r.value), second]).then((v) => ({
+        v,
+        calls: remote.counters.calls,
+      }));
+    };
+    // Accounts of one route (the one node holds every shard): one BatchGet would do.
+    expect(await read(1_000, [addrs[40]!, addrs[41]!])).toEqual({ v: [40n, 41n], calls: 1 });
+    expect(await read(0, [addrs[42]!, addrs[43]!])).toEqual({ v: [42n, 43n], calls: 2 });
+    storage.close();
+  });
+
   it('fetches a slot of an account it already holds (the account alone being cached is not enough)', async () => {
     const remote = await remoteOver([honest]);
     await remote.withState(at, [{ address: token, slots: [], code: false }], (t) => t.getAccount(token));
@@ -100,6 +126,61 @@ describe('RemoteState', () => {
     expect(value).toEqual(Uint8Array.of(42));
     expect(remote.counters.calls).toBe(calls + 1);
     remote.storage.close();
+  });
+
+  it('keeps every node above the compaction level out of bags when one answer holds many proofs', async () => {
+    const remote = await remoteOver([honest], 2);
+    const wanted = addrs.slice(20, 60);
+    const { served } = await remote.withState(
+      at,
+      wanted.map((address) => ({ address, slots: [], code: false })),
+      (t) => wanted.map((a) => t.getAccount(a)),
+    );
+    expect(remote.counters.calls).toBe(1);
+    const inBag = new Set(
+      remote
+        .bagOf(served)
+        .values()
+        .map((n) => Buffer.from(n).toString('hex')),
+    );
+    for (const a of wanted) {
+      const proof = state.proveAccount(a).map((n) => Buffer.from(n).toString('hex'));
+      expect(proof.length).toBeGreaterThan(2);
+      expect(proof.slice(0, 2).filter((n) => inBag.has(n))).toEqual([]);
+      expect(proof.slice(2).every((n) => inBag.has(n))).toBe(true);
+    }
+    remote.storage.close();
+  });
+
+  it("runs on a read tree handed on only at that tree's own root", async () => {
+    const remote = await remoteOver([honest]);
+    const q = [{ address: addrs[7]!, slots: [], code: false }];
+    const first = await remote.withState(at, q, (t) => t.getAccount(addrs[7]!));
+    const calls = remote.counters.calls;
+    // The same root: the very tree is run on, nothing is fetched or looked up again.
+    const again = await remote.withState(at, q, (t) => t, { from: first.read });
+    expect(again.value).toBe(first.read.tree);
+    expect(again.served).toBe(first.read.served);
+    expect(remote.counters.calls).toBe(calls);
+    remote.storage.close();
+
+    // Another root (the account changed): the tree proven under the first root is not read.
+    const moved = new StateTree();
+    addrs.forEach((a, i) => {
+      moved.putAccount(
+        a,
+        makeAccount({ nonce: BigInt(i) + (i === 7 ? 1n : 0n), balance: 1000n + BigInt(i) }),
+      );
+    });
+    const movedHash = new Uint8Array(32).fill(0xcc);
+    const node = await serveStorage(moved, movedHash, 'none');
+    servers.push(node.server);
+    const other = await remoteOver([node.address]);
+    const atMoved = { blockHash: movedHash, stateRoot: moved.root() };
+    const read = await other.withState(atMoved, q, (t) => t.getAccount(addrs[7]!), { from: first.read });
+    expect(read.value?.nonce).toBe(8n);
+    expect(read.read).not.toBe(first.read);
+    other.storage.close();
   });
 
   for (const [lie, liar] of [

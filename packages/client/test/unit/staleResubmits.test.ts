@@ -39,9 +39,12 @@ const rules = { ...defaultChainRules, chainId: 1337n };
 const common = makeCommon(rules.chainId);
 const key = keccak.keccak256(Uint8Array.of(4, 2));
 const sender = privateToAddress(key);
+const key2 = keccak.keccak256(Uint8Array.of(4, 3));
+const sender2 = privateToAddress(key2);
 const recipient = new Uint8Array(20).fill(0x42);
 const state = new StateTree();
 state.putAccount(sender, makeAccount({ balance: 10n ** 20n }));
+state.putAccount(sender2, makeAccount({ balance: 10n ** 20n }));
 state.putAccount(recipient, makeAccount({ balance: 1n }));
 const blockHash = new Uint8Array(32).fill(0xbb);
 const head = {
@@ -103,7 +106,11 @@ afterAll(() => {
   for (const s of servers) s.forceShutdown();
 });
 
-async function queue(maxStaleRetries: number): Promise<{ q: SubmitQueue; counters: SubmitCounters }> {
+async function queue(
+  maxStaleRetries: number,
+  batchWindowMs = defaultSubmitQueueOptions.batchWindowMs,
+  onPreExecuted?: () => void,
+): Promise<{ q: SubmitQueue; counters: SubmitCounters }> {
   const storage = await ShardedStorage.connect([storageAddress]);
   const remote = new RemoteState(storage, { compactLevels: 1, maxCachedNodes: 1_000_000 });
   const counters: SubmitCounters = {
@@ -125,7 +132,7 @@ async function queue(maxStaleRetries: number): Promise<{ q: SubmitQueue; counter
     },
   } as unknown as ChainFollower;
   const q = new SubmitQueue(
-    { ...defaultSubmitQueueOptions, rules, maxStaleRetries },
+    { ...defaultSubmitQueueOptions, rules, maxStaleRetries, batchWindowMs },
     {
       remote,
       chain: { requireHead: () => head } as unknown as ChainView,
@@ -134,12 +141,13 @@ async function queue(maxStaleRetries: number): Promise<{ q: SubmitQueue; counter
       common,
       evms: new EvmPool(common),
       counters,
+      ...(onPreExecuted === undefined ? {} : { onPreExecuted }),
     },
   );
   return { q, counters };
 }
 
-function signedTransfer() {
+function signedTransfer(from = key) {
   const raw = createFeeMarket1559Tx(
     {
       nonce: 0n,
@@ -151,7 +159,7 @@ function signedTransfer() {
     },
     { common },
   )
-    .sign(key)
+    .sign(from)
     .serialize();
   return { tx: decodeSignedTx(raw, common), raw };
 }
@@ -177,4 +185,28 @@ describe('stale answers', () => {
     expect(events).toEqual(['submit', 'wait', 'submit']);
     expect(counters).toMatchObject({ staleReplies: 1, abandoned: 0, accepted: 1, submissions: 2 });
   });
+});
+
+describe('the batching window', () => {
+  for (const [window, submissions] of [
+    [1_000, 1],
+    [0, 2],
+  ] as const) {
+    it(`of ${window} ms gives ${submissions} submission(s) for two transactions pre-executed a storage round apart`, async () => {
+      events = [];
+      script = () => TxStatus.Accepted;
+      const second = signedTransfer(key2);
+      let sent: Promise<void> | undefined;
+      let q: SubmitQueue | undefined;
+      // The second starts once the first is pre-executed; its sender is not cached: a storage round later.
+      const made = await queue(0, window, () => {
+        sent ??= q!.send(second.tx, sender2, second.raw);
+      });
+      q = made.q;
+      const first = signedTransfer();
+      await q.send(first.tx, sender, first.raw);
+      await sent;
+      expect(made.counters).toMatchObject({ accepted: 2, submissions });
+    });
+  }
 });
