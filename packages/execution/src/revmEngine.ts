@@ -73,9 +73,12 @@ const keyOf = (k: StateKey): string =>
       : `c${bytesKey(k.hash)}`;
 
 /**
- * Addon engines whose RevmEngine was collected, kept to be reset for another block: building
- * one costs ~80 µs (its preallocated call frames), as much as a client's whole pre-execution
- * step for a transfer, and a client makes an executor per transaction.
+ * Addon engines given back (`release`) or whose RevmEngine was collected, kept to be reset for
+ * another block: building one costs ~80 µs (its preallocated call frames), as much as a
+ * client's whole pre-execution step for a transfer, and a client makes an executor per
+ * transaction. Each holds ~84 KiB of Rust memory the collector does not see, so one left to
+ * the collector is freed only after two full collections: a client pre-executing a few hundred
+ * transactions a second held gigabytes of them that way (the soak, issue 15).
  */
 const spare: EngineBinding[] = [];
 const SPARE_KEPT = 16;
@@ -84,7 +87,9 @@ const reclaim = new FinalizationRegistry<EngineBinding>((engine) => {
 });
 
 export class RevmEngine {
-  private readonly engine: EngineBinding;
+  /** The addon engine, taken on the first run (a block of plain transfers never needs one) until `release`. */
+  private engine: EngineBinding | undefined;
+  private readonly config: Uint8Array;
   private readonly txs = new TxWriter();
   private readonly answers = new ResultBuffer();
   /** Records for the engine's next call. */
@@ -104,9 +109,8 @@ export class RevmEngine {
     /** Forget the engine's state before each transaction, so every read is recorded. */
     private readonly recordAccesses: boolean,
   ) {
-    const addon = evmAddon();
-    if (addon === undefined) throw new Error('the revm addon is not built');
-    const config = encodeConfig({
+    if (evmAddon() === undefined) throw new Error('the revm addon is not built');
+    this.config = encodeConfig({
       fork: rules.fork as EngineFork,
       chainId: rules.chainId,
       number: env.number,
@@ -115,12 +119,33 @@ export class RevmEngine {
       baseFee: rules.baseFeePerGas,
       coinbase: env.coinbase,
     });
-    const reused = spare.pop();
-    reused?.reset(config);
-    this.engine = reused ?? new addon.Engine(config);
-    // Only the collector gives the engine back: nothing can use it after that.
-    reclaim.register(this, this.engine);
     this.chainId = rules.chainId;
+  }
+
+  /** The addon engine: the one held, else a spare one reset for this block, else a new one. */
+  private binding(): EngineBinding {
+    if (this.engine !== undefined) return this.engine;
+    const reused = spare.pop();
+    reused?.reset(this.config);
+    const engine = reused ?? new (evmAddon()!.Engine)(this.config);
+    // A fresh or reset engine holds no code: it goes over again.
+    this.codeFed.clear();
+    // Given back by `release`, or else by the collector once nothing can use it.
+    reclaim.register(this, engine, this);
+    this.engine = engine;
+    return engine;
+  }
+
+  /**
+   * Gives the addon engine back for reuse now (between transactions only); a later run takes
+   * one again, with the block's state read anew. What an executor does when it is done.
+   */
+  release(): void {
+    const engine = this.engine;
+    if (engine === undefined) return;
+    this.engine = undefined;
+    reclaim.unregister(this);
+    if (spare.length < SPARE_KEPT) spare.push(engine);
   }
 
   /** JS changed this account itself (the transfer fast path): the engine must read it again. */
@@ -142,6 +167,7 @@ export class RevmEngine {
    * Throws MISSING_NODE for a key the witness lacks, BAD_TRANSACTION when revm refuses it.
    */
   async run(tx: ExecutableTx, caller: Uint8Array): Promise<RevmOutcome> {
+    const engine = this.binding();
     const records = this.records;
     if (this.recordAccesses) {
       records.forgetAll();
@@ -181,7 +207,7 @@ export class RevmEngine {
     }
     for (;;) {
       this.crossings++;
-      const res = decodeResult(this.answers.execute(this.engine, encoded, records.take()));
+      const res = decodeResult(this.answers.execute(engine, encoded, records.take()));
       switch (res.kind) {
         case 'lacking':
           for (const k of res.keys) await this.resolve(k);
