@@ -79,12 +79,22 @@ const keyOf = (k: StateKey): string =>
  * transaction. Each holds ~84 KiB of Rust memory the collector does not see, so one left to
  * the collector is freed only after two full collections: a client pre-executing a few hundred
  * transactions a second held gigabytes of them that way (the soak, issue 15).
+ *
+ * Kept per fork (the config's first byte) and reset only for the fork they were built for: one
+ * reset for another fork charged a Prague or Osaka call 2,500 gas more than @ethereumjs/evm (a
+ * cold access; the engine fuzz, once engines were reused all the time).
  */
-const spare: EngineBinding[] = [];
+const spare = new Map<number, EngineBinding[]>();
 const SPARE_KEPT = 16;
-const reclaim = new FinalizationRegistry<EngineBinding>((engine) => {
-  if (spare.length < SPARE_KEPT) spare.push(engine);
-});
+const reclaim = new FinalizationRegistry<{ engine: EngineBinding; fork: number }>(({ engine, fork }) =>
+  keepSpare(engine, fork),
+);
+
+function keepSpare(engine: EngineBinding, fork: number): void {
+  const kept = spare.get(fork) ?? [];
+  if (kept.length === 0) spare.set(fork, kept);
+  if (kept.length < SPARE_KEPT) kept.push(engine);
+}
 
 export class RevmEngine {
   /** The addon engine, taken on the first run (a block of plain transfers never needs one) until `release`. */
@@ -125,13 +135,13 @@ export class RevmEngine {
   /** The addon engine: the one held, else a spare one reset for this block, else a new one. */
   private binding(): EngineBinding {
     if (this.engine !== undefined) return this.engine;
-    const reused = spare.pop();
+    const reused = spare.get(this.config[0]!)?.pop();
     reused?.reset(this.config);
     const engine = reused ?? new (evmAddon()!.Engine)(this.config);
     // A fresh or reset engine holds no code: it goes over again.
     this.codeFed.clear();
     // Given back by `release`, or else by the collector once nothing can use it.
-    reclaim.register(this, engine, this);
+    reclaim.register(this, { engine, fork: this.config[0]! }, this);
     this.engine = engine;
     return engine;
   }
@@ -145,7 +155,7 @@ export class RevmEngine {
     if (engine === undefined) return;
     this.engine = undefined;
     reclaim.unregister(this);
-    if (spare.length < SPARE_KEPT) spare.push(engine);
+    keepSpare(engine, this.config[0]!);
   }
 
   /** JS changed this account itself (the transfer fast path): the engine must read it again. */
