@@ -9,8 +9,10 @@
  * the workload's mix through the clients' gRPC bulk path; every `--sample-seconds` the committed
  * count (the driver's, inclusion seen in the first miner's block stream) and each process's
  * VmRSS from /proc. Writes bench/results/soak.json, soak.md (a table per minute, the first and
- * last quarter's means, each role's RSS growth from the end of the first minute to the end) and
- * two SVG charts: soak-throughput.svg and soak-rss.svg.
+ * last quarter's means, each role's RSS growth from the end of the first minute to the end, its
+ * RSS at minute 5 and at the end, and its slope over the second half of the run: least squares,
+ * MiB per minute; what ended the run and why transactions failed) and two SVG charts:
+ * soak-throughput.svg and soak-rss.svg.
  *
  * The report committed in bench/results/ says when and how it was measured.
  */
@@ -122,6 +124,33 @@ const end = samples.at(-1);
 const growth = Object.fromEntries(
   procs.map((p) => [p.name, end && afterWarmup ? end.rssMb[p.name]! - afterWarmup.rssMb[p.name]! : 0]),
 );
+/** Least-squares slope of RSS over the samples of the run's second half, MiB per minute. */
+const half = samples.filter((s) => s.t >= (end?.t ?? 0) / 2);
+const slope = (name: string): number => {
+  if (half.length < 2) return 0;
+  const xs = half.map((s) => s.t / 60);
+  const ys = half.map((s) => s.rssMb[name] ?? 0);
+  const mx = mean(xs);
+  const my = mean(ys);
+  let num = 0;
+  let den = 0;
+  xs.forEach((x, i) => {
+    num += (x - mx) * (ys[i]! - my);
+    den += (x - mx) ** 2;
+  });
+  return den === 0 ? 0 : num / den;
+};
+const atMinute5 = samples.find((s) => s.t >= 300);
+const rssCurve = Object.fromEntries(
+  procs.map((p) => [
+    p.name,
+    {
+      minute5: atMinute5?.rssMb[p.name] ?? null,
+      end: end?.rssMb[p.name] ?? null,
+      slopeSecondHalfMbPerMin: Number(slope(p.name).toFixed(2)),
+    },
+  ]),
+);
 const resultsDir = join(root, 'bench', 'results');
 const minutes = samples.map((s) => Number((s.t / 60).toFixed(1)));
 writeFileSync(
@@ -153,6 +182,22 @@ const md = [
   `Committed ${result.counts.committed.toLocaleString('en-US')} transactions, ${result.throughput.committedPerSecond.toFixed(0)} tx/s over the run (refused ${result.counts.rejected}, failed ${result.counts.failed}); first quarter ${firstQuarter.toFixed(0)} tx/s, last quarter ${lastQuarter.toFixed(0)} tx/s.`,
   '',
   `RSS growth from minute ${((afterWarmup?.t ?? 0) / 60).toFixed(1)} to the end, MiB: ${procs.map((p) => `${p.name} ${growth[p.name]! >= 0 ? '+' : ''}${growth[p.name]}`).join(', ')}.`,
+  '',
+  `| process | RSS at minute 5, MiB | at the end (minute ${((end?.t ?? 0) / 60).toFixed(1)}) | slope over minutes ${((half[0]?.t ?? 0) / 60).toFixed(1)}-${((end?.t ?? 0) / 60).toFixed(1)}, MiB/min |`,
+  '|---|---|---|---|',
+  ...procs.map((p) => {
+    const c = rssCurve[p.name]!;
+    return `| ${p.name} | ${c.minute5 ?? '-'} | ${c.end ?? '-'} | ${c.slopeSecondHalfMbPerMin >= 0 ? '+' : ''}${c.slopeSecondHalfMbPerMin.toFixed(1)} |`;
+  }),
+  '',
+  `The run phase ended by ${result.timing.stoppedBy} after ${(result.timing.runMs / 60_000).toFixed(1)} min.${result.reasons.length === 0 ? ' No transaction was refused or failed.' : ''}`,
+  ...result.reasons.flatMap((r) => [
+    '',
+    `${r.by === 'failed' ? 'Failed' : `Refused by ${r.by}`}: ${r.count.toLocaleString('en-US')}, for example:`,
+    ...r.samples.map(
+      (x) => `- ${x.count.toLocaleString('en-US')} × ${x.reason.replaceAll('\n', ' ').slice(0, 300)}`,
+    ),
+  ]),
   '',
   '![committed tx/s](soak-throughput.svg)',
   '',
@@ -189,6 +234,11 @@ writeFileSync(
       firstQuarterPerSec: firstQuarter,
       lastQuarterPerSec: lastQuarter,
       rssGrowthMb: growth,
+      rssCurve,
+      stoppedBy: result.timing.stoppedBy,
+      runMs: result.timing.runMs,
+      counts: result.counts,
+      reasons: result.reasons,
       samples,
     },
     null,

@@ -19,7 +19,7 @@ import { ClientError, ClientErrorCode } from './clientError.js';
 import { MinerPool } from './minerPool.js';
 import { defaultPoolSubmitterOptions, type PooledTx, PoolSubmitter, type SendWait } from './poolSubmitter.js';
 import { decodeWithSenders, defaultReadBackendOptions, ReadBackend } from './readBackend.js';
-import { RemoteState } from './remoteState.js';
+import { DEFAULT_MAX_CACHED_NODES, RemoteState } from './remoteState.js';
 import type {
   AccessListView,
   AccountProofView,
@@ -52,7 +52,7 @@ export interface ClientOptions {
   maxBatch: number;
   /** Resubmissions of a transaction answered stale before it is given up. */
   maxStaleRetries: number;
-  /** Cached proof nodes at most. */
+  /** Cached proof nodes at most (two generations: the oldest half goes when the newer is full). */
   maxCachedNodes: number;
   /** Per-call deadline towards miners and storage, ms. */
   deadlineMs: number;
@@ -74,7 +74,7 @@ export const defaultClientOptions: Omit<ClientOptions, 'miners' | 'storage' | 'r
   compactLevels: 2,
   maxBatch: defaultSubmitQueueOptions.maxBatch,
   maxStaleRetries: defaultSubmitQueueOptions.maxStaleRetries,
-  maxCachedNodes: 2_000_000,
+  maxCachedNodes: DEFAULT_MAX_CACHED_NODES,
   deadlineMs: defaultSubmitQueueOptions.deadlineMs,
   txPool: defaultTxPoolOptions,
   chainWindow: defaultChainViewOptions.window,

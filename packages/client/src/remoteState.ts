@@ -6,6 +6,12 @@
  * checked against what the proofs say before anything is cached: a storage node that claims a
  * wrong value, or sends a proof that does not reach the key, is refused (BAD_PROOF) and the
  * read goes to another replica.
+ *
+ * The cache is bounded in two generations: when the newer one holds half of `maxCachedNodes` it
+ * becomes the older one and the oldest is dropped; a node found in the older one moves to the
+ * newer. Every block replaces the upper nodes of the paths it touched, so most cached nodes are
+ * dead within a few blocks: what is still used stays, the rest goes (a client cached ~46,000
+ * nodes a minute under the soak's load, ~1 KiB each).
  */
 import {
   type Account,
@@ -57,7 +63,7 @@ export interface WithStateOptions {
 export interface RemoteStateOptions {
   /** Levels of the account trie the miners retain: proof nodes above them are never sent in bags. */
   compactLevels: number;
-  /** Cached nodes kept at most; the cache starts over beyond it (everything is refetchable). */
+  /** Cached nodes kept at most, in two generations (everything is refetchable). */
   maxCachedNodes: number;
   /**
    * How long reads wait for more reads to join their BatchGet, ms (0: only those of the same
@@ -69,6 +75,9 @@ export interface RemoteStateOptions {
 
 /** Reads' default batching window, ms (see RemoteStateOptions.batchWindowMs). */
 export const DEFAULT_READ_BATCH_WINDOW_MS = 1;
+
+/** ~200 MiB of nodes at most: a few minutes of blocks at the main job's load. */
+export const DEFAULT_MAX_CACHED_NODES = 200_000;
 
 export interface FetchCounters {
   /** BatchGet calls made. */
@@ -100,9 +109,12 @@ interface PendingBatch {
 
 export class RemoteState {
   private readonly batches = new Map<string, PendingBatch>();
+  /** Cached nodes, the newer generation and the older one (see the file's comment). */
   private cache: NodeBag;
-  /** Hashes (binary strings) of account-trie nodes above the compaction level (the miners hold them). */
+  private older: NodeBag;
+  /** Hashes (binary strings) of account-trie nodes above the compaction level (the miners hold them), per generation. */
   private top = new Set<string>();
+  private olderTop = new Set<string>();
   readonly counters: FetchCounters = { calls: 0, bytes: 0, refused: 0, oneSided: 0 };
 
   constructor(
@@ -113,6 +125,21 @@ export class RemoteState {
     readonly oneSided?: OneSidedReads,
   ) {
     this.cache = new NodeBag({ hash: keccak });
+    this.older = new NodeBag({ hash: keccak });
+  }
+
+  /** Nodes cached now, both generations. */
+  get cachedNodes(): number {
+    return this.cache.size + this.older.size;
+  }
+
+  /** The cached node with hash `h` (binary string), moved to the newer generation; noted in `served` when given. */
+  private cached(h: string, served?: NodeBag): Uint8Array | undefined {
+    const n = served === undefined ? this.cache.getBin(h) : served.takeFrom(this.cache, h);
+    if (n !== undefined || this.older.size === 0) return n;
+    const o = this.cache.takeFrom(this.older, h);
+    if (o !== undefined) served?.takeFrom(this.cache, h);
+    return o;
   }
 
   /**
@@ -125,11 +152,11 @@ export class RemoteState {
     return StateTree.fromRootHash(root, {
       hash: this.keccak,
       source: {
-        getBin: (h) => (served === undefined ? this.cache.getBin(h) : served.takeFrom(this.cache, h)),
+        getBin: (h) => this.cached(h, served),
       },
       // Code blobs (looked up by code hash, not through the trie).
       resolver: (h) => {
-        const n = this.cache.get(h);
+        const n = this.cached(byteKey(h));
         if (n !== undefined && served !== undefined) served.add(n);
         return n;
       },
@@ -144,7 +171,7 @@ export class RemoteState {
 
   /** Whether the node with this hash (a binary string) sits in the account trie above the compaction level. */
   private isTop(hash: string): boolean {
-    return this.top.has(hash);
+    return this.top.has(hash) || this.olderTop.has(hash);
   }
 
   /** The nodes of `served` a miner needs (those above the compaction level left out), without hashing any. */
@@ -260,7 +287,7 @@ export class RemoteState {
     // Both bags keep nodes under the hashes they computed: the tree uses them unhashed.
     const tree = StateTree.fromRootHash(at.stateRoot, {
       hash: this.keccak,
-      source: { getBin: (h) => bag.getBin(h) ?? this.cache.getBin(h) },
+      source: { getBin: (h) => bag.getBin(h) ?? this.cached(h) },
     });
     qs.forEach((q, i) => {
       const r = res.results[i]!;
@@ -333,7 +360,7 @@ export class RemoteState {
             a !== undefined &&
             !bytesEqual(a.codeHash, EMPTY_CODE_HASH) &&
             probe.getCode(a.codeHash) === undefined &&
-            this.cache.get(a.codeHash) === undefined
+            this.cached(byteKey(a.codeHash)) === undefined
           )
             throw new DsmError(DsmErrorCode.MissingNode, 'code not cached');
         }),
@@ -384,7 +411,9 @@ export class RemoteState {
     res: OneSidedAnswer,
     verified?: Verified,
   ): void {
-    if (this.cache.size > this.opts.maxCachedNodes) {
+    if (this.cache.size >= this.opts.maxCachedNodes / 2) {
+      this.older = this.cache;
+      this.olderTop = this.top;
       this.cache = new NodeBag({ hash: this.keccak });
       this.top = new Set();
     }

@@ -448,8 +448,12 @@ export class BlockExecutor {
     return out;
   }
 
-  /** Gives a borrowed EVM back to its pool (a no-op when none was borrowed); a later transaction borrows again. */
+  /**
+   * Gives a borrowed EVM back to its pool, and revm's engine back to its spare ones (a no-op
+   * when none was taken); a later transaction takes one again.
+   */
   release(): void {
+    this.revm?.release();
     if (this.evms === undefined || this.evm === undefined) return;
     this.evms.give(this.evm);
     this.evm = undefined;
@@ -635,6 +639,7 @@ export class BlockExecutor {
       this.written.absorb(this.sm.flush());
     }
     this.finished = true;
+    this.release();
     const { updates, keys } = this.updates();
     return {
       stateRoot: this.state.root(),

@@ -94,18 +94,33 @@ const keyOf = (k: StateKey): string =>
       : `c${bytesKey(k.hash)}`;
 
 /**
- * Addon engines whose RevmEngine was collected, kept to be reset for another block: building
- * one costs ~80 µs (its preallocated call frames), as much as a client's whole pre-execution
- * step for a transfer, and a client makes an executor per transaction.
+ * Addon engines given back (`release`) or whose RevmEngine was collected, kept to be reset for
+ * another block: building one costs ~80 µs (its preallocated call frames), as much as a
+ * client's whole pre-execution step for a transfer, and a client makes an executor per
+ * transaction. Each holds ~84 KiB of Rust memory the collector does not see, so one left to
+ * the collector is freed only after two full collections: a client pre-executing a few hundred
+ * transactions a second held gigabytes of them that way (the soak, issue 15).
+ *
+ * Kept per fork (the config's first byte) and reset only for the fork they were built for: one
+ * reset for another fork charged a Prague or Osaka call 2,500 gas more than @ethereumjs/evm (a
+ * cold access; the engine fuzz, once engines were reused all the time).
  */
-const spare: EngineBinding[] = [];
+const spare = new Map<number, EngineBinding[]>();
 const SPARE_KEPT = 16;
-const reclaim = new FinalizationRegistry<EngineBinding>((engine) => {
-  if (spare.length < SPARE_KEPT) spare.push(engine);
-});
+const reclaim = new FinalizationRegistry<{ engine: EngineBinding; fork: number }>(({ engine, fork }) =>
+  keepSpare(engine, fork),
+);
+
+function keepSpare(engine: EngineBinding, fork: number): void {
+  const kept = spare.get(fork) ?? [];
+  if (kept.length === 0) spare.set(fork, kept);
+  if (kept.length < SPARE_KEPT) kept.push(engine);
+}
 
 export class RevmEngine {
-  private readonly engine: EngineBinding;
+  /** The addon engine, taken on the first run (a block of plain transfers never needs one) until `release`. */
+  private engine: EngineBinding | undefined;
+  private readonly config: Uint8Array;
   private readonly txs = new TxWriter();
   private readonly answers = new ResultBuffer();
   /** Records for the engine's next call. */
@@ -134,9 +149,8 @@ export class RevmEngine {
     /** Forget the engine's state before each transaction, so every read is recorded. */
     private readonly recordAccesses: boolean,
   ) {
-    const addon = evmAddon();
-    if (addon === undefined) throw new Error('the revm addon is not built');
-    const config = encodeConfig({
+    if (evmAddon() === undefined) throw new Error('the revm addon is not built');
+    this.config = encodeConfig({
       fork: rules.fork as EngineFork,
       chainId: rules.chainId,
       number: env.number,
@@ -145,12 +159,34 @@ export class RevmEngine {
       baseFee: rules.baseFeePerGas,
       coinbase: env.coinbase,
     });
-    const reused = spare.pop();
-    reused?.reset(config);
-    this.engine = reused ?? new addon.Engine(config);
-    // Only the collector gives the engine back: nothing can use it after that.
-    reclaim.register(this, this.engine);
     this.chainId = rules.chainId;
+  }
+
+  /** The addon engine: the one held, else a spare one reset for this block, else a new one. */
+  private binding(): EngineBinding {
+    if (this.engine !== undefined) return this.engine;
+    const reused = spare.get(this.config[0]!)?.pop();
+    reused?.reset(this.config);
+    const engine = reused ?? new (evmAddon()!.Engine)(this.config);
+    // A fresh or reset engine holds no code and no accounts: they go over again.
+    this.codeFed.clear();
+    this.held.clear();
+    // Given back by `release`, or else by the collector once nothing can use it.
+    reclaim.register(this, { engine, fork: this.config[0]! }, this);
+    this.engine = engine;
+    return engine;
+  }
+
+  /**
+   * Gives the addon engine back for reuse now (between transactions only); a later run takes
+   * one again, with the block's state read anew. What an executor does when it is done.
+   */
+  release(): void {
+    const engine = this.engine;
+    if (engine === undefined) return;
+    this.engine = undefined;
+    reclaim.unregister(this);
+    keepSpare(engine, this.config[0]!);
   }
 
   /** JS changed this account itself (the transfer fast path): the engine must read it again. */
@@ -190,6 +226,7 @@ export class RevmEngine {
    * Throws MISSING_NODE for a key the witness lacks, BAD_TRANSACTION when revm refuses it.
    */
   async run(tx: ExecutableTx, caller: Uint8Array): Promise<RevmOutcome> {
+    const engine = this.binding();
     const records = this.records;
     if (this.recordAccesses) {
       records.forgetAll();
@@ -218,7 +255,7 @@ export class RevmEngine {
     }
     for (;;) {
       this.crossings++;
-      const res = decodeResult(this.answers.execute(this.engine, encoded, records.take()));
+      const res = decodeResult(this.answers.execute(engine, encoded, records.take()));
       switch (res.kind) {
         case 'lacking':
           for (const k of res.keys) await this.resolve(k);
@@ -261,6 +298,7 @@ export class RevmEngine {
    * Only for a manager that does not record accesses (a miner's): the reads are the batch's.
    */
   async runBatch(items: readonly BatchItem[], gasLeft: bigint): Promise<RevmBatchRun> {
+    const engine = this.binding();
     const records = this.records;
     if (this.unresolved.size > 0) {
       records.clearUnresolvable();
@@ -284,7 +322,7 @@ export class RevmEngine {
       this.crossings++;
       setBatchGasLeft(batch, left);
       const res = decodeBatchResult(
-        this.answers.executeBatch(this.engine, batch, outcomes.length, records.take()),
+        this.answers.executeBatch(engine, batch, outcomes.length, records.take()),
       );
       for (const o of res.executed) {
         outcomes.push({ status: o.status, gasUsed: o.gasUsed, logs: o.logs, contractAddress: o.created });

@@ -85,6 +85,16 @@ export interface MinerOptions {
   keepBlocks: number;
   /** The EVM engine (default: revm where its addon is built, else @ethereumjs/evm). */
   engine?: EngineName;
+  /**
+   * A submission that waited longer than this (ms) behind earlier ones is answered stale
+   * without being executed: its client pre-executes it again on a newer head and resubmits.
+   * Submissions run one at a time, so an overloaded miner's queue would otherwise outgrow its
+   * clients' deadline (10 s): every call then timed out, each failing all its transactions,
+   * and a soak's load stopped (issue 15).
+   */
+  maxQueueWaitMs: number;
+  /** Milliseconds for queue waits (performance.now unless a test moves time). */
+  now: () => number;
 }
 
 /** Recovers the senders of a batch of transactions (a {@link SenderRecoveryPool} is one). */
@@ -122,6 +132,8 @@ export const defaultMinerOptions: Omit<MinerOptions, 'rules'> = {
   maxBlockBytes: 8 * 1024 * 1024,
   recovery: inlineRecovery,
   keepBlocks: 128,
+  maxQueueWaitMs: 5_000,
+  now: () => performance.now(),
 };
 
 /** A block this miner holds, with the state after it (its top layer). */
@@ -157,6 +169,8 @@ export interface MinerCounters {
   accepted: number;
   invalid: number;
   stale: number;
+  /** Answered stale unexecuted: they waited longer than `maxQueueWaitMs` (not counted in `stale`). */
+  overloaded: number;
   blocks: number;
   peerBlocksAdopted: number;
   peerBlocksRefused: number;
@@ -177,6 +191,7 @@ export class Miner {
     accepted: 0,
     invalid: 0,
     stale: 0,
+    overloaded: 0,
     blocks: 0,
     peerBlocksAdopted: 0,
     peerBlocksRefused: 0,
@@ -394,7 +409,10 @@ export class Miner {
 
   /** Executes a prepared submission into the pending block, in order: one result per transaction. */
   submitPrepared(p: PreparedSubmission): Promise<SubmitResponse> {
+    const queuedAt = this.opts.now();
     return this.serial(async () => {
+      const waited = this.opts.now() - queuedAt;
+      if (waited > this.opts.maxQueueWaitMs) return this.overloaded(p, waited);
       const results: TxResult[] = [];
       const items = p.items;
       let i = 0;
@@ -454,6 +472,21 @@ export class Miner {
       run.push(item);
     }
     return run;
+  }
+
+  /** Every transaction of `p` answered stale, unexecuted: it waited `waited` ms for its turn. */
+  private overloaded(p: PreparedSubmission, waited: number): SubmitResponse {
+    const reason = `waited ${Math.round(waited)} ms behind earlier submissions (over ${this.opts.maxQueueWaitMs}): not executed, submit it again`;
+    return {
+      results: p.items.map((item) => {
+        if ('refused' in item) {
+          this.counters.invalid++;
+          return item.refused;
+        }
+        this.counters.overloaded++;
+        return { txHash: item.tx.hash, status: TxStatus.Stale, reason, staleKeys: [] };
+      }),
+    };
   }
 
   private async include(

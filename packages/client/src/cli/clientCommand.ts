@@ -82,6 +82,11 @@ export const CLIENT_OPTIONS: readonly RoleOption[] = [
     description: `canonical blocks (transactions, receipts) kept; older ones are forgotten (default: ${defaultClientOptions.chainWindow})`,
   },
   {
+    name: 'maxCachedNodes',
+    arg: '<n>',
+    description: `proof nodes cached at most, in two generations (default: ${defaultClientOptions.maxCachedNodes})`,
+  },
+  {
     name: 'syncFrom',
     arg: '<where>',
     description: `where a fresh client starts: head (the miner's head, served at once; its ancestry is not checked) | genesis (every block replayed and linked first) (default: ${defaultClientOptions.syncFrom})`,
@@ -100,6 +105,7 @@ export interface ClientRoleConfig {
   readonly maxBatch: number;
   readonly storageTransport: StorageTransportKind;
   readonly chainWindow: number;
+  readonly maxCachedNodes: number;
   readonly syncFrom: SyncFrom;
 }
 
@@ -136,6 +142,7 @@ async function loadClient(raw: RawOptions): Promise<ClientRoleConfig> {
       STORAGE_TRANSPORTS,
     ),
     chainWindow: read.int(raw.chainWindow ?? defaultClientOptions.chainWindow, 'chainWindow', 1),
+    maxCachedNodes: read.int(raw.maxCachedNodes ?? defaultClientOptions.maxCachedNodes, 'maxCachedNodes', 2),
     syncFrom: read.oneOf(raw.syncFrom ?? defaultClientOptions.syncFrom, 'syncFrom', SYNC_FROM),
   };
   const genesis = parseGenesis(await readJsonFile(read.str(raw.genesis, 'genesis'), 'genesis'));
@@ -151,6 +158,7 @@ async function startClient(o: ClientRoleConfig, { logger }: RoleContext): Promis
     maxBatch: o.maxBatch,
     storageTransport: o.storageTransport,
     chainWindow: o.chainWindow,
+    maxCachedNodes: o.maxCachedNodes,
     syncFrom: o.syncFrom,
     logger,
   });

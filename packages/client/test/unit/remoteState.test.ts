@@ -217,4 +217,30 @@ describe('RemoteState', () => {
       remote.storage.close();
     });
   }
+
+  it('keeps at most maxCachedNodes nodes, in two generations, and what is still read survives', async () => {
+    const storage = await ShardedStorage.connect([honest]);
+    const max = 24;
+    const remote = new RemoteState(storage, { compactLevels: 1, maxCachedNodes: max });
+    const read = (a: Uint8Array) =>
+      remote.withState(at, [{ address: a, slots: [], code: false }], (t) => t.getAccount(a));
+    const hot = addrs[1]!;
+    await read(hot);
+    let hotCalls = 0;
+    let most = 0;
+    for (const a of addrs.slice(2)) {
+      await read(a);
+      most = Math.max(most, remote.cachedNodes);
+      const calls = remote.counters.calls;
+      expect((await read(hot)).value?.nonce).toBe(1n);
+      hotCalls += remote.counters.calls - calls;
+    }
+    // One answer's nodes (an account's proof: a few) may go over before the next rotation.
+    expect(most).toBeLessThanOrEqual(max + 4);
+    expect(most).toBeGreaterThan(max / 2);
+    // Read between every other read, the hot account's nodes moved to each new generation:
+    // never fetched again (a cache that starts over when full fetches them after each reset).
+    expect(hotCalls).toBe(0);
+    storage.close();
+  });
 });

@@ -99,6 +99,11 @@ export const MINER_OPTIONS: readonly RoleOption[] = [
     description: `blocks kept below the head; older ones are forgotten (default: ${defaultMinerOptions.keepBlocks})`,
   },
   {
+    name: 'maxQueueWait',
+    arg: '<ms>',
+    description: `a submission that waited longer for its turn is answered stale, unexecuted (its client resubmits) (default: ${defaultMinerOptions.maxQueueWaitMs})`,
+  },
+  {
     name: 'storageRetryMax',
     arg: '<ms>',
     description: `longest wait between tries to reach a storage node; its blocks are kept meanwhile (default: ${defaultStoragePeerOptions.retryMaxMs})`,
@@ -125,6 +130,7 @@ export interface MinerRoleConfig {
   readonly recoveryThreads: number;
   readonly shardCount: 16 | 256;
   readonly keepBlocks: number;
+  readonly maxQueueWaitMs: number;
   readonly dataDir: string | undefined;
   readonly fsync: 'always' | 'none';
   readonly storageRetryMaxMs: number;
@@ -177,6 +183,7 @@ async function loadMiner(raw: RawOptions): Promise<MinerRoleConfig> {
     recoveryThreads: read.int(raw.recoveryThreads ?? defaultRecoveryThreads(), 'recoveryThreads'),
     shardCount: shardCount as 16 | 256,
     keepBlocks: read.int(raw.keepBlocks ?? defaultMinerOptions.keepBlocks, 'keepBlocks', 1),
+    maxQueueWaitMs: read.int(raw.maxQueueWait ?? defaultMinerOptions.maxQueueWaitMs, 'maxQueueWait', 1),
     dataDir: raw.dataDir === undefined ? undefined : read.str(raw.dataDir, 'dataDir'),
     fsync: read.oneOf(raw.fsync ?? defaultMinerNodeOptions.fsync, 'fsync', ['always', 'none'] as const),
     storageRetryMaxMs: read.int(
@@ -213,6 +220,7 @@ async function startMiner(o: MinerRoleConfig, { logger }: RoleContext): Promise<
     maxBlockTransactions: o.maxBlockTxs,
     shardCount: o.shardCount,
     keepBlocks: o.keepBlocks,
+    maxQueueWaitMs: o.maxQueueWaitMs,
     ...(o.recoveryThreads > 0
       ? { recovery: await SenderRecoveryPool.create({ threads: o.recoveryThreads }) }
       : {}),
