@@ -60,6 +60,7 @@ import { cpus, loadavg, tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
+import { getHeapSpaceStatistics } from 'node:v8';
 import { createMerkleProof, createMPT, type MerklePatriciaTrie } from '@ethereumjs/mpt';
 import { ValueEncoding } from '@ethereumjs/util';
 import { makeAccount } from '@monsoon/dsm-tree';
@@ -99,7 +100,10 @@ const { values: args } = parseArgs({
     'budget-pct': { type: 'string' },
     'state-bytes': { type: 'string' },
     'state-nodes': { type: 'string' },
-    'warm-seconds': { type: 'string', default: '10' },
+    // Warm-up: until this many proofs (default: half the accounts, so each hot account is read
+    // about 4.5 times) or this many seconds, whichever comes first.
+    'warm-proofs': { type: 'string' },
+    'warm-seconds': { type: 'string', default: '60' },
     // The tiered node's LevelDB as its own process (the LevelDB role over many-level), as deployed.
     'remote-leveldb': { type: 'boolean', default: false },
     out: { type: 'string', default: 'tiered.json' },
@@ -172,6 +176,14 @@ interface Reads {
   p99Ms: number;
   /** Single reads that needed LevelDB (tiered only): how many, and their p50/p99. */
   cold?: { reads: number; p50Ms: number; p99Ms: number };
+  /** Tiered only: what one batch of the batched measurement cost, on average (see TieredStats). */
+  perBatch?: {
+    roundTrips: number;
+    nodesFetched: number;
+    readRuns: number;
+    probeRuns: number;
+    cacheHits: number;
+  };
 }
 
 async function timed(fn: () => Promise<number>): Promise<{ ops: number; s: number }> {
@@ -204,16 +216,19 @@ async function batchRead(node: StorageNode, addresses: Buffer, pick: () => numbe
   return BATCH;
 }
 
-/** The node's read path as StorageServer runs it. `trips`: LevelDB round trips so far (tiered). */
+/** The node's read path as StorageServer runs it. `store`: the tiered store, whose counters are read. */
 async function nodeReads(
   node: StorageNode,
   addresses: Buffer,
   pick: () => number,
-  trips?: () => number,
+  store?: TieredStore,
 ): Promise<Reads> {
   const batch = () => batchRead(node, addresses, pick);
   await batch(); // warm-up
+  const s0 = store?.tieredStats();
   const b = await timed(batch);
+  const s1 = store?.tieredStats();
+  const trips = store === undefined ? undefined : () => store.tieredStats().roundTrips;
   const lat: number[] = [];
   const cold: number[] = [];
   const single = async () => {
@@ -237,6 +252,17 @@ async function nodeReads(
     p99Ms: pct(lat, 99),
     ...(trips !== undefined
       ? { cold: { reads: cold.length, p50Ms: pct(cold, 50), p99Ms: pct(cold, 99) } }
+      : {}),
+    ...(s0 !== undefined && s1 !== undefined
+      ? {
+          perBatch: {
+            roundTrips: ((s1.roundTrips - s0.roundTrips) * BATCH) / b.ops,
+            nodesFetched: ((s1.nodesFetched - s0.nodesFetched) * BATCH) / b.ops,
+            readRuns: ((s1.readRuns - s0.readRuns) * BATCH) / b.ops,
+            probeRuns: ((s1.probeRuns - s0.probeRuns) * BATCH) / b.ops,
+            cacheHits: ((s1.cacheHits - s0.cacheHits) * BATCH) / b.ops,
+          },
+        }
       : {}),
   };
 }
@@ -436,12 +462,15 @@ async function tieredSide(
     // serving (the 3-second measurements alone would measure a cold start).
     const warm = picker(n, true, 9);
     const warmUntil = performance.now() + Number(args['warm-seconds']) * 1000;
+    const warmProofs = Number(args['warm-proofs'] ?? n / 2);
+    const warmStarted = performance.now();
     let warmed = 0;
-    while (performance.now() < warmUntil) warmed += await batchRead(node, addresses, warm);
+    while (performance.now() < warmUntil && warmed < warmProofs)
+      warmed += await batchRead(node, addresses, warm);
     out.warmProofs = warmed;
-    const trips = () => store.tieredStats().roundTrips;
+    out.warmS = (performance.now() - warmStarted) / 1000;
     for (const skew of [true, false])
-      out[skew ? 'skew90_10' : 'uniform'] = await nodeReads(node, addresses, picker(n, skew, 7), trips);
+      out[skew ? 'skew90_10' : 'uniform'] = await nodeReads(node, addresses, picker(n, skew, 7), store);
     out.applyUpdatesPerSec = await applyRate(node, addresses, 1);
     const st = store.tieredStats();
     out.stats = st;
@@ -450,6 +479,12 @@ async function tieredSide(
     const m = process.memoryUsage();
     out.rssBytes = m.rss;
     out.heapUsedBytes = m.heapUsed;
+    // Where the anonymous RSS goes: V8's heap as committed (used + its reserve: new space,
+    // free pages), Buffers/ArrayBuffers outside it, and the rest (LevelDB's caches and memtable,
+    // malloc arenas, code).
+    out.heapTotalBytes = m.heapTotal;
+    out.externalBytes = m.external;
+    out.newSpaceBytes = getHeapSpaceStatistics().find((x) => x.space_name === 'new_space')?.space_size;
     out.baseRssBytes = baseRss;
     out.rssGrowthBytes = m.rss - baseRss;
     out.rssAnonBytes = rssAnon();
@@ -532,6 +567,9 @@ function child(extra: string[]): Record<string, unknown> {
       fileURLToPath(import.meta.url),
       '--seconds',
       String(SECONDS),
+      '--warm-seconds',
+      args['warm-seconds'],
+      ...(args['warm-proofs'] !== undefined ? ['--warm-proofs', args['warm-proofs']] : []),
       ...extra,
     ],
     { encoding: 'utf8', stdio: ['ignore', 'pipe', 'inherit'], maxBuffer: 64 << 20 },
@@ -546,6 +584,9 @@ const line = (r: Reads | undefined) =>
     : `${fmt(r.batchedProofsPerSec)} proofs/s batched, single p50 ${r.p50Ms.toFixed(3)} ms p99 ${r.p99Ms.toFixed(3)} ms` +
       (r.cold !== undefined
         ? `; cold single (${fmt(r.cold.reads)}) p50 ${r.cold.p50Ms.toFixed(3)} ms p99 ${r.cold.p99Ms.toFixed(3)} ms`
+        : '') +
+      (r.perBatch !== undefined
+        ? `; a batch: ${r.perBatch.roundTrips.toFixed(1)} round trips, ${fmt(r.perBatch.nodesFetched)} nodes fetched, ${r.perBatch.readRuns.toFixed(1)} read runs, ${fmt(r.perBatch.probeRuns)} probe runs`
         : '');
 
 if (args.side !== undefined) {
