@@ -392,6 +392,95 @@ describe('tiered garbage collection under a steady workload', () => {
   });
 });
 
+describe('tiered eviction by frequency', () => {
+  it('keeps the paths read in many intervals and evicts one-off reads, even when a pass finds both used', async () => {
+    const genesis = makeGenesis(31, 600);
+    const opts = { window: 3, forkWindow: 1 };
+    const dir = await mkdtemp(join(tmpdir(), 'monsoon-tiered-freq-'));
+    const db = new ProbedDb(await openLocalNodeDb(join(dir, 'leveldb')));
+    const memory = StorageNode.fromGenesis(genesis, opts);
+    // A quarter of the state: the hot accounts' paths fit, the whole state does not.
+    const budget = Math.floor(memory.head.state.state.residentBytes() / 4);
+    const store = new TieredStore({ memoryBudget: budget, residentLevels: 1, gcEveryNodes: 0 }, { db });
+    const tiered = StorageNode.fromGenesis(genesis, opts, { observers: [store], faults: store });
+    /** One read, then the eviction it scheduled (setImmediate callbacks run in order). */
+    const readOne = async (address: Uint8Array) => {
+      const got = await reads.account(tiered, HEAD, address);
+      await new Promise((resolve) => setImmediate(resolve));
+      return got;
+    };
+    try {
+      await tiered.startObservers();
+      const hot = genesis.alloc.slice(0, 8).map((a) => a.address);
+      const cold = genesis.alloc.slice(8).map((a) => a.address);
+      for (let round = 0; round < 6; round++) {
+        for (const a of hot) await readOne(a);
+        // Each round also reads some cold accounts once: passes run while both are in use.
+        for (const a of cold.slice(round * 40, round * 40 + 40)) await readOne(a);
+      }
+      for (const a of cold.slice(240)) await readOne(a);
+      const passes = store.tieredStats().prunes;
+      expect(passes).toBeGreaterThan(5);
+      // The hot paths are resident: reading them again asks LevelDB for nothing, and answers right.
+      store.cache.clear();
+      const trips = db.roundTrips;
+      for (const a of hot) expect(await readOne(a)).toEqual(await reads.account(memory, HEAD, a));
+      expect(db.roundTrips).toBe(trips);
+      // The cold ones were evicted: reading them back needs LevelDB.
+      for (const a of cold.slice(0, 20))
+        expect(await readOne(a)).toEqual(await reads.account(memory, HEAD, a));
+      expect(db.roundTrips).toBeGreaterThan(trips);
+      const s = store.tieredStats();
+      expect(s.residentBytes).toBeLessThanOrEqual(budget);
+      expect(s.keepWants).toBeGreaterThan(1);
+    } finally {
+      await tiered.close();
+      await rm(dir, { recursive: true, force: true });
+    }
+  });
+
+  it('a node LevelDB returns corrupt fails the reads that need it, not the others fetched with it', async () => {
+    const genesis = makeGenesis(32, 300);
+    const opts = { window: 3, forkWindow: 1 };
+    const dir = await mkdtemp(join(tmpdir(), 'monsoon-tiered-corrupt-'));
+    const inner = await openLocalNodeDb(join(dir, 'leveldb'));
+    const memory = StorageNode.fromGenesis(genesis, opts);
+    const [victim, bystander] = genesis.alloc.map((a) => a.address);
+    // The victim's leaf (the last node of its proof) comes back with one bit flipped.
+    const proof = memory.head.state.state.accounts.prove(keccak.keccak256(victim!));
+    const leafKey = Buffer.from(keccak.keccak256(proof[proof.length - 1]!)).toString('hex');
+    const db: NodeDb = {
+      where: inner.where,
+      getMany: async (keys) => {
+        const got = await inner.getMany(keys);
+        return got.map((v, i) =>
+          v !== undefined && keys[i]!.toString('hex') === leafKey ? Buffer.concat([v, Buffer.of(0x80)]) : v,
+        );
+      },
+      write: (puts, dels) => inner.write(puts, dels),
+      keys: (page) => inner.keys(page),
+      close: () => inner.close(),
+    };
+    const store = new TieredStore({ memoryBudget: 1, residentLevels: 1, gcEveryNodes: 0 }, { db });
+    const tiered = StorageNode.fromGenesis(genesis, opts, { observers: [store], faults: store });
+    try {
+      await tiered.startObservers();
+      store.cache.clear();
+      // Both reads' faults go out in the same round trips.
+      const [bad, good] = await Promise.all([
+        reads.account(tiered, HEAD, victim!),
+        reads.account(tiered, HEAD, bystander!),
+      ]);
+      expect((bad as { error?: unknown }).error).toBe(StorageErrorCode.CorruptNode);
+      expect(good).toEqual(await reads.account(memory, HEAD, bystander!));
+      expect(store.tieredStats().corrupt).toBeGreaterThan(0);
+    } finally {
+      await tiered.close();
+      await rm(dir, { recursive: true, force: true });
+    }
+  });
+});
+
 describe('tiered with 256 shards', () => {
   it('keeps the levels above the shards resident: blocks are answered and reads match memory mode', async () => {
     const genesis = makeGenesis(256, 3000);
