@@ -77,6 +77,7 @@ import {
 import {
   connectRemoteNodeDb,
   type GenesisAccounts,
+  leveldbCacheFor,
   openLocalNodeDb,
   StorageNode,
   TieredStore,
@@ -106,6 +107,8 @@ const { values: args } = parseArgs({
     'warm-seconds': { type: 'string', default: '60' },
     // The tiered node's LevelDB as its own process (the LevelDB role over many-level), as deployed.
     'remote-leveldb': { type: 'boolean', default: false },
+    // The tiered node reads cold nodes on the JS thread (TieredStoreOptions.syncReads).
+    'sync-reads': { type: 'boolean', default: false },
     out: { type: 'string', default: 'tiered.json' },
   },
 });
@@ -425,12 +428,17 @@ async function tieredSide(
     const remote = args['remote-leveldb']
       ? await startLeveldbProcess(['--listen', '127.0.0.1:0', '--dir', join(dir, 'tiered')])
       : undefined;
+    const budget = Math.floor((stateBytes * budgetPct) / 100);
+    // An in-process LevelDB's block cache counts inside the budget (as the storage CLI sets it up).
+    const leveldbCacheBytes = remote === undefined ? leveldbCacheFor(budget) : 0;
     const db =
       remote === undefined
-        ? await openLocalNodeDb(join(dir, 'tiered'))
+        ? await openLocalNodeDb(join(dir, 'tiered'), { cacheBytes: leveldbCacheBytes })
         : await connectRemoteNodeDb(remote.address);
-    const budget = Math.floor((stateBytes * budgetPct) / 100);
-    const store = new TieredStore({ memoryBudget: budget, gcEveryNodes: 0 }, { db });
+    const store = new TieredStore(
+      { memoryBudget: budget, gcEveryNodes: 0, leveldbCacheBytes, syncReads: args['sync-reads'] },
+      { db },
+    );
     forceGc();
     const baseRss = rss();
     const baseAnon = rssAnon();
@@ -454,6 +462,8 @@ async function tieredSide(
       accounts: n,
       budgetPct,
       budgetBytes: budget,
+      leveldbCacheBytes,
+      syncReads: args['sync-reads'],
       loadS,
       compactS,
       genesisPeakHeapBytes: peakHeap,
@@ -625,6 +635,7 @@ if (args.side !== undefined) {
         '--state-bytes',
         String(stateBytes),
         ...(args['remote-leveldb'] ? ['--remote-leveldb'] : []),
+        ...(args['sync-reads'] ? ['--sync-reads'] : []),
       ]);
       results.push(t);
       const budget = t.budgetBytes as number;

@@ -56,6 +56,15 @@ class ProbedDb implements NodeDb {
       v === undefined ? v : Buffer.concat([v.subarray(0, v.length - 1), Buffer.of(v[v.length - 1]! ^ 1)]),
     );
   }
+  /** A LevelDB in this process is read on the JS thread too (TieredStoreOptions.syncReads). */
+  syncReads = 0;
+  getSync(key: Buffer): Buffer | undefined {
+    if (this.down) throw new Error('getSync of a LevelDB that is down (test)');
+    this.syncReads++;
+    const v = this.inner.getSync!(key);
+    if (!this.corrupt || v === undefined) return v;
+    return Buffer.concat([v.subarray(0, v.length - 1), Buffer.of(v[v.length - 1]! ^ 1)]);
+  }
   write(puts: readonly (readonly [Buffer, Buffer])[], dels?: readonly Buffer[]): Promise<void> {
     if (this.down)
       return Promise.reject(
@@ -104,9 +113,16 @@ const reads = {
 };
 
 describe.each([
-  { what: 'a one-byte budget', budget: 1, levels: 1, clock: false },
-  { what: 'a budget of part of the state (CLOCK)', budget: 120_000, levels: 1, clock: true },
-])('tiered backend vs memory mode, $what', ({ budget, levels, clock }) => {
+  { what: 'a one-byte budget', budget: 1, levels: 1, clock: false, sync: false },
+  { what: 'a budget of part of the state (CLOCK)', budget: 120_000, levels: 1, clock: true, sync: false },
+  {
+    what: 'a one-byte budget, reading LevelDB on the JS thread',
+    budget: 1,
+    levels: 1,
+    clock: false,
+    sync: true,
+  },
+])('tiered backend vs memory mode, $what', ({ budget, levels, clock, sync }) => {
   const genesis = makeGenesis(11, 500);
   const chain = new RefChain(genesis, 16);
   const mine = [0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11];
@@ -126,7 +142,10 @@ describe.each([
   beforeAll(async () => {
     dir = await mkdtemp(join(tmpdir(), 'monsoon-tiered-'));
     db = new ProbedDb(await openLocalNodeDb(join(dir, 'leveldb')));
-    store = new TieredStore({ memoryBudget: budget, residentLevels: levels, gcEveryNodes: 0 }, { db });
+    store = new TieredStore(
+      { memoryBudget: budget, residentLevels: levels, gcEveryNodes: 0, syncReads: sync },
+      { db },
+    );
     // The CLOCK variant starts from a streamed genesis (subtrees straight to LevelDB).
     tiered = clock
       ? await StorageNode.fromGenesisStreamed(genesis, opts, {
@@ -241,7 +260,7 @@ describe.each([
     expect(compared).toBeGreaterThan(500);
     const stats = store.tieredStats();
     // It really was tiered: most of the state was faulted in from LevelDB, repeatedly.
-    expect(stats.roundTrips).toBeGreaterThan(100);
+    expect(sync ? stats.syncReads : stats.roundTrips).toBeGreaterThan(100);
     expect(stats.prunes).toBeGreaterThan(12);
     expect(stats.corrupt).toBe(0);
     if (clock) {
@@ -249,9 +268,26 @@ describe.each([
       expect(stats.fullPrunes).toBeLessThan(stats.prunes / 2);
       expect(stats.residentBytes).toBeGreaterThan(0);
     }
-  });
+  }, 300_000); // three versions of it run; a loaded box takes minutes
 
-  if (clock) return; // the tests below need everything evicted by every run
+  if (sync) {
+    it('reads on the JS thread are checked too: a node with a wrong hash is refused, never served', async () => {
+      expect(db.syncReads).toBeGreaterThan(100); // the comparisons above read LevelDB that way
+      const address = addresses.find((a) => mineSet.has(chain.shardOf(a)))!;
+      store.cache.clear();
+      store.setMemoryBudget(1);
+      db.corrupt = true;
+      const before = store.tieredStats().corrupt;
+      await expectStorageError(
+        Promise.resolve(tiered.read(() => tiered.getAccount({ at: HEAD, address, omitLevels: 0 }))),
+        StorageErrorCode.CorruptNode,
+      );
+      expect(store.tieredStats().corrupt).toBeGreaterThan(before);
+      db.corrupt = false;
+      expect(await reads.account(tiered, HEAD, address)).toEqual(await reads.account(memory, HEAD, address));
+    });
+  }
+  if (clock || sync) return; // the tests below need everything evicted by every run, faulted asynchronously
 
   it('faults of one node are fetched once, however many concurrent reads want it; a batch shares round trips', async () => {
     // Evict everything: one byte of budget, then a block-less eviction through a read.
