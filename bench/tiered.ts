@@ -18,9 +18,22 @@
  * (without LevelDB's mapped table files) and heap after a full GC, against its RSS before the
  * genesis (node, modules, LevelDB open).
  *
- *   npm run build && npm run bench -- tiered [--accounts 1000000] [--budgets 100,50,25,10,5] [--seconds 3] [--warm-seconds 10]
+ *   npm run build && npm run bench -- tiered [--accounts 1000000] [--budgets 100,50,25,10,5] [--seconds 3]
+ *     [--warm-proofs N (default: half the accounts)] [--warm-seconds 60 (cap)] [--remote-leveldb]
+ *     [--sync-reads] [--skip-mpt] [--out tiered.json]
  *   MONSOON_BENCH_CPU_PROF=<dir> …: a CPU profile of every child process there.
+ * A tiered row also gives what one batch cost (round trips, nodes fetched, read and probe runs:
+ * numbers a loaded box does not change) and where the RSS went (V8 heap committed, external,
+ * new space).
  *
+ * Session 7 (lazy branches, eviction by a frequency sketch, one promise and one keccak call per
+ * round trip, keys hashed once a batch, LevelDB's block cache inside the budget): A/B at 1M, 10%,
+ * `--budgets 10 --skip-mpt --seconds 3 --warm-seconds 45 --out tiered-1m-10-{before,after}.json`
+ * at load 12.5-22 (memory mode itself 3.8-4.0K proofs/s): 90/10 1,550 -> 1,514 proofs/s, nodes
+ * fetched a batch 2,737 -> 2,033, heap 70 -> 46 MiB, longest eviction 0.8 -> 3.4 s; the goals are
+ * still missed. 10M and the synchronous-read variant: packages/storage-node/README.md.
+ *
+ * Earlier (session 6):
  * Measured 2026-11-24 04:14-04:25 UTC (`npm run bench -- tiered --accounts 1000000 --budgets
  * 100,50,25,10,5 --seconds 3 --warm-seconds 10`; 2 cores shared with three other helpers' jobs,
  * load average 6.4-12.2 during the run: the all-memory reference itself swung from 16K to 101K
@@ -177,7 +190,7 @@ interface Reads {
   singleReadsPerSec: number;
   p50Ms: number;
   p99Ms: number;
-  /** Single reads that needed LevelDB (tiered only): how many, and their p50/p99. */
+  /** Single reads that fetched a node from LevelDB (tiered only): how many, and their p50/p99. */
   cold?: { reads: number; p50Ms: number; p99Ms: number };
   /** Tiered only: what one batch of the batched measurement cost, on average (see TieredStats). */
   perBatch?: {
@@ -231,7 +244,8 @@ async function nodeReads(
   const s0 = store?.tieredStats();
   const b = await timed(batch);
   const s1 = store?.tieredStats();
-  const trips = store === undefined ? undefined : () => store.tieredStats().roundTrips;
+  // A cold read: one that fetched a node from LevelDB (in a round trip, or on the JS thread).
+  const trips = store === undefined ? undefined : () => store.tieredStats().nodesFetched;
   const lat: number[] = [];
   const cold: number[] = [];
   const single = async () => {
