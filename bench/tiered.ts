@@ -31,7 +31,8 @@
  * `--budgets 10 --skip-mpt --seconds 3 --warm-seconds 45 --out tiered-1m-10-{before,after}.json`
  * at load 12.5-22 (memory mode itself 3.8-4.0K proofs/s): 90/10 1,550 -> 1,514 proofs/s, nodes
  * fetched a batch 2,737 -> 2,033, heap 70 -> 46 MiB, longest eviction 0.8 -> 3.4 s; the goals are
- * still missed. 10M and the synchronous-read variant: packages/storage-node/README.md.
+ * still missed. At load 8-12 (tiered-1m-10-final.json): 20,757 proofs/s, cold p99 0.71 ms; with
+ * --sync-reads 68,890, cold p99 0.18 ms, RSS +732 MiB. 10M: packages/storage-node/README.md.
  *
  * Earlier (session 6):
  * Measured 2026-11-24 04:14-04:25 UTC (`npm run bench -- tiered --accounts 1000000 --budgets
