@@ -18,9 +18,23 @@
  * (without LevelDB's mapped table files) and heap after a full GC, against its RSS before the
  * genesis (node, modules, LevelDB open).
  *
- *   npm run build && npm run bench -- tiered [--accounts 1000000] [--budgets 100,50,25,10,5] [--seconds 3] [--warm-seconds 10]
+ *   npm run build && npm run bench -- tiered [--accounts 1000000] [--budgets 100,50,25,10,5] [--seconds 3]
+ *     [--warm-proofs N (default: half the accounts)] [--warm-seconds 60 (cap)] [--remote-leveldb]
+ *     [--sync-reads] [--skip-mpt] [--out tiered.json]
  *   MONSOON_BENCH_CPU_PROF=<dir> …: a CPU profile of every child process there.
+ * A tiered row also gives what one batch cost (round trips, nodes fetched, read and probe runs:
+ * numbers a loaded box does not change) and where the RSS went (V8 heap committed, external,
+ * new space).
  *
+ * Session 7 (lazy branches, eviction by a frequency sketch, one promise and one keccak call per
+ * round trip, keys hashed once a batch, LevelDB's block cache inside the budget): A/B at 1M, 10%,
+ * `--budgets 10 --skip-mpt --seconds 3 --warm-seconds 45 --out tiered-1m-10-{before,after}.json`
+ * at load 12.5-22 (memory mode itself 3.8-4.0K proofs/s): 90/10 1,550 -> 1,514 proofs/s, nodes
+ * fetched a batch 2,737 -> 2,033, heap 70 -> 46 MiB, longest eviction 0.8 -> 3.4 s; the goals are
+ * still missed. At load 8-12 (tiered-1m-10-final.json): 20,757 proofs/s, cold p99 0.71 ms; with
+ * --sync-reads 68,890, cold p99 0.18 ms, RSS +732 MiB. 10M: packages/storage-node/README.md.
+ *
+ * Earlier (session 6):
  * Measured 2026-11-24 04:14-04:25 UTC (`npm run bench -- tiered --accounts 1000000 --budgets
  * 100,50,25,10,5 --seconds 3 --warm-seconds 10`; 2 cores shared with three other helpers' jobs,
  * load average 6.4-12.2 during the run: the all-memory reference itself swung from 16K to 101K
@@ -60,6 +74,7 @@ import { cpus, loadavg, tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
+import { getHeapSpaceStatistics } from 'node:v8';
 import { createMerkleProof, createMPT, type MerklePatriciaTrie } from '@ethereumjs/mpt';
 import { ValueEncoding } from '@ethereumjs/util';
 import { makeAccount } from '@monsoon/dsm-tree';
@@ -76,6 +91,7 @@ import {
 import {
   connectRemoteNodeDb,
   type GenesisAccounts,
+  leveldbCacheFor,
   openLocalNodeDb,
   StorageNode,
   TieredStore,
@@ -99,9 +115,14 @@ const { values: args } = parseArgs({
     'budget-pct': { type: 'string' },
     'state-bytes': { type: 'string' },
     'state-nodes': { type: 'string' },
-    'warm-seconds': { type: 'string', default: '10' },
+    // Warm-up: until this many proofs (default: half the accounts, so each hot account is read
+    // about 4.5 times) or this many seconds, whichever comes first.
+    'warm-proofs': { type: 'string' },
+    'warm-seconds': { type: 'string', default: '60' },
     // The tiered node's LevelDB as its own process (the LevelDB role over many-level), as deployed.
     'remote-leveldb': { type: 'boolean', default: false },
+    // The tiered node reads cold nodes on the JS thread (TieredStoreOptions.syncReads).
+    'sync-reads': { type: 'boolean', default: false },
     out: { type: 'string', default: 'tiered.json' },
   },
 });
@@ -170,8 +191,16 @@ interface Reads {
   singleReadsPerSec: number;
   p50Ms: number;
   p99Ms: number;
-  /** Single reads that needed LevelDB (tiered only): how many, and their p50/p99. */
+  /** Single reads that fetched a node from LevelDB (tiered only): how many, and their p50/p99. */
   cold?: { reads: number; p50Ms: number; p99Ms: number };
+  /** Tiered only: what one batch of the batched measurement cost, on average (see TieredStats). */
+  perBatch?: {
+    roundTrips: number;
+    nodesFetched: number;
+    readRuns: number;
+    probeRuns: number;
+    cacheHits: number;
+  };
 }
 
 async function timed(fn: () => Promise<number>): Promise<{ ops: number; s: number }> {
@@ -204,16 +233,20 @@ async function batchRead(node: StorageNode, addresses: Buffer, pick: () => numbe
   return BATCH;
 }
 
-/** The node's read path as StorageServer runs it. `trips`: LevelDB round trips so far (tiered). */
+/** The node's read path as StorageServer runs it. `store`: the tiered store, whose counters are read. */
 async function nodeReads(
   node: StorageNode,
   addresses: Buffer,
   pick: () => number,
-  trips?: () => number,
+  store?: TieredStore,
 ): Promise<Reads> {
   const batch = () => batchRead(node, addresses, pick);
   await batch(); // warm-up
+  const s0 = store?.tieredStats();
   const b = await timed(batch);
+  const s1 = store?.tieredStats();
+  // A cold read: one that fetched a node from LevelDB (in a round trip, or on the JS thread).
+  const trips = store === undefined ? undefined : () => store.tieredStats().nodesFetched;
   const lat: number[] = [];
   const cold: number[] = [];
   const single = async () => {
@@ -237,6 +270,17 @@ async function nodeReads(
     p99Ms: pct(lat, 99),
     ...(trips !== undefined
       ? { cold: { reads: cold.length, p50Ms: pct(cold, 50), p99Ms: pct(cold, 99) } }
+      : {}),
+    ...(s0 !== undefined && s1 !== undefined
+      ? {
+          perBatch: {
+            roundTrips: ((s1.roundTrips - s0.roundTrips) * BATCH) / b.ops,
+            nodesFetched: ((s1.nodesFetched - s0.nodesFetched) * BATCH) / b.ops,
+            readRuns: ((s1.readRuns - s0.readRuns) * BATCH) / b.ops,
+            probeRuns: ((s1.probeRuns - s0.probeRuns) * BATCH) / b.ops,
+            cacheHits: ((s1.cacheHits - s0.cacheHits) * BATCH) / b.ops,
+          },
+        }
       : {}),
   };
 }
@@ -399,12 +443,17 @@ async function tieredSide(
     const remote = args['remote-leveldb']
       ? await startLeveldbProcess(['--listen', '127.0.0.1:0', '--dir', join(dir, 'tiered')])
       : undefined;
+    const budget = Math.floor((stateBytes * budgetPct) / 100);
+    // An in-process LevelDB's block cache counts inside the budget (as the storage CLI sets it up).
+    const leveldbCacheBytes = remote === undefined ? leveldbCacheFor(budget) : 0;
     const db =
       remote === undefined
-        ? await openLocalNodeDb(join(dir, 'tiered'))
+        ? await openLocalNodeDb(join(dir, 'tiered'), { cacheBytes: leveldbCacheBytes })
         : await connectRemoteNodeDb(remote.address);
-    const budget = Math.floor((stateBytes * budgetPct) / 100);
-    const store = new TieredStore({ memoryBudget: budget, gcEveryNodes: 0 }, { db });
+    const store = new TieredStore(
+      { memoryBudget: budget, gcEveryNodes: 0, leveldbCacheBytes, syncReads: args['sync-reads'] },
+      { db },
+    );
     forceGc();
     const baseRss = rss();
     const baseAnon = rssAnon();
@@ -428,6 +477,8 @@ async function tieredSide(
       accounts: n,
       budgetPct,
       budgetBytes: budget,
+      leveldbCacheBytes,
+      syncReads: args['sync-reads'],
       loadS,
       compactS,
       genesisPeakHeapBytes: peakHeap,
@@ -436,12 +487,15 @@ async function tieredSide(
     // serving (the 3-second measurements alone would measure a cold start).
     const warm = picker(n, true, 9);
     const warmUntil = performance.now() + Number(args['warm-seconds']) * 1000;
+    const warmProofs = Number(args['warm-proofs'] ?? n / 2);
+    const warmStarted = performance.now();
     let warmed = 0;
-    while (performance.now() < warmUntil) warmed += await batchRead(node, addresses, warm);
+    while (performance.now() < warmUntil && warmed < warmProofs)
+      warmed += await batchRead(node, addresses, warm);
     out.warmProofs = warmed;
-    const trips = () => store.tieredStats().roundTrips;
+    out.warmS = (performance.now() - warmStarted) / 1000;
     for (const skew of [true, false])
-      out[skew ? 'skew90_10' : 'uniform'] = await nodeReads(node, addresses, picker(n, skew, 7), trips);
+      out[skew ? 'skew90_10' : 'uniform'] = await nodeReads(node, addresses, picker(n, skew, 7), store);
     out.applyUpdatesPerSec = await applyRate(node, addresses, 1);
     const st = store.tieredStats();
     out.stats = st;
@@ -450,6 +504,12 @@ async function tieredSide(
     const m = process.memoryUsage();
     out.rssBytes = m.rss;
     out.heapUsedBytes = m.heapUsed;
+    // Where the anonymous RSS goes: V8's heap as committed (used + its reserve: new space,
+    // free pages), Buffers/ArrayBuffers outside it, and the rest (LevelDB's caches and memtable,
+    // malloc arenas, code).
+    out.heapTotalBytes = m.heapTotal;
+    out.externalBytes = m.external;
+    out.newSpaceBytes = getHeapSpaceStatistics().find((x) => x.space_name === 'new_space')?.space_size;
     out.baseRssBytes = baseRss;
     out.rssGrowthBytes = m.rss - baseRss;
     out.rssAnonBytes = rssAnon();
@@ -532,6 +592,9 @@ function child(extra: string[]): Record<string, unknown> {
       fileURLToPath(import.meta.url),
       '--seconds',
       String(SECONDS),
+      '--warm-seconds',
+      args['warm-seconds'],
+      ...(args['warm-proofs'] !== undefined ? ['--warm-proofs', args['warm-proofs']] : []),
       ...extra,
     ],
     { encoding: 'utf8', stdio: ['ignore', 'pipe', 'inherit'], maxBuffer: 64 << 20 },
@@ -546,6 +609,9 @@ const line = (r: Reads | undefined) =>
     : `${fmt(r.batchedProofsPerSec)} proofs/s batched, single p50 ${r.p50Ms.toFixed(3)} ms p99 ${r.p99Ms.toFixed(3)} ms` +
       (r.cold !== undefined
         ? `; cold single (${fmt(r.cold.reads)}) p50 ${r.cold.p50Ms.toFixed(3)} ms p99 ${r.cold.p99Ms.toFixed(3)} ms`
+        : '') +
+      (r.perBatch !== undefined
+        ? `; a batch: ${r.perBatch.roundTrips.toFixed(1)} round trips, ${fmt(r.perBatch.nodesFetched)} nodes fetched, ${r.perBatch.readRuns.toFixed(1)} read runs, ${fmt(r.perBatch.probeRuns)} probe runs`
         : '');
 
 if (args.side !== undefined) {
@@ -584,6 +650,7 @@ if (args.side !== undefined) {
         '--state-bytes',
         String(stateBytes),
         ...(args['remote-leveldb'] ? ['--remote-leveldb'] : []),
+        ...(args['sync-reads'] ? ['--sync-reads'] : []),
       ]);
       results.push(t);
       const budget = t.budgetBytes as number;

@@ -1,4 +1,5 @@
 import type { Bin } from './bytes.js';
+import { HashNode } from './hashNode.js';
 import type { TrieNode } from './trieNode.js';
 import { BRANCH } from './trieNode.js';
 
@@ -18,6 +19,12 @@ export const ALL_SLOTS = (1 << 17) - 1;
  * that is where a child's hash lives (children carry none), so re-hashing a branch never loads
  * the children that did not change, and a proof is a copy. `mask` marks the slots changed since
  * `enc` was made; a branch is clean when `mask` is 0 and `enc` is set.
+ *
+ * A `lazy` branch holds no objects for the children it knows only by hash: an unchanged slot
+ * whose field is empty but whose encoding names a hash is a stub, made when asked for. A branch
+ * decoded from its encoding starts lazy, and evicting a child makes its parent lazy: a stub
+ * object per child (a HashNode and its 32-char string, ~80 bytes) would cost a faulted-in
+ * branch more than its own fields and encoding.
  */
 export class BranchNode {
   declare readonly kind: typeof BRANCH;
@@ -40,6 +47,8 @@ export class BranchNode {
   enc: Bin | undefined = undefined;
   /** Read since the last eviction pass (a CLOCK bit; see DsmTree.evictCold). Not content. */
   used = false;
+  /** Empty unchanged slots whose encoding names a hash are stubs (see above). */
+  lazy = false;
 
   constructor(
     public value: Bin | undefined,
@@ -48,8 +57,19 @@ export class BranchNode {
     public mask: number,
   ) {}
 
-  /** Child at nibble i (0–15). */
+  /** Child at nibble i (0–15); a stub of a lazy slot is made anew on each call. */
   child(i: number): TrieNode | undefined {
+    const c = this.loaded(i);
+    if (c !== undefined || !this.lazy || (this.mask & (1 << i)) !== 0) return c;
+    const hash = encSlotHash(this.enc!, i);
+    return hash === undefined ? undefined : new HashNode(hash);
+  }
+
+  /**
+   * The child at nibble i as held: a node or an explicit stub, undefined for an empty slot and
+   * for a lazy one (no stub is made: for walks over what is in memory).
+   */
+  loaded(i: number): TrieNode | undefined {
     switch (i) {
       case 0:
         return this.c0;
@@ -147,6 +167,15 @@ export class BranchNode {
     }
   }
 
+  /**
+   * Turns the child at nibble i back into a stub known by the encoding's hash (the branch becomes
+   * lazy). Only for a clean branch (mask 0, `enc` set) whose encoding names slot i by hash.
+   */
+  evictChild(i: number): void {
+    this.lazy = true;
+    this.setChild(i, undefined);
+  }
+
   /** Sets the child at nibble i and marks the slot changed. Only for a node the caller owns. */
   replaceChild(i: number, c: TrieNode | undefined): void {
     this.setChild(i, c);
@@ -157,6 +186,7 @@ export class BranchNode {
   copy(gen: number): BranchNode {
     const b = new BranchNode(this.value, gen, this.mask);
     b.enc = this.enc;
+    b.lazy = this.lazy;
     b.c0 = this.c0;
     b.c1 = this.c1;
     b.c2 = this.c2;
@@ -187,3 +217,24 @@ export class BranchNode {
   }
 }
 (BranchNode.prototype as { kind: number }).kind = BRANCH;
+
+/** RLP item length at `pos` of `enc` (header included): the forms a branch's slots take. */
+function itemLength(enc: Bin, pos: number): number {
+  const b = enc.charCodeAt(pos);
+  if (b < 0x80) return 1;
+  if (b <= 0xb7) return 1 + b - 0x80;
+  if (b >= 0xc0 && b <= 0xf7) return 1 + b - 0xc0;
+  // Long forms: a big-endian length of (b - 0xb7) or (b - 0xf7) bytes follows.
+  const n = b < 0xc0 ? b - 0xb7 : b - 0xf7;
+  let len = 0;
+  for (let k = 1; k <= n; k++) len = len * 256 + enc.charCodeAt(pos + k);
+  return 1 + n + len;
+}
+
+/** The 32-byte hash a branch encoding names in slot i, or undefined (empty or embedded). */
+function encSlotHash(enc: Bin, i: number): Bin | undefined {
+  const h = enc.charCodeAt(0);
+  let pos = h > 0xf7 ? 1 + h - 0xf7 : 1;
+  for (let j = 0; j < i; j++) pos += itemLength(enc, pos);
+  return enc.charCodeAt(pos) === 0xa0 ? enc.slice(pos + 1, pos + 33) : undefined;
+}

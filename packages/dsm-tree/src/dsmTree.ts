@@ -162,6 +162,24 @@ export function residentNodeBytes(n: InnerNode): number {
   return 96 + n.key.length + 16 + n.value.length;
 }
 
+/**
+ * Bytes an explicit stub costs its parent: a HashNode (32 bytes) and its 32-char string (48).
+ * A lazy branch's stubs cost nothing until asked for (see BranchNode); an extension's child
+ * and the children of branches decoded the general way are explicit.
+ */
+export const STUB_BYTES = 80;
+
+/**
+ * Which resident nodes an eviction pass (DsmTree.evictCold) turns into stubs: `false` the ones
+ * no read used since the last pass (CLOCK), `true` all of them, or a function of the node's hash
+ * and the node (read its `used` bit: the pass clears it after asking), true to evict.
+ */
+export type EvictRule = boolean | ((hash: Bin, node: InnerNode) => boolean);
+
+function evicts(rule: EvictRule, hash: Bin, n: InnerNode): boolean {
+  return typeof rule === 'function' ? rule(hash, n) : rule || !n.used;
+}
+
 /** Length of a node's encoding (a leaf's depends on its depth). */
 function encodedLength(n: InnerNode, depth: number): number {
   if (n.kind !== LEAF) return n.enc!.length;
@@ -671,60 +689,66 @@ export class DsmTree {
   /**
    * One CLOCK pass over the resident nodes at level `keep` and below (the root is level 0),
    * for trees whose source is in place (the nodes are in it, so a stub loses nothing): a node
-   * used since the last pass stays and loses its bit; one that was not (or any, with `all`)
-   * becomes a hash stub in its parent, in place (its hash is in the parent's encoding). Nodes
+   * used since the last pass stays and loses its bit; one that was not (or any, with `rule`
+   * true, or those `rule` picks: see EvictRule) becomes a hash stub in its parent, in place
+   * (its hash is in the parent's encoding). Nodes
    * shared with other trees are visited once per `seen`. Returns the bytes of the nodes left
-   * resident that `seen` had not counted yet (residentNodeBytes). Only clean trees (committed:
+   * resident that `seen` had not counted yet (residentNodeBytes, and STUB_BYTES for each explicit
+   * stub they hold). Only clean trees (committed:
    * every version a storage node holds).
    */
-  evictCold(keep: number, seen: Set<object>, all: boolean): number {
+  evictCold(keep: number, seen: Set<object>, rule: EvictRule): number {
     const r = this.rootNode;
     if (r === undefined || r.kind === STUB) return 0;
-    if (keep === 0 && (all || !r.used) && !seen.has(r) && this.rootHash !== undefined) {
-      if (encodedLength(r, 0) >= 32) {
+    if (keep === 0 && !seen.has(r) && this.rootHash !== undefined && encodedLength(r, 0) >= 32) {
+      if (evicts(rule, this.rootHash, r)) {
         this.rootNode = new HashNode(this.rootHash);
         return 0;
       }
     }
-    return this.evictBelow(r, 0, Math.max(keep, 1), seen, all);
+    return this.evictBelow(r, 0, Math.max(keep, 1), seen, rule);
   }
 
-  private evictBelow(n: InnerNode, level: number, keep: number, seen: Set<object>, all: boolean): number {
+  private evictBelow(n: InnerNode, level: number, keep: number, seen: Set<object>, rule: EvictRule): number {
     if (seen.has(n)) return 0;
     seen.add(n);
-    n.used = false;
     let bytes = residentNodeBytes(n);
+    n.used = false;
     if (n.kind === LEAF) return bytes;
     const below = level + 1 >= keep;
     if (n.kind === EXTENSION) {
       const c = n.child;
-      if (c.kind === STUB) return bytes;
-      if (below && !seen.has(c) && (all || !c.used) && n.enc !== undefined && !n.changed) {
+      if (c.kind === STUB) return bytes + STUB_BYTES;
+      if (below && !seen.has(c) && n.enc !== undefined && !n.changed) {
         const ref = extensionChildRef(n.enc);
-        if (ref.length === 32) {
+        if (ref.length === 32 && evicts(rule, ref, c)) {
           n.child = new HashNode(ref);
-          return bytes;
+          return bytes + STUB_BYTES;
         }
       }
-      return bytes + this.evictBelow(c, level + 1, keep, seen, all);
+      return bytes + this.evictBelow(c, level + 1, keep, seen, rule);
     }
     const clean = n.enc !== undefined && n.mask === 0;
     let spans = false;
     for (let i = 0; i < 16; i++) {
-      const c = n.child(i);
-      if (c === undefined || c.kind === STUB) continue;
-      if (below && clean && !seen.has(c) && (all || !c.used)) {
+      const c = n.loaded(i);
+      if (c === undefined) continue;
+      if (c.kind === STUB) {
+        bytes += STUB_BYTES;
+        continue;
+      }
+      if (below && clean && !seen.has(c)) {
         if (!spans) {
           branchSpans(n.enc!, pruneSpans);
           spans = true;
         }
         const hash = slotHash(n.enc!, pruneSpans, i);
-        if (hash !== undefined) {
-          n.setChild(i, new HashNode(hash));
+        if (hash !== undefined && evicts(rule, hash, c)) {
+          n.evictChild(i); // a lazy slot: no stub object (see BranchNode)
           continue;
         }
       }
-      bytes += this.evictBelow(c, level + 1, keep, seen, all);
+      bytes += this.evictBelow(c, level + 1, keep, seen, rule);
       spans = false; // the child's pass used the same scratch
     }
     return bytes;
@@ -936,7 +960,7 @@ export class DsmTree {
       }
       if (n.kind === BRANCH) {
         for (let i = 0; i < 16; i++) {
-          const c = n.child(i);
+          const c = n.loaded(i);
           if (c !== undefined && c.kind !== STUB) walk(c, depth + 1, false);
         }
       } else if (n.kind === EXTENSION) {
@@ -974,7 +998,7 @@ export class DsmTree {
       count += size(n);
       if (n.kind === BRANCH) {
         for (let i = 0; i < 16; i++) {
-          const c = n.child(i);
+          const c = n.loaded(i);
           if (c !== undefined) stack.push(c);
         }
       } else if (n.kind === EXTENSION) stack.push(n.child);

@@ -20,9 +20,11 @@ export {
   type DsmTreeOptions,
   defaultDsmTreeOptions,
   EMPTY_ROOT,
+  type EvictRule,
   type NodeListener,
   type NodeResolver,
   type NodeSource,
+  residentNodeBytes,
   type VerifiedNodeSource,
   type WitnessCheck,
 } from './dsmTree.js';

@@ -207,9 +207,9 @@ export function decodeNode(bytes: Uint8Array, prefix: number[], prefixLen: numbe
 
 /**
  * The usual node below the top of a big trie, decoded in one pass: a branch whose 16 slots are
- * each empty or a 32-byte hash and whose value is empty, with at least two children. Anything
- * else (undefined) goes through the general decoder, which also says what is wrong with it.
- * One Buffer view for all slots: a Buffer per child is most of what decoding costs otherwise.
+ * each empty or a 32-byte hash and whose value is empty, with at least two children: a lazy
+ * branch, its children's stubs made only when a walk reaches them. Anything else (undefined)
+ * goes through the general decoder, which also says what is wrong with it.
  */
 function decodeHashBranch(bytes: Uint8Array, span: RlpSpan): BranchNode | undefined {
   const end = span.end;
@@ -226,15 +226,8 @@ function decodeHashBranch(bytes: Uint8Array, span: RlpSpan): BranchNode | undefi
   if (pos + 1 !== end || bytes[pos] !== 0x80 || count < 2) return undefined;
   const buf = Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
   const b = new BranchNode(undefined, FROZEN_GEN, 0);
-  pos = span.dataStart;
-  for (let i = 0; i < 16; i++) {
-    if (bytes[pos] === 0x80) {
-      pos += 1;
-      continue;
-    }
-    b.setChild(i, new HashNode(buf.toString('latin1', pos + 1, pos + 33)));
-    pos += 33;
-  }
+  // Every child is a stub its encoding names: none is made until asked for (see BranchNode).
+  b.lazy = true;
   b.enc = buf.toString('latin1', span.start, end);
   return b;
 }

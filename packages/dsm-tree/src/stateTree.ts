@@ -16,6 +16,7 @@ import { asTreeError, DsmError, DsmErrorCode } from './dsmError.js';
 import {
   DsmTree,
   type DsmTreeOptions,
+  type EvictRule,
   type NodeListener,
   type NodeResolver,
   type VerifiedNodeSource,
@@ -426,8 +427,8 @@ export class StateTree {
    * below its top `keep` levels, and every loaded storage trie's, its root included. Returns the
    * bytes left resident that `seen` had not counted (shared nodes and storage tries once).
    */
-  evictCold(keep: number, seen: Set<object>, all: boolean): number {
-    return this.overTries(seen, (t, isAccounts) => t.evictCold(isAccounts ? keep : 0, seen, all));
+  evictCold(keep: number, seen: Set<object>, rule: EvictRule): number {
+    return this.overTries(seen, (t, isAccounts) => t.evictCold(isAccounts ? keep : 0, seen, rule));
   }
 
   /** The bytes of the trie nodes this state holds in memory (as residentNodes counts them). */

@@ -12,7 +12,10 @@ export { STORAGE_OPTIONS, type StorageCliConfig } from './cli/storageConfig.js';
 export { crc32c } from './crc32c.js';
 export {
   connectRemoteNodeDb,
+  DEFAULT_LEVELDB_CACHE_BYTES,
   defaultRemoteNodeDbOptions,
+  type LocalNodeDbOptions,
+  leveldbCacheFor,
   type NodeDb,
   openLocalNodeDb,
   type RemoteNodeDbOptions,

@@ -144,6 +144,8 @@ export class StorageNode {
   readonly layout: ShardLayout;
   readonly versions: VersionStore;
   private readonly keccak: Keccak;
+  /** Hashed account keys of batches being read (see batchKeys). */
+  private readonly hashedBatches = new WeakMap<BatchGetRequest, Uint8Array[]>();
   private readonly log: Logger;
   private readonly beforeInstall: ((req: ApplyBlockRequest) => Promise<void>) | undefined;
   /** Blocks are applied one at a time, in arrival order. */
@@ -697,7 +699,11 @@ export class StorageNode {
   }
 
   private checkHeld(v: Version, address: Uint8Array): Uint8Array {
-    const key = this.keccak.keccak256(address);
+    return this.checkHeldKey(v, address, this.keccak.keccak256(address));
+  }
+
+  /** checkHeld with the address' key already hashed. */
+  private checkHeldKey(v: Version, address: Uint8Array, key: Uint8Array): Uint8Array {
     if (!v.state.holdsKey(key)) {
       throw new StorageError(
         StorageErrorCode.WrongShard,
@@ -804,14 +810,30 @@ export class StorageNode {
     return undefined;
   }
 
+  /**
+   * The hashed keys of a batch's accounts, in one keccak call (one call per key costs several
+   * times more across the N-API boundary), kept for the request: a tiered read runs the batch
+   * and its probes again after each round trip.
+   */
+  private batchKeys(req: BatchGetRequest): Uint8Array[] {
+    let keys = this.hashedBatches.get(req);
+    if (keys === undefined) {
+      const packed = this.keccak.keccak256Batch(req.queries.map((q) => q.address));
+      keys = req.queries.map((_, i) => packed.subarray(32 * i, 32 * i + 32));
+      this.hashedBatches.set(req, keys);
+    }
+    return keys;
+  }
+
   /** Many accounts, slots and codes at one version, all proofs in one node bag. */
   batchGet(req: BatchGetRequest): BatchGetResponse {
     const v = this.version(req.at);
     const st = v.state.state;
     st.rootBin();
+    const hashed = this.batchKeys(req);
     const keys: Uint8Array[] = [];
-    const results = req.queries.map((q) => {
-      const key = this.checkHeld(v, q.address);
+    const results = req.queries.map((q, i) => {
+      const key = this.checkHeldKey(v, q.address, hashed[i]!);
       keys.push(key);
       const accountRlp = st.accounts.get(key);
       const slotValues = q.slots.map((slot) => st.getStorage(q.address, slot) ?? new Uint8Array(0));
@@ -835,8 +857,9 @@ export class StorageNode {
   batchProbes(req: BatchGetRequest): (() => unknown)[] {
     const st = this.version(req.at).state.state;
     const probes: (() => unknown)[] = [];
-    for (const q of req.queries) {
-      const key = this.keccak.keccak256(q.address);
+    const hashed = this.batchKeys(req);
+    for (const [i, q] of req.queries.entries()) {
+      const key = hashed[i]!;
       probes.push(() => st.accounts.faultPath(key));
       for (const slot of q.slots) {
         const slotKey = this.keccak.keccak256(slot);

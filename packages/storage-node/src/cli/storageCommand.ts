@@ -19,7 +19,7 @@ import {
 } from '@monsoon/edge';
 import { type Genesis, parseGenesis } from '@monsoon/protocol';
 import { requireRdma } from '@monsoon/rdma';
-import { connectRemoteNodeDb, openLocalNodeDb } from '../nodeStore/levelNodeStore.js';
+import { connectRemoteNodeDb, leveldbCacheFor, openLocalNodeDb } from '../nodeStore/levelNodeStore.js';
 import { RdmaExport } from '../nodeStore/rdmaExport.js';
 import { autoRegionPath, RegionExport } from '../nodeStore/regionExport.js';
 import { TieredStore } from '../nodeStore/tieredStore.js';
@@ -66,12 +66,14 @@ async function startStorage(
   }
   let tiered: TieredStore | undefined;
   if (cfg.backend === 'tiered') {
+    // An in-process LevelDB's block cache is this process' memory: counted inside the budget.
+    const leveldbCacheBytes = cfg.leveldb !== undefined ? 0 : leveldbCacheFor(cfg.memoryBudget);
     const db =
       cfg.leveldb !== undefined
         ? await connectRemoteNodeDb(cfg.leveldb)
-        : await openLocalNodeDb(join(cfg.dataDir, 'leveldb'));
+        : await openLocalNodeDb(join(cfg.dataDir, 'leveldb'), { cacheBytes: leveldbCacheBytes });
     tiered = new TieredStore(
-      { memoryBudget: cfg.memoryBudget, checkpointEvery: cfg.checkpointEvery },
+      { memoryBudget: cfg.memoryBudget, checkpointEvery: cfg.checkpointEvery, leveldbCacheBytes },
       { db, logger: log },
     );
   }

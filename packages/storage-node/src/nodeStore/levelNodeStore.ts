@@ -20,6 +20,11 @@ export interface NodeDb {
   readonly where: string;
   /** One round trip: the values of `keys`, undefined where absent. */
   getMany(keys: readonly Buffer[]): Promise<(Buffer | undefined)[]>;
+  /**
+   * One value read on the calling thread, undefined where absent: only a LevelDB in this
+   * process has it (see TieredStoreOptions.syncReads).
+   */
+  getSync?(key: Buffer): Buffer | undefined;
   /** One atomic batch of puts and deletes. */
   write(puts: readonly (readonly [Buffer, Buffer])[], dels?: readonly Buffer[]): Promise<void>;
   /** Every key, in order (for a sweep), in pages of at most `page`. */
@@ -80,15 +85,44 @@ class LevelDb implements NodeDb {
   }
 }
 
+/** How a LevelDB in this process is opened. */
+export interface LocalNodeDbOptions {
+  /**
+   * LevelDB's block cache (uncompressed blocks recently read), bytes: memory of this process
+   * beside the tiered store's, so a tiered node counts it inside its budget (see
+   * TieredStoreOptions.leveldbCacheBytes and leveldbCacheFor).
+   */
+  cacheBytes: number;
+}
+
+/** classic-level's default block cache. */
+export const DEFAULT_LEVELDB_CACHE_BYTES = 8 * 1024 * 1024;
+
+/**
+ * The block cache a tiered node with `budget` bytes gives its in-process LevelDB: 2% of the
+ * budget, between 256 KiB and classic-level's default 8 MiB. Small, because the store's own
+ * cache keeps decoded, verified nodes and a block of the table holds ~8 unrelated ones.
+ */
+export function leveldbCacheFor(budget: number): number {
+  return Math.round(Math.min(DEFAULT_LEVELDB_CACHE_BYTES, Math.max(256 * 1024, budget * 0.02)));
+}
+
 /** A LevelDB opened in this process (`classic-level`): for one box, tests and benchmarks. */
-export async function openLocalNodeDb(dir: string): Promise<NodeDb & { compact(): Promise<void> }> {
-  const db = new ClassicLevel<Buffer, Buffer>(dir, ENCODING);
+export async function openLocalNodeDb(
+  dir: string,
+  opts: Partial<LocalNodeDbOptions> = {},
+): Promise<NodeDb & { compact(): Promise<void>; getSync(key: Buffer): Buffer | undefined }> {
+  const db = new ClassicLevel<Buffer, Buffer>(dir, {
+    ...ENCODING,
+    cacheSize: opts.cacheBytes ?? DEFAULT_LEVELDB_CACHE_BYTES,
+  });
   await db.open();
   const level = db as unknown as BufferLevel;
   const store = new LevelDb(dir, level);
   // Node hashes are 32 bytes: this range holds every key.
   return Object.assign(store, {
     compact: () => level.compactRange!(Buffer.alloc(0), Buffer.alloc(33, 0xff)),
+    getSync: (key: Buffer) => db.getSync(key),
   });
 }
 

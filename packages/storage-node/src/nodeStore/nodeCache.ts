@@ -62,6 +62,11 @@ export class NodeCache {
     this.pins.set(hash, (this.pins.get(hash) ?? 0) + 1);
   }
 
+  /** Whether a request in progress holds `hash` (see pin). */
+  isPinned(hash: string): boolean {
+    return this.pins.has(hash);
+  }
+
   unpin(hash: string): void {
     const n = this.pins.get(hash) ?? 0;
     if (n <= 1) this.pins.delete(hash);

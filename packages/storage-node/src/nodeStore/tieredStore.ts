@@ -17,13 +17,14 @@
  * would say of a stub (a foreign shard), and a node that does not hash to its key is refused
  * (CORRUPT_NODE) and reported. Garbage: an epoch mark-and-sweep (see `sweep`).
  */
-import { EMPTY_ROOT, type StateTree, type VerifiedNodeSource } from '@monsoon/dsm-tree';
+import { EMPTY_ROOT, type EvictRule, type StateTree, type VerifiedNodeSource } from '@monsoon/dsm-tree';
 import { type Logger, silentLogger } from '@monsoon/edge';
 import { keccak as defaultKeccak, type Keccak } from '@monsoon/keccak';
 import { type RlpValue, rlpDecode, toHex } from '@monsoon/util';
 import { StorageError, StorageErrorCode } from '../storageError.js';
 import type { GenesisSink } from '../streamGenesis.js';
 import type { Version } from '../versionStore.js';
+import { FrequencySketch } from './frequencySketch.js';
 import type { NodeDb } from './levelNodeStore.js';
 import { NodeCache } from './nodeCache.js';
 import type { NodeFaults } from './nodeFaults.js';
@@ -40,6 +41,14 @@ export const FAULTED_NODE_OVERHEAD = 150;
  * request re-runs, and recently evicted ones); the trees' resident nodes get the rest.
  */
 export const CACHE_SHARE = 0.1;
+
+/**
+ * An eviction pass that leaves the trees above this share of their budget passes again with a
+ * higher bar (at most MAX_PASSES in all); one that leaves them under LOW_WATER lowers the bar.
+ */
+const HIGH_WATER = 0.9;
+const LOW_WATER = 0.7;
+const MAX_PASSES = 3;
 
 /** A fault batch is split into at most this many parallel getMany calls of at least GET_MANY_MIN_PART keys. */
 const GET_MANY_PARTS = 4;
@@ -65,6 +74,19 @@ export interface TieredStoreOptions {
   checkpointEvery: number;
   /** Nodes per LevelDB batch while the starting state is written. */
   startBatch: number;
+  /**
+   * Bytes of the budget an in-process LevelDB's block cache takes (it was opened with this
+   * much: openLocalNodeDb's cacheBytes); 0 for a LevelDB in its own process.
+   */
+  leveldbCacheBytes: number;
+  /**
+   * Read a cold node from a LevelDB in this process on the JS thread, when the read meets it,
+   * instead of in a batched round trip through the thread pool: no round trip, no re-run of the
+   * read (a node in the OS page cache takes microseconds), but a node that must come from disk
+   * blocks every request meanwhile. Off by default (the issue asks for asynchronous faults);
+   * ignored for a remote LevelDB.
+   */
+  syncReads: boolean;
 }
 
 export const defaultTieredStoreOptions: TieredStoreOptions = {
@@ -73,6 +95,8 @@ export const defaultTieredStoreOptions: TieredStoreOptions = {
   gcEveryNodes: 1_000_000,
   checkpointEvery: 1024,
   startBatch: 20_000,
+  leveldbCacheBytes: 0,
+  syncReads: false,
 };
 
 export interface TieredStoreModules {
@@ -89,6 +113,14 @@ export interface TieredStats {
   nodesFetched: number;
   /** Faults that found a fetch of the same node already on the way. */
   coalesced: number;
+  /**
+   * Executions of whole reads (a read that meets no cold node runs once) and of probes (one
+   * key's path each): what re-running a read after each round trip costs.
+   */
+  readRuns: number;
+  probeRuns: number;
+  /** Nodes read on the JS thread (syncReads), counted in nodesFetched too. */
+  syncReads: number;
   cacheHits: number;
   cacheBytes: number;
   cacheNodes: number;
@@ -99,6 +131,10 @@ export interface TieredStats {
   fullPrunes: number;
   /** The longest eviction (passes and cache), ms: what it can add to a request's latency. */
   evictMsMax: number;
+  /** Wants (see FrequencySketch) a node below the top levels needs to stay resident, as of the last pass. */
+  keepWants: number;
+  /** Bytes of the frequency sketch (inside the budget). */
+  sketchBytes: number;
   nodesWritten: number;
   corrupt: number;
   sweeps: number;
@@ -109,10 +145,13 @@ const binOf = (b: Uint8Array): string => Buffer.from(b.buffer, b.byteOffset, b.l
 const keyOf = (hash: string): Buffer => Buffer.from(hash, 'latin1');
 const EMPTY_ROOT_BIN = binOf(EMPTY_ROOT);
 
-/** A cold fetch under way: who waits for it. */
-interface Waiter {
-  resolve(found: boolean): void;
-  reject(e: unknown): void;
+/** One LevelDB round trip: the hashes it asks for, settled (rejected: unreachable, or a node refused) when it is back. */
+interface Trip {
+  readonly hashes: string[];
+  readonly done: Promise<void>;
+  settle(e?: unknown): void;
+  /** Nodes LevelDB returned that do not hash to their keys, and the error each read needing one gets. */
+  refused: Map<string, StorageError> | undefined;
 }
 
 export class TieredStore implements VersionObserver, VerifiedNodeSource, NodeFaults, GenesisSink {
@@ -123,15 +162,20 @@ export class TieredStore implements VersionObserver, VerifiedNodeSource, NodeFau
   private readonly keccak: Keccak;
   private readonly log: Logger;
   readonly cache = new NodeCache();
+  /** How often each node was wanted lately: what eviction keeps by (see evict). */
+  private sketch: FrequencySketch;
+  /** Wants a node needs to stay (adjusted by each pass to what the budget holds). */
+  private keepWants = 2;
   /** Held versions (by id) and the checkpoint versions kept reachable besides them. */
   private readonly versions = new Map<string, Version>();
   private readonly checkpointVersions: Version[] = [];
   /** Set while a read runs: the stubs it reached that the cache lacked. */
   private misses: Set<string> | undefined;
+  /** Set while a read runs: the nodes it has faulted in or fetched, pinned until it ends. */
+  private pinning: Set<string> | undefined;
   /** Fetches on the way, by hash, and those waiting for the next batch. */
-  private readonly inflight = new Map<string, Promise<boolean>>();
-  private pending = new Map<string, Waiter>();
-  private flushScheduled = false;
+  private readonly inflight = new Map<string, Trip>();
+  private queued: Trip | undefined;
   /** Bytes of tree nodes: exact after an eviction pass, grown by faults and blocks since. */
   private residentBytes = 0;
   private writtenSinceSweep = 0;
@@ -144,6 +188,9 @@ export class TieredStore implements VersionObserver, VerifiedNodeSource, NodeFau
     roundTripMs: 0,
     nodesFetched: 0,
     coalesced: 0,
+    readRuns: 0,
+    probeRuns: 0,
+    syncReads: 0,
     prunes: 0,
     fullPrunes: 0,
     evictMsMax: 0,
@@ -166,6 +213,7 @@ export class TieredStore implements VersionObserver, VerifiedNodeSource, NodeFau
       );
     }
     this.db = modules.db;
+    this.sketch = FrequencySketch.forBudget(this.opts.memoryBudget);
     this.keccak = modules.hash ?? defaultKeccak;
     this.log = modules.logger ?? silentLogger;
   }
@@ -177,12 +225,15 @@ export class TieredStore implements VersionObserver, VerifiedNodeSource, NodeFau
       cacheBytes: this.cache.bytes,
       cacheNodes: this.cache.size,
       residentBytes: this.residentBytes,
+      keepWants: this.keepWants,
+      sketchBytes: this.sketch.bytes,
     };
   }
 
   /** Changes the memory budget (a benchmark's sweep, an operator's resize) and evicts to it now. */
   setMemoryBudget(bytes: number): void {
     this.opts.memoryBudget = bytes;
+    this.sketch = FrequencySketch.forBudget(bytes);
     this.evict(true);
   }
 
@@ -193,7 +244,24 @@ export class TieredStore implements VersionObserver, VerifiedNodeSource, NodeFau
     const enc = this.cache.get(hash);
     if (enc !== undefined) {
       this.residentBytes += enc.length + FAULTED_NODE_OVERHEAD; // the tree now holds it as an object
+      this.sketch.add(hash);
+      // Pinned for the read in progress, so no pass evicts it before the read is answered.
+      const p = this.pinning;
+      if (p !== undefined && !p.has(hash)) {
+        p.add(hash);
+        this.cache.pin(hash);
+      }
       return enc;
+    }
+    if (this.opts.syncReads && this.db.getSync !== undefined) {
+      const got = this.db.getSync(keyOf(hash));
+      // A node not there, or not hashing to its key, is left to the batched path (it refuses it).
+      if (got !== undefined && binOf(this.keccak.keccak256(got)) === hash) {
+        this.stats.syncReads++;
+        this.stats.nodesFetched++;
+        this.cache.set(hash, got.toString('latin1'), true);
+        return this.getBin(hash);
+      }
     }
     this.misses?.add(hash);
     return undefined;
@@ -293,32 +361,50 @@ export class TieredStore implements VersionObserver, VerifiedNodeSource, NodeFau
   // ------------------------------------------------------------ eviction
 
   /**
-   * Keeps memory within the budget. The trees get all of it but the cache's share: when their
-   * bytes exceed that (or `force`), one CLOCK pass over every retained version turns the nodes
-   * below the top levels that no read used since the last pass into stubs, in place (the nodes
-   * a hot path uses stay as objects, shared by every version), and counts what stays exactly;
-   * if the nodes used since the last pass alone exceed it, a second pass evicts all of them
-   * (`fullPrunes`). The cache then gives up its coldest unpinned entries until both fit.
-   * Why CLOCK over tree nodes: a trie's hot paths are its upper levels and the hot keys' leaves,
-   * which a bit per node set by reads finds without knowing the tree's shape, and a hit costs
-   * one store; evicting in place keeps one copy of each node for all versions.
+   * Keeps memory within the budget. The trees get all of it but the cache's share, the sketch
+   * and an in-process LevelDB's block cache: when their bytes exceed that (or `force`), a pass over every retained version turns
+   * the nodes below the top levels that were not wanted often enough lately into stubs, in place
+   * (one copy of each node serves every version), and counts what stays exactly. "Often enough":
+   * at least `keepWants` wants in the frequency sketch, where a want is a fault of the node and
+   * a pass finding it used since the last (its CLOCK bit). The bar rises while a pass leaves the
+   * trees above HIGH_WATER of their budget (and a last pass evicts everything below the top
+   * levels if MAX_PASSES did not do: `fullPrunes`) and falls when one leaves them under LOW_WATER.
+   * Why frequency and not recency alone: see FrequencySketch. A node's wants are at least its
+   * descendants' (every read of a node passes its ancestors), so what stays is a tree hanging
+   * from the top levels, its most wanted paths. With `force` every node below the top levels goes.
+   * The cache then gives up its coldest unpinned entries until all fits.
    */
   private evict(force: boolean): void {
-    const budget = this.opts.memoryBudget;
-    const treeBudget = budget * (1 - CACHE_SHARE);
+    // What the trees and the cache share: the budget less the sketch and LevelDB's block cache.
+    const budget = this.opts.memoryBudget - this.opts.leveldbCacheBytes;
+    const treeBudget = budget * (1 - CACHE_SHARE) - this.sketch.bytes;
     if (force || this.residentBytes > treeBudget) {
       const started = performance.now();
-      this.residentBytes = this.evictPass(force);
-      this.stats.prunes++;
-      if (this.residentBytes > treeBudget) {
-        this.residentBytes = this.evictPass(true);
-        this.stats.fullPrunes++;
+      if (force || treeBudget <= 0) this.residentBytes = this.evictPass(true);
+      else {
+        this.residentBytes = this.evictPass(this.rule);
+        for (let passes = 1; this.residentBytes > treeBudget * HIGH_WATER && passes < MAX_PASSES; passes++) {
+          this.keepWants = Math.min(255, this.keepWants + Math.max(1, this.keepWants >> 2));
+          this.residentBytes = this.evictPass(this.rule);
+        }
+        if (this.residentBytes > treeBudget) {
+          this.residentBytes = this.evictPass(true);
+          this.stats.fullPrunes++;
+        } else if (this.residentBytes < treeBudget * LOW_WATER && this.keepWants > 1) this.keepWants--;
       }
+      this.stats.prunes++;
       this.stats.evictMsMax = Math.max(this.stats.evictMsMax, performance.now() - started);
     }
-    if (this.residentBytes + this.cache.bytes > budget)
-      this.cache.evictTo(Math.max(0, budget - this.residentBytes));
+    if (this.residentBytes + this.cache.bytes + this.sketch.bytes > budget)
+      this.cache.evictTo(Math.max(0, budget - this.residentBytes - this.sketch.bytes));
   }
+
+  /** What a pass evicts (see evict): a node not wanted `keepWants` times lately. */
+  private readonly rule: EvictRule = (hash, n) => {
+    if (n.used) this.sketch.add(hash);
+    // A node a read in progress faulted in stays until that read is answered.
+    return this.sketch.estimate(hash) < this.keepWants && !this.cache.isPinned(hash);
+  };
 
   /**
    * Evicts once the current request has answered (a pass walks every resident node: not on
@@ -334,12 +420,12 @@ export class TieredStore implements VersionObserver, VerifiedNodeSource, NodeFau
   }
 
   /** One pass over every retained version (see evict); the bytes left resident. */
-  private evictPass(all: boolean): number {
+  private evictPass(rule: EvictRule): number {
     const seen = new Set<object>();
     let bytes = 0;
     for (const v of this.retained()) {
       const st: StateTree = v.state.state;
-      bytes += st.evictCold(this.opts.residentLevels, seen, all);
+      bytes += st.evictCold(this.opts.residentLevels, seen, rule);
     }
     return bytes;
   }
@@ -356,7 +442,9 @@ export class TieredStore implements VersionObserver, VerifiedNodeSource, NodeFau
         if (pending !== undefined && pending.length > 0) {
           // Only the parts that missed last time, until none does: then the read itself.
           const want = new Set<string>();
+          this.pinning = pinned;
           pending = pending.filter((p) => this.probe(p, absent, want));
+          this.pinning = undefined;
           if (want.size > 0) {
             const found = await this.fetch([...want], pinned);
             for (const h of want) if (!found.has(h)) absent.add(h);
@@ -364,23 +452,30 @@ export class TieredStore implements VersionObserver, VerifiedNodeSource, NodeFau
           }
         }
         this.misses = new Set();
+        this.pinning = pinned;
         let result: T | undefined;
         let error: unknown;
         let threw = false;
+        this.stats.readRuns++;
         try {
           result = read();
         } catch (e) {
           error = e;
           threw = true;
         }
+        this.pinning = undefined;
         const want = new Set([...this.misses].filter((h) => !absent.has(h)));
         if (want.size === 0) {
           this.misses = undefined;
           if (threw) throw error;
           return result as T;
         }
-        if (probes !== undefined && pending === undefined) {
+        // The read missed: every part is probed again (all of them the first time, and again if
+        // a pass evicted a part already faulted in), so one round trip serves every key's miss.
+        if (probes !== undefined && (pending === undefined || pending.length === 0)) {
+          this.pinning = pinned;
           pending = probes().filter((p) => this.probe(p, absent, want));
+          this.pinning = undefined;
         }
         this.misses = undefined;
         const found = await this.fetch([...want], pinned);
@@ -390,6 +485,7 @@ export class TieredStore implements VersionObserver, VerifiedNodeSource, NodeFau
       }
     } finally {
       this.misses = undefined;
+      this.pinning = undefined;
       for (const h of pinned) this.cache.unpin(h);
       this.evictSoon();
     }
@@ -398,6 +494,7 @@ export class TieredStore implements VersionObserver, VerifiedNodeSource, NodeFau
   /** Runs one part of a read; adds what it missed to `want`; true when it missed something. */
   private probe(p: () => unknown, absent: ReadonlySet<string>, want: Set<string>): boolean {
     this.misses = new Set();
+    this.stats.probeRuns++;
     // A probe's MissingNode is thrown away: no stack trace to capture (most of its cost).
     const limit = Error.stackTraceLimit;
     Error.stackTraceLimit = 0;
@@ -421,45 +518,61 @@ export class TieredStore implements VersionObserver, VerifiedNodeSource, NodeFau
   /**
    * Brings `hashes` into the cache (pinned for the caller until it ends): one getMany for all
    * that are neither cached nor on the way; those on the way are waited for. Resolves with the
-   * hashes that are now cached (the others are not in LevelDB either).
+   * hashes that are now cached (the others are not in LevelDB either). One promise per round
+   * trip, not per node: a batch faults thousands of nodes a round trip.
    */
   private async fetch(hashes: readonly string[], pinned: Set<string>): Promise<Set<string>> {
-    const waits: Promise<boolean>[] = [];
+    const waits = new Map<Trip, string[]>();
     for (const h of hashes) {
       if (!pinned.has(h)) {
         pinned.add(h);
         this.cache.pin(h);
       }
-      if (this.cache.has(h)) {
-        waits.push(Promise.resolve(true));
-        continue;
-      }
-      let p = this.inflight.get(h);
-      if (p !== undefined) this.stats.coalesced++;
+      if (this.cache.has(h)) continue;
+      let trip = this.inflight.get(h);
+      if (trip !== undefined) this.stats.coalesced++;
       else {
-        p = new Promise<boolean>((resolve, reject) => this.pending.set(h, { resolve, reject }));
-        this.inflight.set(h, p);
+        trip = this.nextTrip();
+        trip.hashes.push(h);
+        this.inflight.set(h, trip);
       }
-      waits.push(p);
+      const mine = waits.get(trip);
+      if (mine === undefined) waits.set(trip, [h]);
+      else mine.push(h);
     }
-    if (this.pending.size > 0 && !this.flushScheduled) {
-      this.flushScheduled = true;
-      queueMicrotask(() => void this.flush());
+    await Promise.all([...waits.keys()].map((t) => t.done));
+    // A node LevelDB returned corrupt fails the reads that need it, not the others of its trip.
+    for (const [trip, mine] of waits) {
+      for (const h of mine) {
+        const refused = trip.refused?.get(h);
+        if (refused !== undefined) throw refused;
+      }
     }
-    const got = await Promise.all(waits);
     const found = new Set<string>();
-    hashes.forEach((h, i) => {
-      if (got[i]) found.add(h);
-    });
+    for (const h of hashes) if (this.cache.has(h)) found.add(h);
     return found;
   }
 
-  /** One LevelDB round trip for every fault queued since the last. */
-  private async flush(): Promise<void> {
-    this.flushScheduled = false;
-    const batch = this.pending;
-    this.pending = new Map();
-    const hashes = [...batch.keys()];
+  /** The round trip faults join until it leaves (at the end of this microtask queue). */
+  private nextTrip(): Trip {
+    if (this.queued !== undefined) return this.queued;
+    let settle!: (e?: unknown) => void;
+    const done = new Promise<void>((resolve, reject) => {
+      settle = (e) => (e === undefined ? resolve() : reject(e));
+    });
+    const trip: Trip = { hashes: [], done, settle, refused: undefined };
+    this.queued = trip;
+    queueMicrotask(() => void this.flush(trip));
+    return trip;
+  }
+
+  /**
+   * One LevelDB round trip for every fault queued since the last; each value checked against
+   * its key in one batched keccak call before it enters the cache.
+   */
+  private async flush(trip: Trip): Promise<void> {
+    this.queued = undefined;
+    const hashes = trip.hashes;
     let values: (Buffer | undefined)[];
     try {
       this.stats.roundTrips++;
@@ -467,21 +580,21 @@ export class TieredStore implements VersionObserver, VerifiedNodeSource, NodeFau
       values = await this.getMany(hashes);
       this.stats.roundTripMs += performance.now() - started;
     } catch (e) {
-      for (const h of hashes) {
-        this.inflight.delete(h);
-        batch.get(h)!.reject(e);
-      }
+      for (const h of hashes) this.inflight.delete(h);
+      trip.settle(e);
       return;
     }
+    const present: Buffer[] = [];
+    for (const v of values) if (v !== undefined) present.push(v);
+    const packed = present.length === 0 ? undefined : this.keccak.keccak256Batch(present);
+    const digests = packed && Buffer.from(packed.buffer, packed.byteOffset, packed.byteLength);
+    let k = 0;
     hashes.forEach((h, i) => {
-      const w = batch.get(h)!;
       this.inflight.delete(h);
       const enc = values[i];
-      if (enc === undefined) {
-        w.resolve(false);
-        return;
-      }
-      const got = binOf(this.keccak.keccak256(enc));
+      if (enc === undefined) return;
+      const got = digests!.toString('latin1', 32 * k, 32 * k + 32);
+      k++;
       if (got !== h) {
         this.stats.corrupt++;
         this.log.error('corrupt node from LevelDB', {
@@ -489,7 +602,9 @@ export class TieredStore implements VersionObserver, VerifiedNodeSource, NodeFau
           expected: toHex(keyOf(h)),
           found: toHex(keyOf(got)),
         });
-        w.reject(
+        trip.refused ??= new Map();
+        trip.refused.set(
+          h,
           new StorageError(
             StorageErrorCode.CorruptNode,
             `LevelDB at ${this.db.where} returned a node for ${toHex(keyOf(h))} that hashes to ${toHex(keyOf(got))}; refused`,
@@ -500,8 +615,8 @@ export class TieredStore implements VersionObserver, VerifiedNodeSource, NodeFau
       }
       this.stats.nodesFetched++;
       this.cache.set(h, enc.toString('latin1'), true);
-      w.resolve(true);
     });
+    trip.settle();
   }
 
   /**

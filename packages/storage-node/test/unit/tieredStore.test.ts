@@ -56,6 +56,15 @@ class ProbedDb implements NodeDb {
       v === undefined ? v : Buffer.concat([v.subarray(0, v.length - 1), Buffer.of(v[v.length - 1]! ^ 1)]),
     );
   }
+  /** A LevelDB in this process is read on the JS thread too (TieredStoreOptions.syncReads). */
+  syncReads = 0;
+  getSync(key: Buffer): Buffer | undefined {
+    if (this.down) throw new Error('getSync of a LevelDB that is down (test)');
+    this.syncReads++;
+    const v = this.inner.getSync!(key);
+    if (!this.corrupt || v === undefined) return v;
+    return Buffer.concat([v.subarray(0, v.length - 1), Buffer.of(v[v.length - 1]! ^ 1)]);
+  }
   write(puts: readonly (readonly [Buffer, Buffer])[], dels?: readonly Buffer[]): Promise<void> {
     if (this.down)
       return Promise.reject(
@@ -104,9 +113,16 @@ const reads = {
 };
 
 describe.each([
-  { what: 'a one-byte budget', budget: 1, levels: 1, clock: false },
-  { what: 'a budget of part of the state (CLOCK)', budget: 120_000, levels: 1, clock: true },
-])('tiered backend vs memory mode, $what', ({ budget, levels, clock }) => {
+  { what: 'a one-byte budget', budget: 1, levels: 1, clock: false, sync: false },
+  { what: 'a budget of part of the state (CLOCK)', budget: 120_000, levels: 1, clock: true, sync: false },
+  {
+    what: 'a one-byte budget, reading LevelDB on the JS thread',
+    budget: 1,
+    levels: 1,
+    clock: false,
+    sync: true,
+  },
+])('tiered backend vs memory mode, $what', ({ budget, levels, clock, sync }) => {
   const genesis = makeGenesis(11, 500);
   const chain = new RefChain(genesis, 16);
   const mine = [0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11];
@@ -126,7 +142,10 @@ describe.each([
   beforeAll(async () => {
     dir = await mkdtemp(join(tmpdir(), 'monsoon-tiered-'));
     db = new ProbedDb(await openLocalNodeDb(join(dir, 'leveldb')));
-    store = new TieredStore({ memoryBudget: budget, residentLevels: levels, gcEveryNodes: 0 }, { db });
+    store = new TieredStore(
+      { memoryBudget: budget, residentLevels: levels, gcEveryNodes: 0, syncReads: sync },
+      { db },
+    );
     // The CLOCK variant starts from a streamed genesis (subtrees straight to LevelDB).
     tiered = clock
       ? await StorageNode.fromGenesisStreamed(genesis, opts, {
@@ -241,7 +260,7 @@ describe.each([
     expect(compared).toBeGreaterThan(500);
     const stats = store.tieredStats();
     // It really was tiered: most of the state was faulted in from LevelDB, repeatedly.
-    expect(stats.roundTrips).toBeGreaterThan(100);
+    expect(sync ? stats.syncReads : stats.roundTrips).toBeGreaterThan(100);
     expect(stats.prunes).toBeGreaterThan(12);
     expect(stats.corrupt).toBe(0);
     if (clock) {
@@ -249,9 +268,26 @@ describe.each([
       expect(stats.fullPrunes).toBeLessThan(stats.prunes / 2);
       expect(stats.residentBytes).toBeGreaterThan(0);
     }
-  });
+  }, 300_000); // three versions of it run; a loaded box takes minutes
 
-  if (clock) return; // the tests below need everything evicted by every run
+  if (sync) {
+    it('reads on the JS thread are checked too: a node with a wrong hash is refused, never served', async () => {
+      expect(db.syncReads).toBeGreaterThan(100); // the comparisons above read LevelDB that way
+      const address = addresses.find((a) => mineSet.has(chain.shardOf(a)))!;
+      store.cache.clear();
+      store.setMemoryBudget(1);
+      db.corrupt = true;
+      const before = store.tieredStats().corrupt;
+      await expectStorageError(
+        Promise.resolve(tiered.read(() => tiered.getAccount({ at: HEAD, address, omitLevels: 0 }))),
+        StorageErrorCode.CorruptNode,
+      );
+      expect(store.tieredStats().corrupt).toBeGreaterThan(before);
+      db.corrupt = false;
+      expect(await reads.account(tiered, HEAD, address)).toEqual(await reads.account(memory, HEAD, address));
+    });
+  }
+  if (clock || sync) return; // the tests below need everything evicted by every run, faulted asynchronously
 
   it('faults of one node are fetched once, however many concurrent reads want it; a batch shares round trips', async () => {
     // Evict everything: one byte of budget, then a block-less eviction through a read.
@@ -385,6 +421,95 @@ describe('tiered garbage collection under a steady workload', () => {
           );
         }
       }
+    } finally {
+      await tiered.close();
+      await rm(dir, { recursive: true, force: true });
+    }
+  });
+});
+
+describe('tiered eviction by frequency', () => {
+  it('keeps the paths read in many intervals and evicts one-off reads, even when a pass finds both used', async () => {
+    const genesis = makeGenesis(31, 600);
+    const opts = { window: 3, forkWindow: 1 };
+    const dir = await mkdtemp(join(tmpdir(), 'monsoon-tiered-freq-'));
+    const db = new ProbedDb(await openLocalNodeDb(join(dir, 'leveldb')));
+    const memory = StorageNode.fromGenesis(genesis, opts);
+    // A quarter of the state: the hot accounts' paths fit, the whole state does not.
+    const budget = Math.floor(memory.head.state.state.residentBytes() / 4);
+    const store = new TieredStore({ memoryBudget: budget, residentLevels: 1, gcEveryNodes: 0 }, { db });
+    const tiered = StorageNode.fromGenesis(genesis, opts, { observers: [store], faults: store });
+    /** One read, then the eviction it scheduled (setImmediate callbacks run in order). */
+    const readOne = async (address: Uint8Array) => {
+      const got = await reads.account(tiered, HEAD, address);
+      await new Promise((resolve) => setImmediate(resolve));
+      return got;
+    };
+    try {
+      await tiered.startObservers();
+      const hot = genesis.alloc.slice(0, 8).map((a) => a.address);
+      const cold = genesis.alloc.slice(8).map((a) => a.address);
+      for (let round = 0; round < 6; round++) {
+        for (const a of hot) await readOne(a);
+        // Each round also reads some cold accounts once: passes run while both are in use.
+        for (const a of cold.slice(round * 40, round * 40 + 40)) await readOne(a);
+      }
+      for (const a of cold.slice(240)) await readOne(a);
+      const passes = store.tieredStats().prunes;
+      expect(passes).toBeGreaterThan(5);
+      // The hot paths are resident: reading them again asks LevelDB for nothing, and answers right.
+      store.cache.clear();
+      const trips = db.roundTrips;
+      for (const a of hot) expect(await readOne(a)).toEqual(await reads.account(memory, HEAD, a));
+      expect(db.roundTrips).toBe(trips);
+      // The cold ones were evicted: reading them back needs LevelDB.
+      for (const a of cold.slice(0, 20))
+        expect(await readOne(a)).toEqual(await reads.account(memory, HEAD, a));
+      expect(db.roundTrips).toBeGreaterThan(trips);
+      const s = store.tieredStats();
+      expect(s.residentBytes).toBeLessThanOrEqual(budget);
+      expect(s.keepWants).toBeGreaterThan(1);
+    } finally {
+      await tiered.close();
+      await rm(dir, { recursive: true, force: true });
+    }
+  });
+
+  it('a node LevelDB returns corrupt fails the reads that need it, not the others fetched with it', async () => {
+    const genesis = makeGenesis(32, 300);
+    const opts = { window: 3, forkWindow: 1 };
+    const dir = await mkdtemp(join(tmpdir(), 'monsoon-tiered-corrupt-'));
+    const inner = await openLocalNodeDb(join(dir, 'leveldb'));
+    const memory = StorageNode.fromGenesis(genesis, opts);
+    const [victim, bystander] = genesis.alloc.map((a) => a.address);
+    // The victim's leaf (the last node of its proof) comes back with one bit flipped.
+    const proof = memory.head.state.state.accounts.prove(keccak.keccak256(victim!));
+    const leafKey = Buffer.from(keccak.keccak256(proof[proof.length - 1]!)).toString('hex');
+    const db: NodeDb = {
+      where: inner.where,
+      getMany: async (keys) => {
+        const got = await inner.getMany(keys);
+        return got.map((v, i) =>
+          v !== undefined && keys[i]!.toString('hex') === leafKey ? Buffer.concat([v, Buffer.of(0x80)]) : v,
+        );
+      },
+      write: (puts, dels) => inner.write(puts, dels),
+      keys: (page) => inner.keys(page),
+      close: () => inner.close(),
+    };
+    const store = new TieredStore({ memoryBudget: 1, residentLevels: 1, gcEveryNodes: 0 }, { db });
+    const tiered = StorageNode.fromGenesis(genesis, opts, { observers: [store], faults: store });
+    try {
+      await tiered.startObservers();
+      store.cache.clear();
+      // Both reads' faults go out in the same round trips.
+      const [bad, good] = await Promise.all([
+        reads.account(tiered, HEAD, victim!),
+        reads.account(tiered, HEAD, bystander!),
+      ]);
+      expect((bad as { error?: unknown }).error).toBe(StorageErrorCode.CorruptNode);
+      expect(good).toEqual(await reads.account(memory, HEAD, bystander!));
+      expect(store.tieredStats().corrupt).toBeGreaterThan(0);
     } finally {
       await tiered.close();
       await rm(dir, { recursive: true, force: true });
