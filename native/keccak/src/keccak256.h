@@ -114,28 +114,31 @@ inline void Store64(uint8_t* p, uint64_t v) {
   Y##so = BCo ^ (~BCu & BCa);                       \
   Y##su = BCu ^ (~BCa & BCe);
 
-// Keccak-f[1600] on 25 lanes held in locals, so the compiler keeps what it can in registers.
-inline void KeccakF1600(uint64_t* s) {
-  uint64_t Aba = s[0], Abe = s[1], Abi = s[2], Abo = s[3], Abu = s[4];
-  uint64_t Aga = s[5], Age = s[6], Agi = s[7], Ago = s[8], Agu = s[9];
-  uint64_t Aka = s[10], Ake = s[11], Aki = s[12], Ako = s[13], Aku = s[14];
-  uint64_t Ama = s[15], Ame = s[16], Ami = s[17], Amo = s[18], Amu = s[19];
-  uint64_t Asa = s[20], Ase = s[21], Asi = s[22], Aso = s[23], Asu = s[24];
-  uint64_t Eba, Ebe, Ebi, Ebo, Ebu, Ega, Ege, Egi, Ego, Egu, Eka, Eke, Eki, Eko, Eku;
-  uint64_t Ema, Eme, Emi, Emo, Emu, Esa, Ese, Esi, Eso, Esu;
-  uint64_t BCa, BCe, BCi, BCo, BCu, Da, De, Di, Do, Du;
-
-  for (int round = 0; round < 24; round += 2) {
-    KECCAK_ROUND(A, E, kRoundConstants[round])
-    KECCAK_ROUND(E, A, kRoundConstants[round + 1])
-  }
-
-  s[0] = Aba, s[1] = Abe, s[2] = Abi, s[3] = Abo, s[4] = Abu;
-  s[5] = Aga, s[6] = Age, s[7] = Agi, s[8] = Ago, s[9] = Agu;
-  s[10] = Aka, s[11] = Ake, s[12] = Aki, s[13] = Ako, s[14] = Aku;
-  s[15] = Ama, s[16] = Ame, s[17] = Ami, s[18] = Amo, s[19] = Amu;
+// The permutation's body over lanes of type L (a 64-bit word, or four of them in a vector):
+// the state held in locals, so the compiler keeps what it can in registers.
+#define KECCAK_F1600_BODY(L)                                                    \
+  L Aba = s[0], Abe = s[1], Abi = s[2], Abo = s[3], Abu = s[4];                 \
+  L Aga = s[5], Age = s[6], Agi = s[7], Ago = s[8], Agu = s[9];                 \
+  L Aka = s[10], Ake = s[11], Aki = s[12], Ako = s[13], Aku = s[14];            \
+  L Ama = s[15], Ame = s[16], Ami = s[17], Amo = s[18], Amu = s[19];            \
+  L Asa = s[20], Ase = s[21], Asi = s[22], Aso = s[23], Asu = s[24];            \
+  L Eba, Ebe, Ebi, Ebo, Ebu, Ega, Ege, Egi, Ego, Egu, Eka, Eke, Eki, Eko, Eku;  \
+  L Ema, Eme, Emi, Emo, Emu, Esa, Ese, Esi, Eso, Esu;                           \
+  L BCa, BCe, BCi, BCo, BCu, Da, De, Di, Do, Du;                                \
+                                                                                \
+  for (int round = 0; round < 24; round += 2) {                                 \
+    KECCAK_ROUND(A, E, kRoundConstants[round])                                  \
+    KECCAK_ROUND(E, A, kRoundConstants[round + 1])                              \
+  }                                                                             \
+                                                                                \
+  s[0] = Aba, s[1] = Abe, s[2] = Abi, s[3] = Abo, s[4] = Abu;                   \
+  s[5] = Aga, s[6] = Age, s[7] = Agi, s[8] = Ago, s[9] = Agu;                   \
+  s[10] = Aka, s[11] = Ake, s[12] = Aki, s[13] = Ako, s[14] = Aku;              \
+  s[15] = Ama, s[16] = Ame, s[17] = Ami, s[18] = Amo, s[19] = Amu;              \
   s[20] = Asa, s[21] = Ase, s[22] = Asi, s[23] = Aso, s[24] = Asu;
-}
+
+// Keccak-f[1600] on 25 lanes.
+inline void KeccakF1600(uint64_t* s) { KECCAK_F1600_BODY(uint64_t) }
 
 // Keccak-256 of in[0..len) into out[0..32). `in` may be null when len is 0.
 inline void Keccak256(const uint8_t* in, size_t len, uint8_t* out) {
@@ -177,27 +180,7 @@ __attribute__((target("avx2"), always_inline)) inline Lanes4 Rol(Lanes4 x, unsig
   return (x << n) | (x >> (64 - n));
 }
 
-__attribute__((target("avx2"))) inline void KeccakF1600x4(Lanes4* s) {
-  Lanes4 Aba = s[0], Abe = s[1], Abi = s[2], Abo = s[3], Abu = s[4];
-  Lanes4 Aga = s[5], Age = s[6], Agi = s[7], Ago = s[8], Agu = s[9];
-  Lanes4 Aka = s[10], Ake = s[11], Aki = s[12], Ako = s[13], Aku = s[14];
-  Lanes4 Ama = s[15], Ame = s[16], Ami = s[17], Amo = s[18], Amu = s[19];
-  Lanes4 Asa = s[20], Ase = s[21], Asi = s[22], Aso = s[23], Asu = s[24];
-  Lanes4 Eba, Ebe, Ebi, Ebo, Ebu, Ega, Ege, Egi, Ego, Egu, Eka, Eke, Eki, Eko, Eku;
-  Lanes4 Ema, Eme, Emi, Emo, Emu, Esa, Ese, Esi, Eso, Esu;
-  Lanes4 BCa, BCe, BCi, BCo, BCu, Da, De, Di, Do, Du;
-
-  for (int round = 0; round < 24; round += 2) {
-    KECCAK_ROUND(A, E, kRoundConstants[round])
-    KECCAK_ROUND(E, A, kRoundConstants[round + 1])
-  }
-
-  s[0] = Aba, s[1] = Abe, s[2] = Abi, s[3] = Abo, s[4] = Abu;
-  s[5] = Aga, s[6] = Age, s[7] = Agi, s[8] = Ago, s[9] = Agu;
-  s[10] = Aka, s[11] = Ake, s[12] = Aki, s[13] = Ako, s[14] = Aku;
-  s[15] = Ama, s[16] = Ame, s[17] = Ami, s[18] = Amo, s[19] = Amu;
-  s[20] = Asa, s[21] = Ase, s[22] = Asi, s[23] = Aso, s[24] = Asu;
-}
+__attribute__((target("avx2"))) inline void KeccakF1600x4(Lanes4* s) { KECCAK_F1600_BODY(Lanes4) }
 
 // Keccak-256 of up to four messages (count 1..4) into out[i][0..32). Each message absorbs its own
 // blocks; one that has finished rides along (its lanes are not read again) until the longest is
@@ -277,6 +260,7 @@ inline void Keccak256Many(const uint8_t* const* in, const size_t* len, uint8_t* 
   for (size_t i = 0; i < count; ++i) Keccak256(in[i], len[i], out[i]);
 }
 
+#undef KECCAK_F1600_BODY
 #undef KECCAK_ROUND
 
 }  // namespace monsoon_keccak
