@@ -26,10 +26,11 @@
  * the gRPC path's client CPU per proof grows with contention far more than the walk's: gRPC
  * 23.1K–24.5K, native walk 95.9K–96.9K per client core-second (4.0–4.2×: goal 5× missed); node read
  * p50 1.65–1.71 µs per node inside the batched walk's steps, 2.31 µs alone (JS). See the root README.
- * After four-way keccak and one copy a node (2026-11-24 07:51–07:57 UTC, quiet, nine runs with the
- * default flags): gRPC 25.2K–29.1K; native walk bimodal — 152.8K–170.6K (5.6–6.4×) when the JS
- * thread had 97–98% of the process's CPU, 95.2K–129.7K (3.6–4.5×) when V8's other threads took
- * 13–22% (more full collections); with --max-semi-space-size=32, 5.5–5.9× in three of three.
+ * After four-way keccak and one copy a node (2026-11-24 08:33–08:35 UTC, quiet, six runs): gRPC
+ * 25.9K–29.8K; native walk bimodal — 208.7K–216.5K (7.5–8.4×) when the JS thread had 95–96% of
+ * the process's CPU, 117.3K–159.1K (4.5–5.3×) when V8's other threads took 19–26% (more full
+ * collections: the walk allocates ~1 MB of node bytes per batch). Node read p50 inside the batched
+ * walk 0.94–1.09 µs.
  */
 import type { ChildProcess } from 'node:child_process';
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
