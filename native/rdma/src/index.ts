@@ -18,6 +18,7 @@ export {
   walkAccountsFrom,
 } from './nativeWalk.js';
 export {
+  type AccountWalkOptions,
   accountWalkSteps,
   EMPTY_TRIE_ROOT,
   type NodeFetch,

@@ -16,6 +16,7 @@ import {
   type RdmaBinding,
 } from './loadNative.js';
 import {
+  type AccountWalkOptions,
   accountWalkSteps,
   type TrieWalk,
   type TrieWalkQuery,
@@ -53,26 +54,29 @@ export interface AccountsWalk {
 
 /**
  * Accounts at `stateRoot` (walkAccounts' answers) through `source`: two steps, accounts then
- * their slots and code.
+ * their slots and code. With `opts.proofs` false the answers carry no proof lists; `nodes` is
+ * every node either way.
  */
 export async function walkAccountsFrom(
   source: WalkSource,
   stateRoot: Uint8Array,
   queries: readonly WalkQuery[],
   keccak: Keccak = defaultKeccak,
+  opts: AccountWalkOptions = {},
 ): Promise<AccountsWalk> {
-  const steps = accountWalkSteps(stateRoot, queries, keccak);
-  const nodes: Uint8Array[] = [];
+  const steps = accountWalkSteps(stateRoot, queries, keccak, opts);
+  const parts: (readonly Uint8Array[])[] = [];
   const hashes: Uint8Array[] = [];
   let hashed = true;
   let next = steps.next();
   while (!next.done) {
     const a = await source.step(next.value);
-    for (const n of a.nodes) nodes.push(n);
+    parts.push(a.nodes);
     if (a.hashes === undefined) hashed = false;
     else hashes.push(a.hashes);
     next = steps.next(a);
   }
+  const nodes = parts.length === 1 ? [...parts[0]!] : parts.flat();
   if (!hashed) return { answers: next.value, nodes };
   return { answers: next.value, nodes, hashes: hashes.length === 1 ? hashes[0]! : Buffer.concat(hashes) };
 }
@@ -158,7 +162,7 @@ abstract class NativeWalkSource implements WalkSource {
   }
 
   /** The addon's answer as walkTrie's: views into its one buffer (the walk's own copy, never changed). */
-  protected unpack(r: NativeWalkResult): SourceAnswer {
+  protected unpack(r: NativeWalkResult, proofs = true): SourceAnswer {
     const c = r.counters;
     this.counters.nodes += c.nodes;
     this.counters.retries += c.retries;
@@ -176,7 +180,7 @@ abstract class NativeWalkSource implements WalkSource {
       }
       const v = values[3 * i]!;
       const p: Uint8Array[] = [];
-      for (let j = proofBounds[i]!; j < proofBounds[i + 1]!; j++) p.push(nodes[proof[j]!]!);
+      if (proofs) for (let j = proofBounds[i]!; j < proofBounds[i + 1]!; j++) p.push(nodes[proof[j]!]!);
       walks.push({
         value: v === NONE ? undefined : nodes[v]!.subarray(values[3 * i + 1]!, values[3 * i + 2]!),
         proof: p,
@@ -225,7 +229,7 @@ export class MappedWalkSource extends NativeWalkSource {
 
   step(s: WalkStep): SourceAnswer {
     try {
-      return this.unpack(this.binding.walkRegion(this.bytes, ...this.pack(s)));
+      return this.unpack(this.binding.walkRegion(this.bytes, ...this.pack(s)), s.proofs);
     } catch (e) {
       throw fromAddonError(e);
     }
@@ -258,7 +262,7 @@ export class RemoteWalkSource extends NativeWalkSource {
     const { qp, staging, addr, rkey } = this.remote;
     const run = async () => {
       try {
-        return this.unpack(await this.binding.walkRemote(qp, staging, addr, rkey, ...this.pack(s)));
+        return this.unpack(await this.binding.walkRemote(qp, staging, addr, rkey, ...this.pack(s)), s.proofs);
       } catch (e) {
         throw fromAddonError(e);
       }

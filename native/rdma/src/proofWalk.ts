@@ -304,7 +304,25 @@ export interface TrieWalkQuery {
 export interface WalkStep {
   readonly walks: readonly TrieWalkQuery[];
   readonly fetch: readonly Uint8Array[];
+  /**
+   * false: the caller keeps values and the step's node set, not each walk's own proof list, so a
+   * source may answer every walk with an empty `proof` (it still reads and checks every node, and
+   * still lists them all in its answer). Default true.
+   */
+  readonly proofs?: boolean;
 }
+
+/** How an account walk is answered. */
+export interface AccountWalkOptions {
+  /**
+   * false: answers carry no per-account proof lists (accountProof and storageProofs empty); the
+   * nodes of every proof are still read, checked and returned beside the answers
+   * (walkAccountsFrom's `nodes`), which is all a client's bag needs. Default true.
+   */
+  readonly proofs?: boolean;
+}
+
+const NO_BYTES = new Uint8Array(0);
 
 /** A source's answer to a step, in order: walkTrie's per walk, the verified blob (or undefined) per hash. */
 export interface WalkStepAnswer {
@@ -322,13 +340,21 @@ export function* accountWalkSteps(
   stateRoot: Uint8Array,
   queries: readonly WalkQuery[],
   keccak: Keccak = defaultKeccak,
+  opts: AccountWalkOptions = {},
 ): Generator<WalkStep, (WalkAnswer | undefined)[], WalkStepAnswer> {
-  const keys = queries.length > 0 ? keccak.keccak256Batch(queries.map((q) => q.address)) : new Uint8Array(0);
+  const proofs = opts.proofs ?? true;
+  const keys = queries.length > 0 ? keccak.keccak256Batch(queries.map((q) => q.address)) : NO_BYTES;
   const accounts = (yield {
     walks: queries.map((_, i) => ({ root: stateRoot, key: keys.subarray(32 * i, 32 * i + 32) })),
     fetch: [],
+    proofs,
   }).walks;
-  const refs = accounts.map((a) => (a?.value === undefined ? undefined : accountRefs(a.value)));
+  // An account's storage root and code hash matter only to a query for its slots or code.
+  const refs = accounts.map((a, i) =>
+    a?.value === undefined || (queries[i]!.slots.length === 0 && !queries[i]!.code)
+      ? undefined
+      : accountRefs(a.value),
+  );
   const slotWalks: TrieWalkQuery[] = [];
   const codeOf = new Map<string, number>();
   const codeHashes: Uint8Array[] = [];
@@ -345,7 +371,7 @@ export function* accountWalkSteps(
   });
   const second: WalkStepAnswer =
     slotWalks.length > 0 || codeHashes.length > 0
-      ? yield { walks: slotWalks, fetch: codeHashes }
+      ? yield { walks: slotWalks, fetch: codeHashes, proofs }
       : { walks: [], fetched: [] };
   const slots = second.walks;
   let s = 0;
@@ -355,10 +381,10 @@ export function* accountWalkSteps(
     const slotValues: Uint8Array[] = [];
     const storageProofs: Uint8Array[][] = [];
     let complete = a !== undefined;
-    let code: Uint8Array = new Uint8Array(0);
+    let code: Uint8Array = NO_BYTES;
     if (r === undefined) {
       for (let j = 0; j < q.slots.length; j++) {
-        slotValues.push(new Uint8Array(0));
+        slotValues.push(NO_BYTES);
         storageProofs.push([]);
       }
     } else {
@@ -368,7 +394,7 @@ export function* accountWalkSteps(
           complete = false;
           continue;
         }
-        slotValues.push(w.value === undefined ? new Uint8Array(0) : storageValue(w.value));
+        slotValues.push(w.value === undefined ? NO_BYTES : storageValue(w.value));
         storageProofs.push(w.proof);
       }
       if (q.code && !sameBytes(r.codeHash, EMPTY_CODE_HASH)) {
