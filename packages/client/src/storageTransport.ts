@@ -26,6 +26,7 @@ import {
 import {
   fromAddonError,
   HEADER_BYTES,
+  isRdmaError,
   MappedWalkSource,
   nativeBinding,
   type RdmaBinding,
@@ -59,8 +60,13 @@ export interface OneSidedCounters extends ReadCounters {
   answered: number;
   /** Batches handed to gRPC (some account's walk could not be completed). */
   fellBack: number;
-  /** Regions mapped again after their node re-created them (a restart: new file, new generation). */
+  /**
+   * Regions mapped again (shm) or reconnected (rdma) after their node re-created them (a
+   * restart: new file, new generation) or reads through them failed.
+   */
   remapped: number;
+  /** Walks that failed in the transport (a closed mapping, a broken queue pair), each batch then read over gRPC. */
+  failed: number;
 }
 
 /** A one-sided transport (shm, rdma); gRPC is the client's ShardedStorage itself. */
@@ -99,18 +105,23 @@ interface WalkedReplica {
   close(): void;
 }
 
-/** A replica as the transport holds it: replaced when its region is re-created. */
+/** A replica as the transport holds it: replaced when its region is re-created or its link breaks. */
 interface Held {
   walked: WalkedReplica;
   /** When the node was last asked whether its region changed (performance.now()). */
   checkedAt: number;
+  /**
+   * Why reads through it failed (a closed mapping, a broken queue pair: its node restarted), until
+   * it is renewed; meanwhile its shards are read over gRPC.
+   */
+  broken?: string;
 }
 
 /**
  * One-sided walks over the regions of some storage nodes, each shard's batch walked through a
  * node that holds it (the addon's walk: over the mapping for shm, over RDMA READs for rdma).
  */
-class OneSidedWalks implements OneSidedReads {
+abstract class OneSidedWalks implements OneSidedReads {
   private readonly byShard = new Map<number, Held[]>();
   private readonly held: Held[];
 
@@ -133,22 +144,23 @@ class OneSidedWalks implements OneSidedReads {
   }
 
   /**
-   * The replica's region again when its node now exports another one (re-created on restart);
-   * undefined when it has not changed or can't be had. Only shm re-maps (an RDMA peer that
-   * restarts breaks its queue pair; reconnecting is not written yet).
+   * The replica's region read afresh — mapped again (shm) or over a new queue pair (rdma) — when
+   * its node now exports another one (re-created on restart) or, `broken`, whatever it exports
+   * now; undefined when nothing changed.
    */
-  protected renew(_w: WalkedReplica): Promise<WalkedReplica | undefined> {
-    return Promise.resolve(undefined);
-  }
+  protected abstract renew(w: WalkedReplica, broken: boolean): Promise<WalkedReplica | undefined>;
 
-  /** After a miss: whether `h` now holds a re-mapped region (asking its node at most every recheckMs). */
+  /**
+   * After a miss or a failure: whether `h` now reads a renewed region (asking its node at most
+   * every recheckMs).
+   */
   private async renewed(h: Held): Promise<boolean> {
     const now = performance.now();
     if (now - h.checkedAt < this.recheckMs) return false;
     h.checkedAt = now;
     let next: WalkedReplica | undefined;
     try {
-      next = await this.renew(h.walked);
+      next = await this.renew(h.walked, h.broken !== undefined);
     } catch (e) {
       this.log?.warn('storage node region not re-mapped', {
         node: h.walked.replica.address,
@@ -161,9 +173,11 @@ class OneSidedWalks implements OneSidedReads {
       node: next.replica.address,
       from: `${h.walked.where} (generation ${h.walked.generation})`,
       to: `${next.where} (generation ${next.generation})`,
+      ...(h.broken !== undefined ? { after: h.broken } : {}),
     });
     h.walked.close();
     h.walked = next;
+    h.broken = undefined;
     this.counters.remapped++;
     return true;
   }
@@ -192,6 +206,7 @@ class OneSidedWalks implements OneSidedReads {
     answered: 0,
     fellBack: 0,
     remapped: 0,
+    failed: 0,
   };
 
   async read(
@@ -200,9 +215,23 @@ class OneSidedWalks implements OneSidedReads {
     queries: readonly AccountQuery[],
   ): Promise<OneSidedAnswer | undefined> {
     for (const h of this.byShard.get(shard) ?? []) {
-      for (let again = true; again; ) {
+      for (let again = h.broken === undefined || (await this.renewed(h)); again; ) {
         const source = h.walked.source;
-        const answer = await oneSidedAnswer(source, at, queries);
+        let answer: OneSidedAnswer | undefined;
+        try {
+          answer = await oneSidedAnswer(source, at, queries);
+        } catch (e) {
+          // The transport failed, not the state: this batch goes to gRPC, and so does every
+          // batch of this node until its region is renewed.
+          if (!isRdmaError(e)) throw e;
+          this.counters.failed++;
+          h.broken = e.message;
+          this.log?.warn('one-sided reads failed; reading over gRPC until renewed', {
+            node: h.walked.replica.address,
+            where: h.walked.where,
+            why: e.message,
+          });
+        }
         this.sync(source);
         if (answer !== undefined) {
           this.counters.answered++;
@@ -232,6 +261,9 @@ class OneSidedWalks implements OneSidedReads {
   }
 }
 
+/** How ShmReads maps a region file (SharedRegion.map; a test sees the mappings it makes). */
+export type MapRegion = (path: string) => Promise<SharedRegion>;
+
 /** One-sided walks over the regions of the storage nodes on this host, mapped read-only. */
 export class ShmReads extends OneSidedWalks {
   /**
@@ -241,8 +273,9 @@ export class ShmReads extends OneSidedWalks {
   static async open(
     storage: ShardedStorage,
     log?: Logger,
-    opts: { recheckMs?: number } = {},
+    opts: { recheckMs?: number; mapRegion?: MapRegion } = {},
   ): Promise<ShmReads> {
+    const mapRegion = opts.mapRegion ?? ((path: string) => SharedRegion.map(path));
     const walked: WalkedReplica[] = [];
     const why: string[] = [];
     for (const replica of storage.replicas) {
@@ -252,29 +285,51 @@ export class ShmReads extends OneSidedWalks {
         continue;
       }
       try {
-        walked.push(await mapReplica(replica, adv));
+        walked.push(await mapReplica(replica, adv, mapRegion));
       } catch (e) {
         why.push(`${replica.address}: ${(e as Error).message}`);
       }
     }
     OneSidedWalks.check('shm', walked, why, log);
-    return new ShmReads('shm', walked, undefined, opts.recheckMs, log);
+    return new ShmReads(mapRegion, walked, opts.recheckMs, log);
   }
 
-  /** The node's region now, mapped, when it advertises another generation than `w`'s. */
-  protected override async renew(w: WalkedReplica): Promise<WalkedReplica | undefined> {
-    const c = w.replica.client;
-    const roots = getShardRootsResponseFromProto(
-      await unary(c, c.getShardRoots, getShardRootsRequestToProto({ at: HEAD })),
-    );
-    if (roots.region === undefined || roots.region.generation === w.generation) return undefined;
-    return mapReplica(w.replica, roots.region);
+  private constructor(
+    private readonly mapRegion: MapRegion,
+    walked: readonly WalkedReplica[],
+    recheckMs?: number,
+    log?: Logger,
+  ) {
+    super('shm', walked, undefined, recheckMs, log);
+  }
+
+  /** The node's region now, mapped, when it advertises another generation than `w`'s, or `broken`. */
+  protected override async renew(w: WalkedReplica, broken: boolean): Promise<WalkedReplica | undefined> {
+    const adv = await advertised(w, broken);
+    return adv === undefined ? undefined : mapReplica(w.replica, adv, this.mapRegion);
   }
 }
 
+/**
+ * The region `w`'s node advertises now, when it is another generation than `w`'s or `broken`
+ * (then any); undefined when there is nothing new to read.
+ */
+async function advertised(w: WalkedReplica, broken: boolean): Promise<ExportedRegion | undefined> {
+  const c = w.replica.client;
+  const roots = getShardRootsResponseFromProto(
+    await unary(c, c.getShardRoots, getShardRootsRequestToProto({ at: HEAD })),
+  );
+  if (roots.region === undefined || (!broken && roots.region.generation === w.generation)) return undefined;
+  return roots.region;
+}
+
 /** `replica`'s advertised region mapped read-only, checked to be the generation advertised. */
-async function mapReplica(replica: StorageReplica, adv: ExportedRegion): Promise<WalkedReplica> {
-  const region = await SharedRegion.map(adv.path);
+async function mapReplica(
+  replica: StorageReplica,
+  adv: ExportedRegion,
+  mapRegion: MapRegion,
+): Promise<WalkedReplica> {
+  const region = await mapRegion(adv.path);
   let reader: RegionReader;
   try {
     reader = new RegionReader(region.bytes);
@@ -336,7 +391,25 @@ export class RdmaReads extends OneSidedWalks {
       throw e;
     }
     // The device last: its queue pairs and registrations go with it.
-    return new RdmaReads('rdma', walked, () => binding.closeDevice(dev), undefined, log);
+    return new RdmaReads(binding, dev, walked, log);
+  }
+
+  private constructor(
+    private readonly binding: RdmaBinding,
+    private readonly dev: number,
+    walked: readonly WalkedReplica[],
+    log?: Logger,
+  ) {
+    super('rdma', walked, () => binding.closeDevice(dev), undefined, log);
+  }
+
+  /**
+   * A new queue pair to `w`'s node when it exports another region or, `broken`, at all (a node
+   * that restarted dropped its end: a broken queue pair stays broken).
+   */
+  protected override async renew(w: WalkedReplica, broken: boolean): Promise<WalkedReplica | undefined> {
+    if ((await advertised(w, broken)) === undefined) return undefined;
+    return connectReplica(this.binding, this.dev, w.replica);
   }
 }
 
@@ -352,9 +425,10 @@ async function connectReplica(
   );
   const staging = await SharedRegion.create(file, RDMA_STAGING_BYTES);
   await rm(file, { force: true }); // the mapping keeps the memory
+  let qp: ReturnType<RdmaBinding['createQueuePair']> | undefined;
   try {
     binding.registerRegion(dev, staging.handle);
-    const qp = binding.createQueuePair(dev);
+    qp = binding.createQueuePair(dev);
     const c = replica.client;
     const res = connectRdmaResponseFromProto(
       await unary(
@@ -377,17 +451,22 @@ async function connectReplica(
         ClientErrorCode.BadArgument,
         `the region's header is generation ${geometry.generation}, the node said ${res.generation}`,
       );
+    const handle = qp.handle;
     return {
       replica,
       source: new RemoteWalkSource(
-        { qp: qp.handle, staging: staging.handle, addr: res.regionAddr, rkey: res.rkey },
+        { qp: handle, staging: staging.handle, addr: res.regionAddr, rkey: res.rkey },
         geometry,
       ),
       where: `rdma qpn ${res.server.qpn}`,
       generation: geometry.generation,
-      close: () => staging.close(),
+      close: () => {
+        binding.closeQueuePair(handle);
+        staging.close();
+      },
     };
   } catch (e) {
+    if (qp !== undefined) binding.closeQueuePair(qp.handle);
     staging.close();
     throw e;
   }
@@ -402,7 +481,10 @@ async function oneSidedAnswer(
   at: StateRef,
   queries: readonly AccountQuery[],
 ): Promise<OneSidedAnswer | undefined> {
-  const { answers, nodes, hashes } = await walkAccountsFrom(source, at.stateRoot, queries);
+  // A BatchGet answer is values and a bag: the walk's node set, no per-account proof lists.
+  const { answers, nodes, hashes } = await walkAccountsFrom(source, at.stateRoot, queries, undefined, {
+    proofs: false,
+  });
   const results: AccountResult[] = [];
   const code = new Set<Uint8Array>();
   for (const w of answers) {

@@ -4,7 +4,8 @@
  * reading over shm must get exactly what a gRPC-only client gets — accounts, slots, code — with
  * the first node's shards walked one-sidedly (no BatchGet) and the second's over gRPC. A transport
  * that can't run says what is missing: shm with no region to map, rdma without verbs or a device.
- * Where an RDMA device exists, rdma (a queue pair per node, connected over ConnectRdma, the same
+ * A transport that fails under a read (its mapping closed, as a queue pair breaks when its node
+ * restarts) fails no read: gRPC answers, and the region is renewed once it can be. Where an RDMA device exists, rdma (a queue pair per node, connected over ConnectRdma, the same
  * native walk over READs) must answer as gRPC too; elsewhere that test says why it skipped.
  */
 import { join } from 'node:path';
@@ -197,6 +198,50 @@ describe('storage transports', () => {
     await second.s.close();
     await second.n.close();
     await second.r.close();
+  });
+
+  it('a transport that fails under a read (its mapping gone) fails no read: gRPC answers, then it is renewed', async () => {
+    const storage = await ShardedStorage.connect(addresses);
+    const mapped: SharedRegion[] = [];
+    let refuse = false;
+    const shm = await ShmReads.open(storage, undefined, {
+      recheckMs: 0,
+      mapRegion: async (path) => {
+        if (refuse) throw new Error(`${path}: refused by the test`);
+        const r = await SharedRegion.map(path);
+        mapped.push(r);
+        return r;
+      },
+    });
+    const remote = new RemoteState(storage, { compactLevels: 0, maxCachedNodes: 1_000_000 }, undefined, shm);
+    const node = nodes[0]!;
+    const at: StateRef = { blockHash: node.head.hash, stateRoot: node.head.header.stateRoot };
+    const ownShard = (a: Uint8Array) => storage.shardOfKey(keccak.keccak256(a)) < 8;
+    const mine = genesis.alloc.filter((a) => ownShard(a.address));
+    const ask = (from: number) =>
+      mine.slice(from, from + 40).map((a) => ({ address: a.address, slots: [], code: false }));
+    const balances = (from: number) =>
+      mine.slice(from, from + 40).map((a) => remote.tree(at.stateRoot).getAccount(a.address)?.balance);
+    const truth = (from: number) => mine.slice(from, from + 40).map((a) => a.balance);
+    await remote.fetch(at, ask(0));
+    expect(shm.counters.answered).toBe(1);
+    // The mapping goes away under the transport (as a queue pair breaks when its node restarts).
+    // The node can't be mapped again yet: the batch is read over gRPC, answering the same.
+    mapped[0]!.close();
+    refuse = true;
+    await remote.fetch(at, ask(40));
+    expect(shm.counters.failed).toBe(1);
+    expect(remote.counters.calls).toBe(1);
+    expect(balances(40)).toEqual(truth(40));
+    // Once it can be mapped again, the next batch renews it and is walked one-sidedly.
+    refuse = false;
+    await remote.fetch(at, ask(80));
+    expect(shm.counters.remapped).toBe(1);
+    expect(shm.counters.answered).toBe(2);
+    expect(remote.counters.calls).toBe(1);
+    expect(balances(80)).toEqual(truth(80));
+    shm.close();
+    storage.close();
   });
 
   it('rdma answers exactly what gRPC answers, where a device exists', async () => {
