@@ -78,6 +78,16 @@ export class ClientMetrics {
       () => client.remote.oneSided?.counters.retries ?? 0,
     );
     counter(
+      'storage_one_sided_fallbacks_total',
+      'Read batches a one-sided walk could not answer whole (nodes not in the region yet or any more), read over gRPC.',
+      () => client.remote.oneSided?.counters.fellBack ?? 0,
+    );
+    counter(
+      'storage_one_sided_failures_total',
+      'One-sided walks that failed in the transport (a broken queue pair, a closed mapping); the node is re-mapped or reconnected.',
+      () => client.remote.oneSided?.counters.failed ?? 0,
+    );
+    counter(
       'storage_answers_refused_total',
       'Storage answers refused as wrong (bad value or proof).',
       () => client.remote.counters.refused,
