@@ -850,15 +850,8 @@ class RdmaAddon : public Napi::Addon<RdmaAddon> {
     if (region.ElementLength() == 0)
       throw Coded(env, "RDMA_CLOSED", "readNode: the region's bytes are empty (its mapping is closed)");
     monsoon_rdma::Geometry g = GeometryArg(ga, region.ElementLength(), "readNode");
-    monsoon_rdma::MemorySource source(region.Data(), region.ElementLength());
-    thread_local monsoon_rdma::WalkResult r;
-    r.data.clear();
-    r.bounds.assign(1, 0);
-    if (!monsoon_rdma::ReadNode(source, g, hash.Data(), tries, r)) throw WalkError(env, r, "RDMA_BAD_REGION");
-    if (r.bounds.size() < 2) return Napi::Number::New(env, -1);
-    if (r.data.size() > out.ElementLength()) return Napi::Number::New(env, -static_cast<double>(r.data.size()) - 2);
-    std::memcpy(out.Data(), r.data.data(), r.data.size());
-    return Napi::Number::New(env, static_cast<double>(r.data.size()));
+    return Napi::Number::New(env, static_cast<double>(monsoon_rdma::ReadNode(region.Data(), g, hash.Data(), tries,
+                                                                             out.Data(), out.ElementLength())));
   }
 
   // walkRemote(qp, staging, remoteAddr: bigint, rkey, geometry, roots, keys, rootOf, fetch,

@@ -29,6 +29,29 @@ inline uint32_t U32le(const uint8_t* p) {
 
 using Hash = std::array<uint8_t, 32>;
 
+// Where a hash's entries may be: its two buckets' offsets in the region (equal when one bucket).
+struct Buckets {
+  uint64_t first, second;
+};
+
+inline Buckets BucketsOf(const Geometry& g, const uint8_t* h) {
+  const uint64_t mask = g.bucketCount - 1;
+  return {g.indexOffset + (U32le(h) & mask) * kBucketBytes, g.indexOffset + (U32le(h + 12) & mask) * kBucketBytes};
+}
+
+// An index entry that carries `h`'s tags and a length (`e`: 16 bytes of a bucket).
+inline bool Tagged(const uint8_t* e, const uint8_t* h) {
+  return U32le(e) == U32le(h + 4) && U32le(e + 4) == U32le(h + 8) && U32le(e + 12) != 0;
+}
+
+// The entry's node bytes in the region, or false when they can't be there (forged: read as a
+// hash mismatch would be).
+inline bool EntryBytes(const Geometry& g, const uint8_t* e, uint64_t* offset, uint32_t* length) {
+  *length = U32le(e + 12);
+  *offset = g.arenaOffset + static_cast<uint64_t>(U32le(e + 8)) * kArenaUnit;
+  return *length <= kMaxEntryBytes && *offset + *length <= g.totalBytes;
+}
+
 // A node read by another walk of this batch but not yet answered (its level is in flight).
 constexpr uint32_t kPending = 0xfffffffeu;
 
@@ -100,7 +123,7 @@ struct Candidate {
   uint32_t lookup;  // which pending lookup
   uint64_t offset;  // in the region
   uint32_t length;
-  uint32_t scratch;  // where its bytes land, past the end of the result's data so far
+  uint32_t landing;  // where its bytes land, past the end of the result's data so far
 };
 
 // Looks up every hash (distinct), appending each verified node to `out.data`/`out.bounds`;
@@ -110,7 +133,6 @@ bool Lookup(RangeSource& source, const Geometry& g, const std::vector<Hash>& has
   const size_t n = hashes.size();
   idx.assign(n, kNone);
   if (n == 0) return true;
-  const uint64_t mask = g.bucketCount - 1;
   // Per-thread scratch, kept between calls: a lookup allocates nothing once warm.
   thread_local struct {
     std::vector<uint32_t> pending, again;
@@ -139,11 +161,10 @@ bool Lookup(RangeSource& source, const Geometry& g, const std::vector<Hash>& has
     buckets.resize(pending.size() * 2 * kBucketBytes);
     ranges.clear();
     for (size_t k = 0; k < pending.size(); k++) {
-      const uint8_t* h = hashes[pending[k]].data();
-      uint64_t b1 = U32le(h) & mask, b2 = U32le(h + 12) & mask;
+      const Buckets b = BucketsOf(g, hashes[pending[k]].data());
       uint8_t* dst = buckets.data() + k * 2 * kBucketBytes;
-      ranges.push_back({g.indexOffset + b1 * kBucketBytes, kBucketBytes, dst});
-      if (b2 != b1) ranges.push_back({g.indexOffset + b2 * kBucketBytes, kBucketBytes, dst + kBucketBytes});
+      ranges.push_back({b.first, kBucketBytes, dst});
+      if (b.second != b.first) ranges.push_back({b.second, kBucketBytes, dst + kBucketBytes});
       else std::memset(dst + kBucketBytes, 0, kBucketBytes);
     }
     out.counters.rounds++;
@@ -152,27 +173,26 @@ bool Lookup(RangeSource& source, const Geometry& g, const std::vector<Hash>& has
     ranges.clear();
     cands.clear();
     hadEntry.assign(pending.size(), 0);
-    size_t scratchBytes = 0;
+    size_t landingBytes = 0;
     for (uint32_t k = 0; k < pending.size(); k++) {
       const uint8_t* h = hashes[pending[k]].data();
-      uint32_t t0 = U32le(h + 4), t1 = U32le(h + 8);
       const uint8_t* e = buckets.data() + static_cast<size_t>(k) * 2 * kBucketBytes;
       for (uint32_t s = 0; s < 2 * kSlots; s++, e += kEntryBytes) {
-        uint32_t len = U32le(e + 12);
-        if (U32le(e) != t0 || U32le(e + 4) != t1 || len == 0) continue;
+        if (!Tagged(e, h)) continue;
         hadEntry[k] = 1;
-        uint64_t off = g.arenaOffset + static_cast<uint64_t>(U32le(e + 8)) * kArenaUnit;
-        if (len > kMaxEntryBytes || off + len > g.totalBytes) continue;  // forged: fails as a mismatch would
-        cands.push_back({k, off, len, static_cast<uint32_t>(scratchBytes)});
-        scratchBytes += len;
+        uint64_t off;
+        uint32_t len;
+        if (!EntryBytes(g, e, &off, &len)) continue;
+        cands.push_back({k, off, len, static_cast<uint32_t>(landingBytes)});
+        landingBytes += len;
       }
     }
     // Candidates land at the end of out.data (no zero-fill: ByteVector), so a kept node is not
     // copied again; what fails the check is squeezed out below.
     const size_t base = out.data.size();
-    out.data.resize(base + scratchBytes);
+    out.data.resize(base + landingBytes);
     uint8_t* landed = out.data.data() + base;
-    for (const Candidate& c : cands) ranges.push_back({c.offset, c.length, landed + c.scratch});
+    for (const Candidate& c : cands) ranges.push_back({c.offset, c.length, landed + c.landing});
     if (!ranges.empty()) {
       out.counters.rounds++;
       if (!source.Read(ranges, &out.sourceError)) return false;
@@ -184,7 +204,7 @@ bool Lookup(RangeSource& source, const Geometry& g, const std::vector<Hash>& has
     outputs.resize(cands.size());
     digests.resize(32 * cands.size());
     for (size_t j = 0; j < cands.size(); j++) {
-      inputs[j] = landed + cands[j].scratch;
+      inputs[j] = landed + cands[j].landing;
       lengths[j] = cands[j].length;
       outputs[j] = digests.data() + 32 * j;
     }
@@ -201,7 +221,7 @@ bool Lookup(RangeSource& source, const Geometry& g, const std::vector<Hash>& has
       }
       found[c.lookup] = 1;
       idx[pending[c.lookup]] = static_cast<uint32_t>(out.bounds.size() - 1);
-      uint8_t* bytes = out.data.data() + base + c.scratch;
+      uint8_t* bytes = out.data.data() + base + c.landing;
       if (bytes != out.data.data() + kept) std::memmove(out.data.data() + kept, bytes, c.length);
       kept += c.length;
       out.hashes.insert(out.hashes.end(), want.begin(), want.end());
@@ -374,11 +394,31 @@ bool MemorySource::Read(const std::vector<Range>& ranges, std::string* error) {
   return true;
 }
 
-bool ReadNode(RangeSource& source, const Geometry& g, const uint8_t* hash, uint32_t maxTries, WalkResult& out) {
-  std::vector<Hash> one(1);
-  std::memcpy(one[0].data(), hash, 32);
-  std::vector<uint32_t> idx;
-  return Lookup(source, g, one, maxTries, out, idx);
+int64_t ReadNode(const uint8_t* base, const Geometry& g, const uint8_t* hash, uint32_t maxTries, uint8_t* out,
+                 size_t outBytes) {
+  const Buckets b = BucketsOf(g, hash);
+  uint8_t digest[32];
+  for (uint32_t attempt = 0; attempt < maxTries; attempt++) {
+    bool hadEntry = false;
+    for (int k = 0; k < 2; k++) {
+      if (k == 1 && b.second == b.first) break;
+      const uint8_t* e = base + (k == 0 ? b.first : b.second);
+      for (uint32_t s = 0; s < kSlots; s++, e += kEntryBytes) {
+        if (!Tagged(e, hash)) continue;
+        hadEntry = true;
+        uint64_t off;
+        uint32_t len;
+        if (!EntryBytes(g, e, &off, &len)) continue;
+        if (len > outBytes) return -static_cast<int64_t>(len) - 2;
+        // Copied first, then checked: the copy is what is kept, whatever the writer does next.
+        std::memcpy(out, base + off, len);
+        monsoon_keccak::Keccak256(out, len, digest);
+        if (std::memcmp(digest, hash, 32) == 0) return len;
+      }
+    }
+    if (!hadEntry) return -1;  // not in the region (not yet, or no more)
+  }
+  return -1;
 }
 
 WalkResult Walk(RangeSource& source, const Geometry& g, const WalkRequest& req) {

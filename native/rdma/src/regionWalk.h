@@ -123,9 +123,12 @@ struct WalkResult {
 // Walks `req` over `source`; never throws (errors are in the result).
 WalkResult Walk(RangeSource& source, const Geometry& g, const WalkRequest& req);
 
-// One node by hash, verified (a walk's single step, without the walk's bookkeeping): its bytes
-// are out.data when out.bounds has two entries; false when the source failed.
-bool ReadNode(RangeSource& source, const Geometry& g, const uint8_t* hash, uint32_t maxTries, WalkResult& out);
+// One node by hash from a region in this process's memory (`base`, spanning g.totalBytes),
+// verified: copied into `out` and kept only if its keccak-256 is `hash` (a walk's single step,
+// without the walk's bookkeeping). Its length; -1 when it can't be had (no entry, or every
+// try's bytes failed the check); -(length + 2) when `outBytes` is too short for it.
+int64_t ReadNode(const uint8_t* base, const Geometry& g, const uint8_t* hash, uint32_t maxTries, uint8_t* out,
+                 size_t outBytes);
 
 }  // namespace monsoon_rdma
 

@@ -111,6 +111,43 @@ describe('the native walk', () => {
     expect(native.node(new Uint8Array(32))).toBeUndefined();
   });
 
+  it('a node by hash (readNode) is the JS reader’s, every node of every version; forged bytes never pass', () => {
+    const { w, roots, rng } = versions(8);
+    const reader = new RegionReader(w.bytes);
+    const native = new MappedWalkSource(w.bytes, reader.geometry);
+    const hashes: Uint8Array[] = [];
+    for (const { snapshot } of roots)
+      snapshot.forEachNode((h) => {
+        hashes.push(Uint8Array.from(Buffer.from(h, 'latin1')));
+      });
+    expect(hashes.length).toBeGreaterThan(500);
+    for (const h of hashes) {
+      const n = native.node(h);
+      expect(n).toBeDefined();
+      expect(hex(n)).toBe(hex(reader.node(h)));
+    }
+    // A node longer than the reader's 4 KiB landing buffer is read whole (the buffer grows).
+    const blob = rng.bytes(10_000);
+    const blobHash = keccak.keccak256(blob);
+    w.put(bin(blobHash), blob);
+    expect(hex(new MappedWalkSource(w.bytes, reader.geometry).node(blobHash))).toBe(hex(blob));
+    // Flipped bytes in the arena and the index: a read answers the node or nothing.
+    const arena = reader.geometry.arenaOffset;
+    let missed = 0;
+    for (let round = 0; round < 10; round++) {
+      const copy = w.bytes.slice();
+      for (let k = 0; k < 200; k++) copy[arena + rng.int(w.arenaUsed)]! ^= 1 + rng.int(255);
+      for (let k = 0; k < 40; k++) copy[4096 + rng.int(arena - 4096)]! ^= 1 + rng.int(255);
+      const forged = new MappedWalkSource(copy, reader.geometry);
+      for (const h of hashes) {
+        const n = forged.node(h);
+        if (n === undefined) missed++;
+        else expect(hex(n)).toBe(hex(reader.node(h)));
+      }
+    }
+    expect(missed).toBeGreaterThan(0);
+  });
+
   it('misses where the region lacks a node on the path, as the JS walk does', () => {
     const { w, keys, roots } = versions(5);
     const { root, snapshot } = roots.at(-1)!;
