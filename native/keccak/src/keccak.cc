@@ -264,7 +264,6 @@ class BatchWorker final : public Napi::AsyncWorker {
 // millions does not pile up millions of handles.
 constexpr uint32_t kHandleChunk = 4096;
 
-
 Napi::Array RequireInputs(const Napi::Env& env, const Napi::Value& v, const char* fn) {
   if (!v.IsArray()) {
     ThrowType(env, std::string(fn) + ": inputs must be an Array of Uint8Array, got " + Describe(v));
