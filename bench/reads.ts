@@ -38,7 +38,7 @@ import { cpus, loadavg, tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
-import { RemoteState, ShardedStorage, ShmReads, type StateRef } from '@monsoon/client';
+import { defaultClientOptions, RemoteState, ShardedStorage, ShmReads, type StateRef } from '@monsoon/client';
 import { NodeBag, StateTree } from '@monsoon/dsm-tree';
 import { unary } from '@monsoon/edge';
 import { nativeKeccak } from '@monsoon/keccak';
@@ -258,7 +258,8 @@ async function main(): Promise<void> {
     // The same with each account's proof list built (eth_getProof's shape): what that costs in JS.
     const shmNativeProofs = await nativePhase(native, true);
 
-    // ---- the client path both ways: RemoteState.fetch (per-shard batching, cache fills).
+    // ---- the client path both ways: RemoteState.fetch (per-shard batching, cache fills, the
+    // client's compaction levels noted).
     // (Before the single reads below: their 100K retained hashes would tax every later GC.)
     const viaRemote = async (oneSided: boolean) => {
       const transport = oneSided ? await ShmReads.open(storage) : undefined;
@@ -269,7 +270,7 @@ async function main(): Promise<void> {
           // A fresh cache per round: every round fetches (nothing is served from memory).
           const remote = new RemoteState(
             storage,
-            { compactLevels: 0, maxCachedNodes: 10_000_000 },
+            { compactLevels: defaultClientOptions.compactLevels, maxCachedNodes: 10_000_000 },
             keccak,
             transport,
           );

@@ -21,6 +21,7 @@ import {
   DsmErrorCode,
   decodeAccount,
   EMPTY_CODE_HASH,
+  hashedChildren,
   isDsmError,
   NodeBag,
   StateTree,
@@ -243,7 +244,7 @@ export class RemoteState {
         if (walked !== undefined) {
           // Every node was checked against the hash its parent named, from the state root.
           this.counters.oneSided++;
-          this.remember(batch.at, qs, walked);
+          this.remember(batch.at, walked);
           continue;
         }
         this.counters.calls++;
@@ -255,7 +256,7 @@ export class RemoteState {
             verified = this.check(batch.at, qs, r, replica);
           },
         );
-        this.remember(batch.at, qs, res, verified!);
+        this.remember(batch.at, res, verified!);
       }
       for (const w of batch.waiters) w.resolve();
     } catch (e) {
@@ -405,12 +406,7 @@ export class RemoteState {
    * queried path is decoded already: the top nodes are read there, not decoded again); a
    * one-sided answer's nodes are added as they are (the walk checked each against its parent's hash).
    */
-  private remember(
-    at: StateRef,
-    qs: readonly AccountQuery[],
-    res: OneSidedAnswer,
-    verified?: Verified,
-  ): void {
+  private remember(at: StateRef, res: OneSidedAnswer, verified?: Verified): void {
     if (this.cache.size >= this.opts.maxCachedNodes / 2) {
       this.older = this.cache;
       this.olderTop = this.top;
@@ -428,22 +424,19 @@ export class RemoteState {
         this.cache.add(r.code);
       }
     }
-    if (this.opts.compactLevels === 0) return;
-    const tree = verified?.tree ?? this.tree(at.stateRoot);
-    // The same few top nodes head every query's proof: each is hashed once per answer, not once
-    // per query (a byte comparison finds it again).
-    const hashed: { node: Uint8Array; hash: string }[] = [];
-    for (const q of qs) {
-      const proof = tree.proveAccount(q.address);
-      for (let i = 0; i < Math.min(this.opts.compactLevels, proof.length); i++) {
-        const n = proof[i]!;
-        let known = hashed.find((h) => bytesEqual(h.node, n));
-        if (known === undefined) {
-          known = { node: n, hash: byteKey(this.keccak.keccak256(n)) };
-          hashed.push(known);
-          this.top.add(known.hash);
-        }
+    // The nodes above the compaction level (the first compactLevels of every proof): breadth
+    // first from the root through what the cache holds, by the hashes parents name them by —
+    // at most 16^(levels-1) nodes decoded, where proving each account decoded every level of it.
+    let level = this.opts.compactLevels > 0 ? [byteKey(at.stateRoot)] : [];
+    for (let d = 1; level.length > 0; d++) {
+      for (const h of level) this.top.add(h);
+      if (d === this.opts.compactLevels) break;
+      const next: string[] = [];
+      for (const h of level) {
+        const n = this.cached(h);
+        if (n !== undefined) for (const c of hashedChildren(n)) next.push(byteKey(c));
       }
+      level = next;
     }
   }
 }

@@ -185,6 +185,29 @@ export function extensionChildRef(enc: Bin): Bin {
   return enc.charCodeAt(pos) === 0xa0 && enc.length - pos === 33 ? enc.slice(pos + 1) : enc.slice(pos);
 }
 
+/**
+ * The hashes a trie node's encoding names its children by: a branch's hashed slots, an
+ * extension's child when hashed; none for a leaf (an embedded child is shorter than a hash and
+ * names none). Throws BAD_NODE on an encoding that is not a trie node.
+ */
+export function hashedChildren(enc: Uint8Array): Uint8Array[] {
+  try {
+    const items = listItems(enc, readWhole(enc));
+    const hashed = (s: RlpSpan) => !s.list && s.end - s.dataStart === 32;
+    if (items.length === 17)
+      return items
+        .slice(0, 16)
+        .filter(hashed)
+        .map((s) => enc.subarray(s.dataStart, s.end));
+    if (items.length !== 2 || items[0]!.list || items[0]!.end === items[0]!.dataStart)
+      return badNode(`a trie node of ${items.length} items`);
+    const isExtension = enc[items[0]!.dataStart]! >> 4 < 2;
+    return isExtension && hashed(items[1]!) ? [enc.subarray(items[1]!.dataStart, items[1]!.end)] : [];
+  } catch (e) {
+    throw asTreeError(e);
+  }
+}
+
 function badNode(message: string): never {
   throw new DsmError(DsmErrorCode.BadNode, message);
 }

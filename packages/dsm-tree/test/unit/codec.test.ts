@@ -1,6 +1,6 @@
 /** encodeTree/decodeTree: exact round trips (stubs included), and corrupt input refused. */
 import { describe, expect, it } from '@jest/globals';
-import { DsmError, DsmErrorCode, DsmTree, decodeTree, encodeTree } from '@monsoon/dsm-tree';
+import { DsmError, DsmErrorCode, DsmTree, decodeTree, encodeTree, hashedChildren } from '@monsoon/dsm-tree';
 import { Prng } from '@monsoon/test-utils';
 import { expectDsmError, thrown } from './helpers/errors.js';
 import { key32, shortKey, value } from './helpers/keys.js';
@@ -222,5 +222,38 @@ describe('corrupt encodings', () => {
       expect(e).toBeInstanceOf(DsmError);
       expect((e as DsmError).code).toBe(DsmErrorCode.BadEncoding);
     }
+  });
+});
+
+describe('hashedChildren', () => {
+  it('names, across a trie, every hashed node but the root exactly once, and nothing else', () => {
+    for (const seed of [1, 2, 3]) {
+      const r = new Prng(seed);
+      const tree = new DsmTree();
+      const keys: Uint8Array[] = [];
+      // Long keys near each other (extensions, embedded leaves) and short ones (values in branches).
+      for (let i = 0; i < 300; i++) {
+        const k = r.chance(0.5) ? key32(r, keys.at(-1)) : shortKey(r, 6);
+        keys.push(k);
+        tree.put(k, value(r, 1, 40));
+      }
+      for (let i = 0; i < 40; i++) tree.del(keys[r.int(keys.length)]!);
+      const root = hex(tree.root());
+      const nodes = new Map<string, Uint8Array>();
+      tree.forEachNode((h, enc) => nodes.set(hex(Buffer.from(h, 'latin1')), Buffer.from(enc, 'latin1')));
+      const named: string[] = [];
+      for (const enc of nodes.values()) for (const c of hashedChildren(enc)) named.push(hex(c));
+      expect(named.length).toBe(nodes.size - 1);
+      expect(new Set(named)).toEqual(new Set([...nodes.keys()].filter((h) => h !== root)));
+      const kinds = [...nodes.values()].map((enc) => hashedChildren(enc).length);
+      expect(kinds.some((n) => n === 0)).toBe(true); // leaves
+      expect(kinds.some((n) => n === 1)).toBe(true); // extensions (or one-child branches)
+    }
+  });
+
+  it('refuses what is not a trie node', () => {
+    expect(thrown(() => hashedChildren(Uint8Array.of(0x83, 1, 2, 3)))).toBeInstanceOf(DsmError);
+    expect(thrown(() => hashedChildren(Uint8Array.of(0xc3, 1, 2, 3)))).toBeInstanceOf(DsmError);
+    expect(thrown(() => hashedChildren(Uint8Array.of(0xc2, 0x80, 0x80)))).toBeInstanceOf(DsmError);
   });
 });
