@@ -58,6 +58,14 @@ function versions(seed: number) {
   return { w, keys: [...keys, ...absent], roots, rng };
 }
 
+/** A copy of `w`'s region with `arenaFlips` bytes flipped in its node arena and 40 in its index. */
+function forge(w: RegionWriter, arena: number, rng: Prng, arenaFlips: number): Uint8Array {
+  const copy = w.bytes.slice();
+  for (let k = 0; k < arenaFlips; k++) copy[arena + rng.int(w.arenaUsed)]! ^= 1 + rng.int(255);
+  for (let k = 0; k < 40; k++) copy[4096 + rng.int(arena - 4096)]! ^= 1 + rng.int(255);
+  return copy;
+}
+
 describe('the native walk', () => {
   it('is built with the addon', () => {
     expect(MappedWalkSource.available()).toBe(true);
@@ -132,13 +140,9 @@ describe('the native walk', () => {
     w.put(bin(blobHash), blob);
     expect(hex(new MappedWalkSource(w.bytes, reader.geometry).node(blobHash))).toBe(hex(blob));
     // Flipped bytes in the arena and the index: a read answers the node or nothing.
-    const arena = reader.geometry.arenaOffset;
     let missed = 0;
     for (let round = 0; round < 10; round++) {
-      const copy = w.bytes.slice();
-      for (let k = 0; k < 200; k++) copy[arena + rng.int(w.arenaUsed)]! ^= 1 + rng.int(255);
-      for (let k = 0; k < 40; k++) copy[4096 + rng.int(arena - 4096)]! ^= 1 + rng.int(255);
-      const forged = new MappedWalkSource(copy, reader.geometry);
+      const forged = new MappedWalkSource(forge(w, reader.geometry.arenaOffset, rng, 200), reader.geometry);
       for (const h of hashes) {
         const n = forged.node(h);
         if (n === undefined) missed++;
@@ -170,14 +174,10 @@ describe('the native walk', () => {
     const { root } = roots.at(-1)!;
     const truth = new RegionReader(w.bytes);
     const expected = keys.map((key) => show(walkTrie((h) => truth.node(h), root, key)));
-    const arena = truth.geometry.arenaOffset;
     let missed = 0;
     let rejected = 0;
     for (let round = 0; round < 30; round++) {
-      const copy = w.bytes.slice();
-      for (let k = 0; k < 100; k++) copy[arena + rng.int(w.arenaUsed)]! ^= 1 + rng.int(255);
-      for (let k = 0; k < 40; k++) copy[4096 + rng.int(arena - 4096)]! ^= 1 + rng.int(255);
-      const native = new MappedWalkSource(copy, truth.geometry);
+      const native = new MappedWalkSource(forge(w, truth.geometry.arenaOffset, rng, 100), truth.geometry);
       const got = native.step({ walks: keys.map((key) => ({ root, key })), fetch: [] });
       got.walks.forEach((g, i) => {
         if (g === undefined) missed++;
