@@ -29,8 +29,8 @@ export {
   type WitnessCheck,
 } from './dsmTree.js';
 export { hashOne } from './hashOne.js';
-export { hashedChildren } from './nodeCodec.js';
 export { NodeBag } from './nodeBag.js';
+export { hashedChildren } from './nodeCodec.js';
 export { StateTree, type StateTreeOptions } from './stateTree.js';
 export { decodeTree, encodeTree, encodeTreeChunks } from './treeCodec.js';
 export { verifyProof } from './verifyProof.js';
