@@ -11,7 +11,7 @@
  */
 
 import type { Common } from '@ethereumjs/common';
-import { makeAccount, type NodeBag } from '@monsoon/dsm-tree';
+import { byteKey, makeAccount, type NodeBag } from '@monsoon/dsm-tree';
 import {
   type BlockEnv,
   BlockExecutor,
@@ -23,6 +23,7 @@ import {
 } from '@monsoon/execution';
 import type { AccountQuery } from '@monsoon/protocol';
 import type { ReadTree, RemoteState, StateRef } from './remoteState.js';
+import type { SlotPredictor } from './slotPredictor.js';
 
 export interface Speculation {
   /** What the transaction did on the head's state ('included' also for a revert: it pays gas). */
@@ -38,12 +39,18 @@ export interface Speculation {
  * its callee's with the code, and the coinbase's (every transaction pays it a fee: left out, each
  * pre-execution at a new state would stop there and fetch it in a round of its own).
  */
-export function firstReads(tx: SignedTx, sender: Uint8Array, coinbase: Uint8Array): AccountQuery[] {
+export function firstReads(
+  tx: SignedTx,
+  sender: Uint8Array,
+  coinbase: Uint8Array,
+  /** Slots of the callee it will read (a SlotPredictor's guess). */
+  calleeSlots: Uint8Array[] = [],
+): AccountQuery[] {
   const first: AccountQuery[] = [
     { address: sender, slots: [], code: false },
     { address: coinbase, slots: [], code: false },
   ];
-  if (tx.to !== undefined) first.push({ address: tx.to, slots: [], code: true });
+  if (tx.to !== undefined) first.push({ address: tx.to, slots: calleeSlots, code: true });
   return first;
 }
 
@@ -69,11 +76,17 @@ export async function speculate(
   evms: EvmPool,
   /** A tree that read at `at` and was left unchanged, to run on (see RemoteState.withState). */
   from?: ReadTree,
+  /** Guesses the callee's slots with the first reads, and learns from this run. */
+  slots?: SlotPredictor,
 ): Promise<Speculation> {
+  let runs = 0;
+  let calleeSlots: Iterable<string> = [];
+  const guess = slots?.predict(tx, sender) ?? [];
   const { value, served, rounds } = await remote.withState(
     at,
-    firstReads(tx, sender, env.coinbase),
+    firstReads(tx, sender, env.coinbase, guess),
     async (tree) => {
+      runs++;
       const account = tree.getAccount(sender);
       if (account !== undefined && account.nonce < tx.nonce) {
         tree.putAccount(sender, makeAccount({ ...account, nonce: tx.nonce }));
@@ -86,6 +99,7 @@ export async function speculate(
       try {
         const outcome = await executor.execute(tx, sender);
         if (outcome.status === 'missing') throw outcome.error;
+        if (tx.to !== undefined) calleeSlots = executor.accesses.slots.get(byteKey(tx.to)) ?? [];
         return outcome;
       } finally {
         executor.release();
@@ -93,5 +107,7 @@ export async function speculate(
     },
     { from },
   );
+  // A run stopped at a slot it lacked: the next call like it fetches what this one read up front.
+  slots?.learn(tx, sender, calleeSlots, runs > 1, guess.length > 0);
   return { outcome: value, served, rounds };
 }
