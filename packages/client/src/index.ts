@@ -70,7 +70,7 @@ export {
   SlotPredictor,
   type SlotPredictorOptions,
 } from './slotPredictor.js';
-export { engineOf, firstReads, type Speculation, speculate } from './speculate.js';
+export { engineOf, firstReads, plainTransfer, type Speculation, speculate } from './speculate.js';
 export {
   type OneSidedAnswer,
   type OneSidedCounters,
