@@ -33,7 +33,9 @@ const fresh = new Uint8Array(20).fill(0x44);
 const precompile = fromHex('0x0000000000000000000000000000000000000001');
 
 const state = new StateTree();
-senders.forEach((s, i) => state.putAccount(s, makeAccount({ nonce: BigInt(i), balance: 10n ** 18n })));
+senders.forEach((s, i) => {
+  state.putAccount(s, makeAccount({ nonce: BigInt(i), balance: 10n ** 18n }));
+});
 state.putAccount(coinbase, makeAccount({ balance: 5n }));
 state.putAccount(holder, makeAccount({ balance: 7n }));
 state.putAccount(empty, makeAccount({}));
