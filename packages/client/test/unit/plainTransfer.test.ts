@@ -4,25 +4,16 @@
  * leaves are held to what BlockExecutor gives for the same transaction on the same state, and
  * what is not certainly a plain transfer is left to BlockExecutor.
  */
-import { createFeeMarket1559Tx } from '@ethereumjs/tx';
 import { privateToAddress } from '@ethereumjs/util';
 import type { Server } from '@grpc/grpc-js';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
-import { engineOf, firstReads, plainTransfer, RemoteState, ShardedStorage, speculate } from '@monsoon/client';
+import { engineOf, firstReads, plainTransfer, type RemoteState, speculate } from '@monsoon/client';
 import { byteKey, fromHex, makeAccount, StateTree } from '@monsoon/dsm-tree';
-import {
-  BlockExecutor,
-  decodeSignedTx,
-  defaultChainRules,
-  EvmPool,
-  makeCommon,
-  type SignedTx,
-} from '@monsoon/execution';
+import { BlockExecutor, EvmPool, type SignedTx } from '@monsoon/execution';
 import { keccak } from '@monsoon/keccak';
+import { common, remoteOver, rules, signedTx } from '../helpers/preExecution.js';
 import { serveStorage } from '../helpers/storageStandIn.js';
 
-const rules = { ...defaultChainRules, chainId: 1337n };
-const common = makeCommon(rules.chainId);
 const keys = Array.from({ length: 4 }, (_, i) => keccak.keccak256(Uint8Array.of(0x71, i)));
 const senders = keys.map((k) => privateToAddress(k));
 const coinbase = new Uint8Array(20).fill(0xcb);
@@ -58,28 +49,16 @@ function tx(
   to: Uint8Array,
   f: { nonce?: bigint; value?: bigint; tip?: bigint } = {},
 ): SignedTx {
-  const raw = createFeeMarket1559Tx(
-    {
-      nonce: f.nonce ?? BigInt(from),
-      to,
-      value: f.value ?? 3n,
-      gasLimit: 21_000n,
-      maxFeePerGas: 3_000_000_000n,
-      maxPriorityFeePerGas: f.tip ?? 1n,
-    },
-    { common },
-  )
-    .sign(keys[from]!)
-    .serialize();
-  return decodeSignedTx(raw, common);
-}
-
-async function remote() {
-  return new RemoteState(await ShardedStorage.connect([address]), {
-    compactLevels: 0,
-    maxCachedNodes: 1_000_000,
+  return signedTx(keys[from]!, {
+    nonce: f.nonce ?? BigInt(from),
+    to,
+    value: f.value ?? 3n,
+    gasLimit: 21_000n,
+    ...(f.tip === undefined ? {} : { tip: f.tip }),
   });
 }
+
+const remote = () => remoteOver(address);
 
 /** What speculate did before plain transfers skipped the executor: BlockExecutor on the same tree. */
 async function throughExecutor(r: RemoteState, t: SignedTx, from: number) {

@@ -6,19 +6,12 @@
  * proof, never the outcome.
  */
 
-import { createFeeMarket1559Tx } from '@ethereumjs/tx';
 import { privateToAddress } from '@ethereumjs/util';
 import type { Server } from '@grpc/grpc-js';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
-import {
-  defaultSlotPredictorOptions,
-  RemoteState,
-  ShardedStorage,
-  SlotPredictor,
-  speculate,
-} from '@monsoon/client';
+import { defaultSlotPredictorOptions, type RemoteState, SlotPredictor, speculate } from '@monsoon/client';
 import { byteKey, makeAccount, StateTree } from '@monsoon/dsm-tree';
-import { decodeSignedTx, defaultChainRules, EvmPool, makeCommon, type SignedTx } from '@monsoon/execution';
+import { EvmPool, type SignedTx } from '@monsoon/execution';
 import { keccak } from '@monsoon/keccak';
 import {
   DEFAULT_TOKEN_ADDRESS,
@@ -26,10 +19,9 @@ import {
   tokenBalanceSlot,
   tokenRuntimeCode,
 } from '@monsoon/workload';
+import { common, remoteOver, rules, signedTx } from '../helpers/preExecution.js';
 import { serveStorage } from '../helpers/storageStandIn.js';
 
-const rules = { ...defaultChainRules, chainId: 1337n };
-const common = makeCommon(rules.chainId);
 const keys = Array.from({ length: 8 }, (_, i) => keccak.keccak256(Uint8Array.of(0x51, i)));
 const holders = keys.map((k) => privateToAddress(k));
 const coinbase = new Uint8Array(20).fill(0xcb);
@@ -54,29 +46,10 @@ beforeAll(async () => {
 afterAll(() => server.forceShutdown());
 
 function transfer(from: number, to: number, data = encodeTokenTransfer(holders[to]!, 7n)): SignedTx {
-  const raw = createFeeMarket1559Tx(
-    {
-      nonce: 0n,
-      to: token,
-      value: 0n,
-      data,
-      gasLimit: 100_000n,
-      maxFeePerGas: 3_000_000_000n,
-      maxPriorityFeePerGas: 1n,
-    },
-    { common },
-  )
-    .sign(keys[from]!)
-    .serialize();
-  return decodeSignedTx(raw, common);
+  return signedTx(keys[from]!, { nonce: 0n, to: token, value: 0n, data, gasLimit: 100_000n });
 }
 
-async function remote() {
-  return new RemoteState(await ShardedStorage.connect([address]), {
-    compactLevels: 0,
-    maxCachedNodes: 1_000_000,
-  });
-}
+const remote = () => remoteOver(address);
 
 const run = (r: RemoteState, tx: SignedTx, from: number, slots?: SlotPredictor) =>
   speculate(r, at, env, rules, common, tx, holders[from]!, evms, undefined, slots);
