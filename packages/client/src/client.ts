@@ -13,6 +13,7 @@
 import type { Common } from '@ethereumjs/common';
 import { type Logger, silentLogger } from '@monsoon/edge';
 import { type ChainRules, EvmPool, makeCommon, nativeCustomCrypto, type SignedTx } from '@monsoon/execution';
+import { keccak } from '@monsoon/keccak';
 import { ChainView, type ClientBlock, defaultChainViewOptions } from './chain.js';
 import { ChainFollower, defaultChainFollowerOptions, type SyncFrom } from './chainFollower.js';
 import { ClientError, ClientErrorCode } from './clientError.js';
@@ -33,6 +34,7 @@ import type {
   TransactionView,
 } from './rpc/backend.js';
 import { ShardedStorage } from './shardedStorage.js';
+import { defaultSlotPredictorOptions, SlotPredictor } from './slotPredictor.js';
 import { type OneSidedReads, openStorageTransport, type StorageTransportKind } from './storageTransport.js';
 import { defaultSubmitQueueOptions, type SubmitCounters, SubmitQueue } from './submitQueue.js';
 import { defaultTxPoolOptions, TxPool, type TxPoolOptions } from './txPool.js';
@@ -130,6 +132,7 @@ export class Client implements RpcBackend {
       { ...defaultReadBackendOptions, rules: opts.rules },
       { chain: this.chain, remote, common: this.common },
     );
+    const slots = new SlotPredictor(defaultSlotPredictorOptions, keccak);
     this.submitQueue = new SubmitQueue(
       {
         ...defaultSubmitQueueOptions,
@@ -148,6 +151,7 @@ export class Client implements RpcBackend {
         // few hundred in flight a smaller pool is built anew (~1.4 ms an EVM) at every wave.
         evms: new EvmPool(this.common, 256),
         counters: this.counters,
+        slots,
         onPreExecuted: (ms, rounds) => this.onPreExecuted?.(ms, rounds),
       },
     );
@@ -160,6 +164,7 @@ export class Client implements RpcBackend {
         follower: this.follower,
         chain: this.chain,
         reads: this.reads,
+        slots,
         counters: this.counters,
         onInclusion: (ms) => this.onInclusion?.(ms),
       },

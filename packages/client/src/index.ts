@@ -63,7 +63,14 @@ export {
 } from './remoteState.js';
 export * from './rpc/index.js';
 export { ShardedStorage, type ShardedStorageOptions, type StorageReplica } from './shardedStorage.js';
-export { engineOf, type Speculation, speculate } from './speculate.js';
+export {
+  defaultSlotPredictorOptions,
+  KEY_WORDS,
+  MAX_MAPPING_SLOT,
+  SlotPredictor,
+  type SlotPredictorOptions,
+} from './slotPredictor.js';
+export { engineOf, firstReads, plainTransfer, type Speculation, speculate } from './speculate.js';
 export {
   type OneSidedAnswer,
   type OneSidedCounters,

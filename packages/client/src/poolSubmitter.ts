@@ -21,6 +21,7 @@ import type { ChainFollower } from './chainFollower.js';
 import { ClientError, ClientErrorCode } from './clientError.js';
 import { nextEnv, type ReadBackend, stateAt } from './readBackend.js';
 import type { ReadTree } from './remoteState.js';
+import type { SlotPredictor } from './slotPredictor.js';
 import { firstReads } from './speculate.js';
 import type { SubmitQueue } from './submitQueue.js';
 import type { PoolEntry, PoolTx, TxPool } from './txPool.js';
@@ -56,6 +57,8 @@ export interface PoolSubmitterModules {
   readonly chain: ChainView;
   /** Reads senders' accounts at the state head. */
   readonly reads: ReadBackend;
+  /** Guesses contract calls' slots, read with the sender at admission (see slotPredictor.ts). */
+  readonly slots?: SlotPredictor;
   /** Counts refusals by the pool as rejected early. */
   readonly counters: { rejectedEarly: number };
   /** Told the submit→inclusion latency (ms) of each transaction a miner accepted from here. */
@@ -107,7 +110,7 @@ export class PoolSubmitter {
     const { account, read } = await reads.accountRead(
       from,
       stateAt(readAt),
-      firstReads(signed, from, coinbase),
+      firstReads(signed, from, coinbase, this.modules.slots?.predict(signed, from)),
     );
     const tx: PooledTx = {
       hash: signed.hash,

@@ -11,18 +11,35 @@
  */
 
 import type { Common } from '@ethereumjs/common';
-import { makeAccount, type NodeBag } from '@monsoon/dsm-tree';
+import {
+  type Account,
+  byteKey,
+  bytesEqual,
+  DsmErrorCode,
+  EMPTY_CODE_HASH,
+  isDsmError,
+  makeAccount,
+  type NodeBag,
+  type StateTree,
+  toHex,
+} from '@monsoon/dsm-tree';
 import {
   type BlockEnv,
   BlockExecutor,
   type ChainRules,
+  checkTransaction,
   type EngineName,
   type EvmPool,
+  ExecutionError,
+  ExecutionErrorCode,
+  isExecutionError,
   type SignedTx,
+  type TxFees,
   type TxOutcome,
 } from '@monsoon/execution';
 import type { AccountQuery } from '@monsoon/protocol';
 import type { ReadTree, RemoteState, StateRef } from './remoteState.js';
+import type { SlotPredictor } from './slotPredictor.js';
 
 export interface Speculation {
   /** What the transaction did on the head's state ('included' also for a revert: it pays gas). */
@@ -38,12 +55,18 @@ export interface Speculation {
  * its callee's with the code, and the coinbase's (every transaction pays it a fee: left out, each
  * pre-execution at a new state would stop there and fetch it in a round of its own).
  */
-export function firstReads(tx: SignedTx, sender: Uint8Array, coinbase: Uint8Array): AccountQuery[] {
+export function firstReads(
+  tx: SignedTx,
+  sender: Uint8Array,
+  coinbase: Uint8Array,
+  /** Slots of the callee it will read (a SlotPredictor's guess). */
+  calleeSlots: Uint8Array[] = [],
+): AccountQuery[] {
   const first: AccountQuery[] = [
     { address: sender, slots: [], code: false },
     { address: coinbase, slots: [], code: false },
   ];
-  if (tx.to !== undefined) first.push({ address: tx.to, slots: [], code: true });
+  if (tx.to !== undefined) first.push({ address: tx.to, slots: calleeSlots, code: true });
   return first;
 }
 
@@ -69,15 +92,23 @@ export async function speculate(
   evms: EvmPool,
   /** A tree that read at `at` and was left unchanged, to run on (see RemoteState.withState). */
   from?: ReadTree,
+  /** Guesses the callee's slots with the first reads, and learns from this run. */
+  slots?: SlotPredictor,
 ): Promise<Speculation> {
+  let runs = 0;
+  let calleeSlots: Iterable<string> = [];
+  const guess = slots?.predict(tx, sender) ?? [];
   const { value, served, rounds } = await remote.withState(
     at,
-    firstReads(tx, sender, env.coinbase),
+    firstReads(tx, sender, env.coinbase, guess),
     async (tree) => {
-      const account = tree.getAccount(sender);
-      if (account !== undefined && account.nonce < tx.nonce) {
-        tree.putAccount(sender, makeAccount({ ...account, nonce: tx.nonce }));
-      }
+      runs++;
+      let account = tree.getAccount(sender);
+      if (account !== undefined && account.nonce < tx.nonce)
+        account = makeAccount({ ...account, nonce: tx.nonce });
+      const plain = plainTransfer(tree, tx, account, env, rules);
+      if (plain !== undefined) return plain;
+      if (account !== undefined) tree.putAccount(sender, account);
       const executor = await BlockExecutor.create(tree, env, rules, {
         common,
         evms,
@@ -86,6 +117,7 @@ export async function speculate(
       try {
         const outcome = await executor.execute(tx, sender);
         if (outcome.status === 'missing') throw outcome.error;
+        if (tx.to !== undefined) calleeSlots = executor.accesses.slots.get(byteKey(tx.to)) ?? [];
         return outcome;
       } finally {
         executor.release();
@@ -93,5 +125,82 @@ export async function speculate(
     },
     { from },
   );
+  // A run stopped at a slot it lacked: the next call like it fetches what this one read up front.
+  slots?.learn(tx, sender, calleeSlots, runs > 1, guess.length > 0);
   return { outcome: value, served, rounds };
+}
+
+/** The largest balance an account can hold. */
+const MAX_BALANCE = (1n << 256n) - 1n;
+
+/**
+ * The outcome of what can only be a plain value transfer — no data, no access list, to an
+ * account without code that is not a precompile (nor any address below 2^16, where precompiles
+ * live), whose balance cannot overflow — found without an executor: the checks every transaction
+ * passes, then 21,000 gas and no logs, as BlockExecutor's own transfer path gives it. Reads the
+ * recipient and the coinbase as that path does (the coinbase is paid the tip), so the witness is
+ * the same: the three accounts' paths. Undefined for anything else, and where the recipient or
+ * the coinbase would be left empty and deleted (BlockExecutor runs those); a
+ * missing node is reported as the executor reports it (MISSING_NODE naming the account).
+ */
+export function plainTransfer(
+  tree: StateTree,
+  tx: SignedTx,
+  account: Account | undefined,
+  env: BlockEnv,
+  rules: ChainRules,
+): Exclude<TxOutcome, { status: 'missing' }> | undefined {
+  const to = tx.to;
+  if (to === undefined || tx.data.length > 0 || tx.type > 2 || tx.accessList.length > 0) return undefined;
+  if (isLowAddress(to)) return undefined;
+  const recipient = readAccount(tree, to);
+  if (
+    recipient !== undefined &&
+    (!bytesEqual(recipient.codeHash, EMPTY_CODE_HASH) || recipient.balance + tx.value > MAX_BALANCE)
+  )
+    return undefined;
+  const coinbase = readAccount(tree, env.coinbase);
+  let fees: TxFees;
+  try {
+    fees = checkTransaction(tx, account, rules, env.gasLimit);
+  } catch (e) {
+    if (isExecutionError(e)) return { status: 'invalid', error: e };
+    throw e;
+  }
+  const gasUsed = tx.intrinsicGas;
+  // An existing account left empty is deleted (EIP-161), which can need a sibling node more
+  // than the reads did: the executor's flush fetches it.
+  if (leftEmpty(recipient, tx.value) || leftEmpty(coinbase, gasUsed * fees.priorityFee)) return undefined;
+  return {
+    status: 'included',
+    receipt: { type: tx.type, status: 1, gasUsed, cumulativeGasUsed: gasUsed, logs: [] },
+  };
+}
+
+function leftEmpty(a: Account | undefined, credit: bigint): boolean {
+  return (
+    a !== undefined && a.nonce === 0n && a.balance + credit === 0n && bytesEqual(a.codeHash, EMPTY_CODE_HASH)
+  );
+}
+
+/** Whether the first 18 of an address's 20 bytes are zero (precompiles, present and future). */
+function isLowAddress(a: Uint8Array): boolean {
+  for (let i = 0; i < 18; i++) if (a[i] !== 0) return false;
+  return true;
+}
+
+/** An account from the tree; a node the tree lacks is MISSING_NODE naming the account (what withState fetches). */
+function readAccount(tree: StateTree, address: Uint8Array): Account | undefined {
+  try {
+    return tree.getAccount(address);
+  } catch (e) {
+    if (isDsmError(e, DsmErrorCode.MissingNode) || isDsmError(e, DsmErrorCode.HashMismatch))
+      throw new ExecutionError(
+        ExecutionErrorCode.MissingNode,
+        `account ${toHex(address)} needs a node that was not fetched (${e.message})`,
+        { address },
+        e,
+      );
+    throw e;
+  }
 }

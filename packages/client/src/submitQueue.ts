@@ -21,6 +21,7 @@ import { MinerRefused } from './minerRefused.js';
 import { nextEnv, stateAt } from './readBackend.js';
 import type { ReadTree, RemoteState, StateRef } from './remoteState.js';
 import { RpcError, RpcErrorCode } from './rpc/rpcError.js';
+import type { SlotPredictor } from './slotPredictor.js';
 import { speculate } from './speculate.js';
 import { withoutCode } from './txRefusal.js';
 
@@ -78,6 +79,8 @@ export interface SubmitQueueModules {
   /** EVMs reused by pre-executions (building one costs more than running a transaction). */
   readonly evms: EvmPool;
   readonly counters: SubmitCounters;
+  /** Guesses contract calls' slots for their first reads (see slotPredictor.ts). */
+  readonly slots?: SlotPredictor;
   /** Told each pre-execution's time (ms) and fetch rounds. */
   readonly onPreExecuted?: (ms: number, rounds: number) => void;
 }
@@ -136,6 +139,7 @@ export class SubmitQueue {
         from,
         this.modules.evms,
         first ? readTree : undefined,
+        this.modules.slots,
       );
       this.modules.onPreExecuted?.(performance.now() - t0, spec.rounds);
       if (spec.outcome.status === 'invalid') {

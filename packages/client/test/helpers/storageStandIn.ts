@@ -53,7 +53,7 @@ export async function serveStorage(
           address: q.address,
           accountRlp: a === undefined ? undefined : encodeAccount(a),
           slotValues: q.slots.map((s) => state.getStorage(q.address, s) ?? new Uint8Array(0)),
-          code: new Uint8Array(0),
+          code: (q.code && a !== undefined && state.getCode(a.codeHash)) || new Uint8Array(0),
         };
       });
       if (lie === 'proof') {
