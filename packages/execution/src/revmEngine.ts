@@ -455,10 +455,9 @@ async function stageChanges(sm: TreeStateManager, changes: readonly AccountChang
       sm.stageAccount(k, undefined);
       continue;
     }
-    const address = new Address(c.address);
-    if (c.created) await sm.clearStorage(address);
-    if (c.code !== undefined) await sm.putCode(address, c.code);
+    if (c.created) await sm.clearStorage(new Address(c.address));
+    if (c.code !== undefined) await sm.putCode(new Address(c.address), c.code);
     sm.stageAccount(k, new Account(c.nonce, c.balance, undefined, c.codeHash));
-    for (const [slot, value] of c.storage) await sm.putStorage(address, slot, value);
+    for (const [slot, value] of c.storage) sm.stageStorage(k, slot, value);
   }
 }

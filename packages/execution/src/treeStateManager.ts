@@ -470,9 +470,14 @@ export class TreeStateManager implements StateManagerInterface {
   }
 
   async putStorage(address: Address, slot: Uint8Array, value: Uint8Array): Promise<void> {
+    this.stageStorage(key(address.bytes), slot, value);
+  }
+
+  /** putStorage of the account at latin1 address `k`, without a promise (the revm engine's writes). */
+  stageStorage(k: string, slot: Uint8Array, value: Uint8Array): void {
     let i = 0;
     while (i < value.length && value[i] === 0) i++;
-    this.top.slots(key(address.bytes)).set(key(slot), value.slice(i));
+    this.top.slots(k).set(key(slot), value.slice(i));
   }
 
   async clearStorage(address: Address): Promise<void> {
