@@ -287,21 +287,18 @@ export class TreeStateManager implements StateManagerInterface {
     const todo: Uint8Array[] = [];
     const names: string[] = [];
     let bytes = 0;
-    for (const a of addresses) {
-      const k = key(a);
-      if (this.accountCache.has(k)) continue;
-      todo.push(a);
-      names.push(k);
-      bytes += a.length;
-    }
+    const gather = (inputs: readonly Uint8Array[], hashed: Map<string, unknown>): void => {
+      for (const b of inputs) {
+        const k = key(b);
+        if (hashed.has(k)) continue;
+        todo.push(b);
+        names.push(k);
+        bytes += b.length;
+      }
+    };
+    gather(addresses, this.accountCache);
     const accounts = todo.length;
-    for (const s of slots) {
-      const k = key(s);
-      if (this.slotKeys.has(k)) continue;
-      todo.push(s);
-      names.push(k);
-      bytes += s.length;
-    }
+    gather(slots, this.slotKeys);
     if (todo.length < 2) return;
     const data = new Uint8Array(bytes);
     const offsets = new Uint32Array(todo.length + 1);

@@ -85,13 +85,12 @@ const show = (o: TxOutcome): string =>
     ? `${o.receipt.status} ${o.receipt.gasUsed} ${o.receipt.cumulativeGasUsed}`
     : `${o.status} ${o.error.code} ${o.error.message}`;
 
+/** A miner's executor (no access recording) over `state`, revm batches on or off. */
+const executor = (state: StateTree, batch: boolean, engine: 'revm' | 'ethereumjs') =>
+  BlockExecutor.create(state, env, rules, { engine, common, recordAccesses: false, batch });
+
 async function run(batch: boolean, engine: 'revm' | 'ethereumjs' = 'revm') {
-  const ex = await BlockExecutor.create(partialState(), env, rules, {
-    engine,
-    common,
-    recordAccesses: false,
-    batch,
-  });
+  const ex = await executor(partialState(), batch, engine);
   const items = block();
   const outcomes: TxOutcome[] = [];
   if (batch) outcomes.push(...(await ex.executeBatch(items)));
@@ -158,12 +157,7 @@ function readerState(): StateTree {
 }
 
 async function readAll(batch: boolean, engine: 'revm' | 'ethereumjs' = 'revm') {
-  const ex = await BlockExecutor.create(readerState(), env, rules, {
-    engine,
-    common,
-    recordAccesses: false,
-    batch,
-  });
+  const ex = await executor(readerState(), batch, engine);
   const items = READER_KEYS.map((k, i) => ({ tx: tx(k, 0n, READER, 0n), sender: READERS[i]! }));
   const outcomes = await ex.executeBatch(items);
   const crossings = ex.engineCrossings;
