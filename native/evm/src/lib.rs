@@ -36,6 +36,7 @@ use revm::primitives::{
     Address, AddressSet, Bytes, HashMap, HashSet, StorageKey, StorageValue, TxKind, B256,
     KECCAK_EMPTY, U256,
 };
+use revm::primitives::alloy_primitives::Bloom;
 use revm::state::{AccountInfo, EvmState};
 use revm::{ExecuteEvm, MainBuilder, MainContext};
 use std::fmt;
@@ -367,8 +368,12 @@ impl<'a> Reader<'a> {
 
 /// The keys the last run lacked: count u32, then each key.
 fn put_lacking(out: &mut Vec<u8>, db: &WitnessDb) {
-    out.extend_from_slice(&(db.lacking.len() as u32).to_le_bytes());
-    for k in &db.lacking {
+    put_keys(out, &db.lacking);
+}
+
+fn put_keys(out: &mut Vec<u8>, keys: &[Key]) {
+    out.extend_from_slice(&(keys.len() as u32).to_le_bytes());
+    for k in keys {
         put_key(out, k);
     }
 }
@@ -413,7 +418,17 @@ pub struct Engine {
     out: Vec<u8>,
     /// What the batch under way changed so far (see `execute_batch`).
     batch: BatchChanges,
+    /// How many more runs ahead (see `look_ahead`) the batch under way may make; None before
+    /// its first.
+    ahead_left: Option<u32>,
 }
+
+/// How many transactions after one that lacks keys are run ahead to learn what they lack too,
+/// so one round of JS reads serves them all (see `look_ahead`).
+const LOOK_AHEAD: u32 = 256;
+/// Runs ahead a batch may make per transaction it holds: a bound on the work guesses can waste
+/// (transactions whose keys depend on the ones before them are guessed wrong again and again).
+const AHEAD_PER_TX: u32 = 2;
 
 /// Memory JS owns that an answer is copied into (a Uint8Array). An alias because napi-derive
 /// reads a `&mut` argument as a class instance; as a plain type it takes the typed array's memory.
@@ -438,7 +453,7 @@ impl Engine {
         let ctx: Ctx = Context::mainnet().with_db(WitnessDb::default()).with_cfg(cfg).with_block(block);
         let mut evm = ctx.build_mainnet().with_precompiles(MonsoonPrecompiles { inner: EthPrecompiles::new(spec) });
         evm.instruction = instructions(spec);
-        Ok(Engine { evm, pending: None, out: Vec::with_capacity(1024), batch: BatchChanges::default() })
+        Ok(Engine { evm, pending: None, out: Vec::with_capacity(1024), batch: BatchChanges::default(), ahead_left: None })
     }
 
     /// Makes this engine a new one for another block (`config` as for the constructor), all its
@@ -453,6 +468,7 @@ impl Engine {
         *self.evm.ctx.db_mut() = WitnessDb::default();
         self.pending = None;
         self.batch = BatchChanges::default();
+        self.ahead_left = None;
         Ok(())
     }
 
@@ -610,9 +626,16 @@ impl Engine {
             let outcome = self.transact(env);
             let db = self.evm.ctx.db_mut();
             if !db.lacking.is_empty() {
+                let mut keys = std::mem::take(&mut db.lacking);
+                let left = *self.ahead_left.get_or_insert(count.saturating_mul(AHEAD_PER_TX));
+                let ahead = (count - i - 1).min(LOOK_AHEAD).min(left);
+                if ahead > 0 {
+                    self.ahead_left = Some(left - ahead);
+                    self.look_ahead(r, ahead, &mut keys)?;
+                }
                 out.push(LACKING);
                 out.extend_from_slice(&i.to_le_bytes());
-                put_lacking(out, db);
+                put_keys(out, &keys);
                 return Ok(());
             }
             let Ok(rs) = outcome else {
@@ -638,6 +661,29 @@ impl Engine {
         Ok(())
     }
 
+    /// Runs the batch's next `count` transactions (read from `r`) ahead, each over the committed
+    /// state as it is (without the changes of the transaction that lacked keys, or of each
+    /// other), only to add what they lack to `keys`: nothing of these runs is kept. A guess may
+    /// ask for a key the real run will not read, or miss one it will (a key a transaction
+    /// before it writes, or makes it read): the first costs JS a read, the second a round, and
+    /// neither changes an outcome: every key the engine holds is the committed state.
+    fn look_ahead(&mut self, mut r: Reader<'_>, count: u32, keys: &mut Vec<Key>) -> Result<()> {
+        let mut seen: HashSet<Key> = keys.iter().copied().collect();
+        for _ in 0..count {
+            let n = r.u32()? as usize;
+            let (env, _) = read_tx(r.take(n)?)?;
+            // A refusal or a key JS cannot resolve ends that guess, not the batch.
+            let _ = self.transact(env);
+            let db = self.evm.ctx.db_mut();
+            for k in db.lacking.drain(..) {
+                if seen.insert(k) {
+                    keys.push(k);
+                }
+            }
+        }
+        Ok(())
+    }
+
     /// Runs one transaction over the committed state, what it lacks recorded afresh in the db.
     fn transact(&mut self, env: TxEnv) -> std::result::Result<revm::context::result::ResultAndState, EVMError<Unresolvable>> {
         let db = self.evm.ctx.db_mut();
@@ -655,6 +701,7 @@ impl Engine {
             }
             None => out.push(BATCH_END),
         }
+        self.ahead_left = None;
         let db = self.evm.ctx.db_mut();
         self.batch.write(out, db);
     }
@@ -731,7 +778,9 @@ impl BatchChanges {
 
 /// An executed transaction's answer after its kind byte: success u8, gas used u64, refund u64,
 /// has-created u8 and the created address (20), log count u32, per log address (20), topic
-/// count u8, topics (32 each), data length u32 and data.
+/// count u8, topics (32 each), data length u32 and data; then, when there are logs, their logs
+/// bloom (256: hashed here, where it costs a fraction of what hashing each address and topic
+/// in a call of its own from JS does).
 fn write_outcome(out: &mut Vec<u8>, result: &ExecutionResult, create_address: Option<Address>) {
     out.push(u8::from(result.is_success()));
     let gas = result.gas();
@@ -759,6 +808,11 @@ fn write_outcome(out: &mut Vec<u8>, result: &ExecutionResult, create_address: Op
         }
         out.extend_from_slice(&(log.data.data.len() as u32).to_le_bytes());
         out.extend_from_slice(&log.data.data);
+    }
+    if !logs.is_empty() {
+        let mut bloom = Bloom::ZERO;
+        bloom.accrue_logs(logs);
+        out.extend_from_slice(bloom.as_slice());
     }
 }
 

@@ -89,13 +89,18 @@ export interface EngineOutcome {
   readonly refund: bigint;
   readonly created: Uint8Array | undefined;
   readonly logs: readonly EngineLog[];
+  /** The logs' bloom (256 bytes, as a receipt has it), undefined when there are no logs. */
+  readonly bloom: Uint8Array | undefined;
 }
 
 /** The engine's answer to one executeBatch call. */
 export interface EngineBatchResult {
   /** The transactions executed by this call, in order from its `from`. */
   readonly executed: readonly EngineOutcome[];
-  readonly end: /** Transaction `index` read keys the engine lacks: resolve them and call again from it. */
+  readonly end: /**
+   * Transaction `index` read keys the engine lacks: resolve them and call again from it. The
+   * keys include what the transactions after it were found to lack when run ahead.
+   */
     | { readonly kind: 'lacking'; readonly index: number; readonly keys: readonly StateKey[] }
     /**
      * The batch stopped before transaction `index`, left to a call of its own (or the batch
@@ -456,7 +461,8 @@ class Reader {
       for (let t = 0; t < nt; t++) topics.push(this.bytes(32));
       logs.push({ address, topics, data: this.bytes(this.u32()) });
     }
-    return { status, gasUsed, refund, created, logs };
+    const bloom = logCount > 0 ? this.bytes(256) : undefined;
+    return { status, gasUsed, refund, created, logs, bloom };
   }
 
   /** Account changes: a count, then each account. */

@@ -524,6 +524,7 @@ export class BlockExecutor {
       gasUsed: r.gasUsed,
       cumulativeGasUsed: this.gasUsed + r.gasUsed,
       logs: r.logs,
+      ...(r.bloom !== undefined ? { bloom: r.bloom } : {}),
       ...(r.contractAddress !== undefined ? { contractAddress: r.contractAddress } : {}),
     };
   }

@@ -23,6 +23,11 @@ export interface Receipt {
   /** Gas used by the block up to and including this transaction. */
   readonly cumulativeGasUsed: bigint;
   readonly logs: readonly Log[];
+  /**
+   * The logs' bloom ({@link logsBloom}) when whoever made the receipt has it already (revm
+   * hashes it as it runs the transaction); computed from `logs` where it is needed otherwise.
+   */
+  readonly bloom?: Uint8Array;
 }
 
 /** Bytes of a logs bloom (2048 bits). */
@@ -56,9 +61,9 @@ export function logsBloom(logs: readonly Log[]): Uint8Array {
  * The consensus encoding of a receipt (what the receipts trie stores): legacy
  * `rlp([status, cumulativeGasUsed, bloom, logs])`, typed `type ‖ rlp(…)` (EIP-2718), where a
  * log is `[address, [topics…], data]` and status 1 is the byte 0x01, status 0 the empty string.
- * `bloom` defaults to {@link logsBloom} of the receipt's logs.
+ * `bloom` defaults to the receipt's own, else {@link logsBloom} of its logs.
  */
-export function encodeReceipt(receipt: Receipt, bloom?: Uint8Array): Uint8Array {
+export function encodeReceipt(receipt: Receipt, bloom = receipt.bloom): Uint8Array {
   if (bloom === undefined) {
     if (receipt.logs.length === 0) return encodeWithoutLogs(receipt);
     bloom = logsBloom(receipt.logs);

@@ -52,6 +52,8 @@ export interface RevmOutcome {
   readonly status: 0 | 1;
   readonly gasUsed: bigint;
   readonly logs: readonly Log[];
+  /** The logs' bloom, undefined without logs. */
+  readonly bloom: Uint8Array | undefined;
   readonly contractAddress: Uint8Array | undefined;
 }
 
@@ -240,25 +242,18 @@ export class RevmEngine {
     const encoded = this.txs.encode(engineTx(tx, caller, this.chainId));
     // What every run reads first, handed over with the first call: the sender (read already
     // by the checks), the recipient and its code. Saves a round per new account or contract.
-    await this.resolve({ kind: 'account', address: caller });
+    this.resolve({ kind: 'account', address: caller });
     if (tx.to !== undefined) {
       const key: StateKey = { kind: 'account', address: tx.to };
-      await this.resolve(key);
-      const to = this.unresolved.has(keyOf(key)) ? undefined : this.sm.readAccount(tx.to, bytesKey(tx.to));
-      if (
-        to !== undefined &&
-        !bytesEqual(to.codeHash, EMPTY_CODE_HASH) &&
-        !this.codeFed.has(bytesKey(to.codeHash))
-      ) {
-        await this.resolve({ kind: 'code', hash: to.codeHash, address: tx.to });
-      }
+      this.resolve(key);
+      if (!this.unresolved.has(keyOf(key))) this.feedCode(tx.to);
     }
     for (;;) {
       this.crossings++;
       const res = decodeResult(this.answers.execute(engine, encoded, records.take()));
       switch (res.kind) {
         case 'lacking':
-          for (const k of res.keys) await this.resolve(k);
+          this.resolveAll(res.keys);
           continue;
         case 'unresolvable':
           throw (
@@ -284,6 +279,7 @@ export class RevmEngine {
             status: res.status,
             gasUsed: res.gasUsed,
             logs: res.logs,
+            bloom: res.bloom,
             contractAddress: res.created,
           };
       }
@@ -309,12 +305,19 @@ export class RevmEngine {
       items.map(({ tx, sender }) => engineTx(tx, sender, chainId)),
       gasLeft,
     );
-    // Senders and recipients the engine does not hold yet go with the first call (saves a round
-    // each). Only now: once the batch runs, the tree is behind the engine until the batch ends,
-    // and the engine asks only for what no transaction of the batch wrote.
+    // Senders and recipients the engine does not hold yet, and the recipients' code, go with
+    // the first call (saves a round each). Only now: once the batch runs, the tree is behind
+    // the engine until the batch ends, and the engine asks only for what no transaction of the
+    // batch wrote.
+    const parties: Uint8Array[] = [];
     for (const { tx, sender } of items) {
-      await this.hold(sender);
-      if (tx.to !== undefined) await this.hold(tx.to);
+      parties.push(sender);
+      if (tx.to !== undefined) parties.push(tx.to);
+    }
+    this.sm.hashKeys(parties, []);
+    for (const { tx, sender } of items) {
+      this.hold(sender);
+      if (tx.to !== undefined && this.hold(tx.to)) this.feedCode(tx.to);
     }
     const outcomes: RevmOutcome[] = [];
     let left = gasLeft;
@@ -325,14 +328,20 @@ export class RevmEngine {
         this.answers.executeBatch(engine, batch, outcomes.length, records.take()),
       );
       for (const o of res.executed) {
-        outcomes.push({ status: o.status, gasUsed: o.gasUsed, logs: o.logs, contractAddress: o.created });
+        outcomes.push({
+          status: o.status,
+          gasUsed: o.gasUsed,
+          logs: o.logs,
+          bloom: o.bloom,
+          contractAddress: o.created,
+        });
         left -= o.gasUsed;
       }
       const end = res.end;
       if (end.kind === 'lacking') {
         if (end.index !== outcomes.length)
           throw new RangeError(`the engine lacked keys for item ${end.index}, expected ${outcomes.length}`);
-        for (const k of end.keys) await this.resolve(k);
+        this.resolveAll(end.keys);
         continue;
       }
       this.batched += outcomes.length;
@@ -343,16 +352,50 @@ export class RevmEngine {
     }
   }
 
-  /** Hands the engine `address`'s account (or its absence) unless it holds it. */
-  private async hold(address: Uint8Array): Promise<void> {
+  /**
+   * Hands the engine `address`'s account (or its absence) unless it holds it. True when it was
+   * handed over now.
+   */
+  private hold(address: Uint8Array): boolean {
     const k = bytesKey(address);
-    if (this.held.has(k)) return;
-    await this.resolve({ kind: 'account', address });
-    if (!this.unresolved.has(`a${k}`)) this.held.add(k);
+    if (this.held.has(k)) return false;
+    this.resolve({ kind: 'account', address });
+    if (this.unresolved.has(`a${k}`)) return false;
+    this.held.add(k);
+    return true;
+  }
+
+  /** Hands the engine the code of `address` (read as the tree has it) unless it holds it. */
+  private feedCode(address: Uint8Array): void {
+    const a = this.sm.readAccount(address, bytesKey(address));
+    if (
+      a !== undefined &&
+      !bytesEqual(a.codeHash, EMPTY_CODE_HASH) &&
+      !this.codeFed.has(bytesKey(a.codeHash))
+    )
+      this.resolve({ kind: 'code', hash: a.codeHash, address });
+  }
+
+  /**
+   * Reads the keys the engine lacks (a batch's: what its transactions were found to lack when
+   * run ahead), their trie keys hashed in one call first.
+   */
+  private resolveAll(keys: readonly StateKey[]): void {
+    if (keys.length > 1) {
+      const addresses: Uint8Array[] = [];
+      const slots: Uint8Array[] = [];
+      for (const k of keys) {
+        if (k.kind === 'code') continue;
+        addresses.push(k.address);
+        if (k.kind === 'slot') slots.push(k.slot);
+      }
+      this.sm.hashKeys(addresses, slots);
+    }
+    for (const k of keys) this.resolve(k);
   }
 
   /** Reads one key through the manager for the engine, or marks it unresolvable. */
-  private async resolve(k: StateKey): Promise<void> {
+  private resolve(k: StateKey): void {
     const sm = this.sm;
     const records = this.records;
     try {
@@ -361,9 +404,9 @@ export class RevmEngine {
         if (a === undefined) records.noAccount(k.address);
         else records.account(k.address, a.nonce, a.balance, a.codeHash);
       } else if (k.kind === 'slot') {
-        records.slot(k.address, k.slot, await sm.getStorage(new Address(k.address), k.slot));
+        records.slot(k.address, k.slot, sm.readStorage(k.address, k.slot));
       } else {
-        records.code(k.hash, await this.codeOf(k.hash, k.address));
+        records.code(k.hash, this.codeOf(k.hash, k.address));
         this.codeFed.add(bytesKey(k.hash));
       }
     } catch (e) {
@@ -374,10 +417,9 @@ export class RevmEngine {
   }
 
   /** Code by hash, read as the account's code (so a missing blob is named as the other engine names it). */
-  private async codeOf(hash: Uint8Array, owner: Uint8Array): Promise<Uint8Array> {
+  private codeOf(hash: Uint8Array, owner: Uint8Array): Uint8Array {
     const a = this.sm.readAccount(owner, bytesKey(owner));
-    if (a !== undefined && bytesKey(a.codeHash) === bytesKey(hash))
-      return this.sm.getCode(new Address(owner));
+    if (a !== undefined && bytesKey(a.codeHash) === bytesKey(hash)) return this.sm.readCode(owner);
     const held = this.sm.tree.getCode(hash);
     if (held !== undefined) return held;
     throw new ExecutionError(
@@ -413,10 +455,9 @@ async function stageChanges(sm: TreeStateManager, changes: readonly AccountChang
       sm.stageAccount(k, undefined);
       continue;
     }
-    const address = new Address(c.address);
-    if (c.created) await sm.clearStorage(address);
-    if (c.code !== undefined) await sm.putCode(address, c.code);
+    if (c.created) await sm.clearStorage(new Address(c.address));
+    if (c.code !== undefined) await sm.putCode(new Address(c.address), c.code);
     sm.stageAccount(k, new Account(c.nonce, c.balance, undefined, c.codeHash));
-    for (const [slot, value] of c.storage) await sm.putStorage(address, slot, value);
+    for (const [slot, value] of c.storage) sm.stageStorage(k, slot, value);
   }
 }

@@ -279,6 +279,45 @@ export class TreeStateManager implements StateManagerInterface {
     return v;
   }
 
+  /**
+   * Hashes the trie keys of these addresses and slots that are not hashed yet in one call into
+   * the hash, not one per key: what a batch of keys the engine lacks needs before it is read.
+   */
+  hashKeys(addresses: readonly Uint8Array[], slots: readonly Uint8Array[]): void {
+    const todo: Uint8Array[] = [];
+    const names: string[] = [];
+    let bytes = 0;
+    const gather = (inputs: readonly Uint8Array[], hashed: Map<string, unknown>): void => {
+      for (const b of inputs) {
+        const k = key(b);
+        if (hashed.has(k)) continue;
+        todo.push(b);
+        names.push(k);
+        bytes += b.length;
+      }
+    };
+    gather(addresses, this.accountCache);
+    const accounts = todo.length;
+    gather(slots, this.slotKeys);
+    if (todo.length < 2) return;
+    const data = new Uint8Array(bytes);
+    const offsets = new Uint32Array(todo.length + 1);
+    for (let i = 0, at = 0; i < todo.length; i++) {
+      data.set(todo[i]!, at);
+      at += todo[i]!.length;
+      offsets[i + 1] = at;
+    }
+    const digests = this.tree.keccak.keccak256Packed(data, offsets, todo.length);
+    for (let i = 0; i < todo.length; i++) {
+      const h = digests.slice(32 * i, 32 * i + 32);
+      // An address seen twice in the list is hashed twice; the second entry is the same.
+      if (i < accounts) {
+        if (!this.accountCache.has(names[i]!))
+          this.accountCache.set(names[i]!, { key: h, account: undefined, loaded: false });
+      } else this.slotKeys.set(names[i]!, h);
+    }
+  }
+
   /** keccak256 of `address` (latin1 `k`): its key in the account trie (hashed once per manager). */
   trieKey(address: Uint8Array, k: string): Uint8Array {
     return this.entry(address, k).key;
@@ -363,12 +402,17 @@ export class TreeStateManager implements StateManagerInterface {
 
   /** The account's code. Shared with the cache, not copied: callers must not change it. */
   async getCode(address: Address): Promise<Uint8Array> {
-    const k = key(address.bytes);
+    return this.readCode(address.bytes);
+  }
+
+  /** getCode without an Address object or a promise (the revm engine's reads). */
+  readCode(address: Uint8Array): Uint8Array {
+    const k = key(address);
     for (let i = this.layers.length - 1; i >= 0; i--) {
       const c = this.layers[i]!.code.get(k);
       if (c !== undefined) return c;
     }
-    const a = await this.getAccount(address);
+    const a = this.readAccount(address, k);
     if (a === undefined || bytesEqual(a.codeHash, EMPTY_CODE_HASH)) return EMPTY;
     if (this.record) this.accesses.code.add(k);
     const h = key(a.codeHash);
@@ -378,8 +422,8 @@ export class TreeStateManager implements StateManagerInterface {
     if (code === undefined) {
       throw new ExecutionError(
         ExecutionErrorCode.MissingNode,
-        `code ${bytesToHex(a.codeHash)} of ${address.toString()} is neither held nor in the bag`,
-        { address: address.bytes, hash: a.codeHash },
+        `code ${bytesToHex(a.codeHash)} of ${bytesToHex(address)} is neither held nor in the bag`,
+        { address, hash: a.codeHash },
       );
     }
     this.codeCache.set(h, code);
@@ -406,7 +450,12 @@ export class TreeStateManager implements StateManagerInterface {
   // ------------------------------------------------------------ storage
 
   async getStorage(address: Address, slot: Uint8Array): Promise<Uint8Array> {
-    const k = key(address.bytes);
+    return this.readStorage(address.bytes, slot);
+  }
+
+  /** getStorage without an Address object or a promise (the revm engine's reads). */
+  readStorage(address: Uint8Array, slot: Uint8Array): Uint8Array {
+    const k = key(address);
     const s = key(slot);
     for (let i = this.layers.length - 1; i >= 0; i--) {
       const l = this.layers[i]!;
@@ -414,13 +463,18 @@ export class TreeStateManager implements StateManagerInterface {
       if (v !== undefined) return v;
       if (l.cleared.has(k)) return EMPTY;
     }
-    return this.treeStorage(address.bytes, k, slot, s);
+    return this.treeStorage(address, k, slot, s);
   }
 
   async putStorage(address: Address, slot: Uint8Array, value: Uint8Array): Promise<void> {
+    this.stageStorage(key(address.bytes), slot, value);
+  }
+
+  /** putStorage of the account at latin1 address `k`, without a promise (the revm engine's writes). */
+  stageStorage(k: string, slot: Uint8Array, value: Uint8Array): void {
     let i = 0;
     while (i < value.length && value[i] === 0) i++;
-    this.top.slots(key(address.bytes)).set(key(slot), value.slice(i));
+    this.top.slots(k).set(key(slot), value.slice(i));
   }
 
   async clearStorage(address: Address): Promise<void> {

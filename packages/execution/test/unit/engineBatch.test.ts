@@ -4,8 +4,10 @@
  * exactly as it does one call per transaction (the tree prepares deletions per transaction),
  * a refused transaction keeps its error, and the transactions around them run in the batch
  * and see the state the ones before them left; and one call per transaction ends as
- * @ethereumjs/evm does there. The random blocks of engineFuzz.test.ts hold
- * batches to single calls more broadly.
+ * @ethereumjs/evm does there. And a batch whose transactions each read a slot the engine
+ * lacks gets them all in one round (they are run ahead), with the same outcomes, receipts
+ * (logs bloom from revm) and root. The random blocks of engineFuzz.test.ts hold batches to
+ * single calls more broadly.
  */
 import { createFeeMarket1559Tx, type TypedTransaction } from '@ethereumjs/tx';
 import { privateToAddress } from '@ethereumjs/util';
@@ -14,6 +16,8 @@ import { EMPTY_CODE_HASH, makeAccount, NodeBag, StateTree, toHex } from '@monsoo
 import {
   BlockExecutor,
   defaultChainRules,
+  encodeReceipt,
+  logsBloom,
   makeCommon,
   revmAvailable,
   type TxOutcome,
@@ -81,13 +85,12 @@ const show = (o: TxOutcome): string =>
     ? `${o.receipt.status} ${o.receipt.gasUsed} ${o.receipt.cumulativeGasUsed}`
     : `${o.status} ${o.error.code} ${o.error.message}`;
 
+/** A miner's executor (no access recording) over `state`, revm batches on or off. */
+const executor = (state: StateTree, batch: boolean, engine: 'revm' | 'ethereumjs') =>
+  BlockExecutor.create(state, env, rules, { engine, common, recordAccesses: false, batch });
+
 async function run(batch: boolean, engine: 'revm' | 'ethereumjs' = 'revm') {
-  const ex = await BlockExecutor.create(partialState(), env, rules, {
-    engine,
-    common,
-    recordAccesses: false,
-    batch,
-  });
+  const ex = await executor(partialState(), batch, engine);
   const items = block();
   const outcomes: TxOutcome[] = [];
   if (batch) outcomes.push(...(await ex.executeBatch(items)));
@@ -116,5 +119,77 @@ describeRevm('revm batches hand a transaction back mid-batch', () => {
     expect(batch.root).toBe(one.root);
     // Everything but the two handed back ran inside batches.
     expect(batch.batched).toBe(4);
+  });
+});
+
+/** Eight senders, each calling READER once. */
+const READER_KEYS = Array.from({ length: 8 }, (_, i) => keccak.keccak256(Uint8Array.of(0xb0 + i)));
+const READERS = READER_KEYS.map((k) => privateToAddress(k));
+/** LOG1(topic CALLER) of SLOAD(CALLER), then SSTORE(0, SLOAD(CALLER)): a slot per caller, one shared. */
+const READER = new Uint8Array(20).fill(0xd2);
+const READER_CODE = Uint8Array.from(
+  Buffer.from(
+    // MSTORE(0, SLOAD(CALLER)); LOG1(0, 32, CALLER); SSTORE(0, SLOAD(CALLER)); STOP
+    '3354600052' + '3360206000a1' + '335460005500',
+    'hex',
+  ),
+);
+const callerWord = (a: Uint8Array): Uint8Array => {
+  const w = new Uint8Array(32);
+  w.set(a, 12);
+  return w;
+};
+
+/** Every reader funded, READER's slot of each reader set (and slot 0), all proven. */
+function readerState(): StateTree {
+  const full = new StateTree();
+  for (const a of READERS)
+    full.putAccount(a, makeAccount({ nonce: 0n, balance: 10n ** 20n, codeHash: EMPTY_CODE_HASH }));
+  const code = full.putCode(READER_CODE);
+  full.putAccount(READER, makeAccount({ nonce: 1n, balance: 0n, codeHash: code }));
+  full.putStorage(READER, word(0), LONG);
+  for (const [i, a] of READERS.entries()) full.putStorage(READER, callerWord(a), word(i + 1));
+  const bag = new NodeBag();
+  bag.addNodes(full.proveAccounts([...READERS, READER, env.coinbase]));
+  bag.addNodes(full.proveStorageMany(READER, [word(0), ...READERS.map(callerWord)]));
+  bag.add(READER_CODE);
+  return StateTree.fromRootHash(full.root(), { source: bag });
+}
+
+async function readAll(batch: boolean, engine: 'revm' | 'ethereumjs' = 'revm') {
+  const ex = await executor(readerState(), batch, engine);
+  const items = READER_KEYS.map((k, i) => ({ tx: tx(k, 0n, READER, 0n), sender: READERS[i]! }));
+  const outcomes = await ex.executeBatch(items);
+  const crossings = ex.engineCrossings;
+  const done = await ex.finish();
+  return {
+    outcomes: outcomes.map(show),
+    receipts: done.receipts.map((r) => toHex(encodeReceipt(r))),
+    blooms: done.receipts.map((r) => r.bloom && toHex(r.bloom)),
+    logs: done.receipts.map((r) => toHex(logsBloom(r.logs))),
+    root: toHex(done.stateRoot),
+    crossings,
+  };
+}
+
+describeRevm('revm batches read what their transactions lack in one round', () => {
+  it('eight transactions, each lacking a slot of its own, take two calls, as one call each would end', async () => {
+    const reference = await readAll(false, 'ethereumjs');
+    const one = await readAll(false);
+    const batch = await readAll(true);
+    expect(one.outcomes).toEqual(reference.outcomes);
+    expect(batch.outcomes).toEqual(reference.outcomes);
+    expect(batch.outcomes.every((o) => o.startsWith('1 '))).toBe(true);
+    expect(batch.receipts).toEqual(reference.receipts);
+    expect(batch.root).toBe(reference.root);
+    expect(one.root).toBe(reference.root);
+    // revm's bloom is the one computed from the logs (and what the receipts encode).
+    expect(batch.blooms).toEqual(batch.logs);
+    expect(one.blooms).toEqual(one.logs);
+    // The first call finds the first transaction lacking its slot, runs the other seven ahead
+    // and asks for all eight slots; the second executes the batch. One call a transaction
+    // needs a round each.
+    expect(batch.crossings).toBe(2);
+    expect(one.crossings).toBeGreaterThanOrEqual(2 * READERS.length);
   });
 });
