@@ -116,13 +116,23 @@ describe.each([
   { what: 'a one-byte budget', budget: 1, levels: 1, clock: false, sync: false },
   { what: 'a budget of part of the state (CLOCK)', budget: 120_000, levels: 1, clock: true, sync: false },
   {
+    // Two resident levels: passes go over the 16 subtrees below them one at a time, yielding
+    // after each, while blocks and reads run between the parts.
+    what: 'a budget of part of the state, evicted a part at a time',
+    budget: 120_000,
+    levels: 2,
+    clock: true,
+    sync: false,
+    slices: true,
+  },
+  {
     what: 'a one-byte budget, reading LevelDB on the JS thread',
     budget: 1,
     levels: 1,
     clock: false,
     sync: true,
   },
-])('tiered backend vs memory mode, $what', ({ budget, levels, clock, sync }) => {
+])('tiered backend vs memory mode, $what', ({ budget, levels, clock, sync, slices }) => {
   const genesis = makeGenesis(11, 500);
   const chain = new RefChain(genesis, 16);
   const mine = [0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11];
@@ -143,7 +153,13 @@ describe.each([
     dir = await mkdtemp(join(tmpdir(), 'monsoon-tiered-'));
     db = new ProbedDb(await openLocalNodeDb(join(dir, 'leveldb')));
     store = new TieredStore(
-      { memoryBudget: budget, residentLevels: levels, gcEveryNodes: 0, syncReads: sync },
+      {
+        memoryBudget: budget,
+        residentLevels: levels,
+        gcEveryNodes: 0,
+        syncReads: sync,
+        ...(slices ? { evictSliceMs: 0 } : {}),
+      },
       { db },
     );
     // The CLOCK variant starts from a streamed genesis (subtrees straight to LevelDB).
@@ -268,6 +284,9 @@ describe.each([
       expect(stats.fullPrunes).toBeLessThan(stats.prunes / 2);
       expect(stats.residentBytes).toBeGreaterThan(0);
     }
+    // Passes went a part at a time (16 slices each), not in one stretch.
+    // (the one pass that is not sliced: the store's start).
+    if (slices) expect(stats.evictSlices).toBeGreaterThanOrEqual(16 * (stats.prunes - 1));
   }, 300_000); // three versions of it run; a loaded box takes minutes
 
   if (sync) {
@@ -624,4 +643,38 @@ describe('streamed genesis (larger than memory)', () => {
       }
     },
   );
+});
+
+describe('tiered eviction a part at a time', () => {
+  it('the 256 parts of a pass count and evict exactly what one pass does, over versions sharing nodes', () => {
+    const genesis = makeGenesis(33, 3000);
+    // Two identical pairs of versions (a genesis and a block on it, with storage tries), built apart.
+    const twins = [0, 1].map(() => {
+      const chain = new RefChain(genesis, 16);
+      const g = { hash: chain.genesisHash, state: chain.genesisState, number: 0n };
+      const next = chain.block(g, 7, 300).state;
+      for (const st of [g.state, next]) st.rootBin(); // clean: a pass evicts only hashed nodes
+      return [g.state, next] as const;
+    });
+    const [one, parts] = twins as [(typeof twins)[0], (typeof twins)[0]];
+    const all = one[0].residentBytes();
+    expect(parts[0].residentBytes()).toBe(all);
+    // A rule that evicts about half the nodes below the kept levels, by hash.
+    const rule = (hash: string) => hash.charCodeAt(3) % 2 === 0;
+    const seenOne = new Set<object>();
+    let bytesOne = 0;
+    for (const st of one) bytesOne += st.evictCold(3, seenOne, rule);
+    const seenParts = new Set<object>();
+    let bytesParts = 0;
+    for (let p = 0; p < 256; p++)
+      for (const st of parts) bytesParts += st.evictColdPart([p >> 4, p & 15], 3, seenParts, rule);
+    expect(bytesParts).toBe(bytesOne);
+    expect(bytesOne).toBeLessThan(all); // it did evict
+    for (const i of [0, 1]) {
+      expect(parts[i]!.residentBytes()).toBe(one[i]!.residentBytes());
+      expect(parts[i]!.residentNodes()).toBe(one[i]!.residentNodes());
+    }
+    // A part must lie above the kept levels.
+    expect(() => parts[0].evictColdPart([1, 2, 3], 3, new Set(), rule)).toThrow(/shorter than 3/);
+  });
 });
