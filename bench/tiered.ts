@@ -68,10 +68,11 @@
  * caches and V8's reserve. Next: evict leaves before branches when everything is hot (keep the
  * branch skeleton), incremental passes, and run the LevelDB as its own process in the benchmark.
  */
-import { execFileSync } from 'node:child_process';
-import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { type ChildProcess, execFileSync, spawn } from 'node:child_process';
+import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { cpus, loadavg, tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
+import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { getHeapSpaceStatistics } from 'node:v8';
@@ -89,11 +90,15 @@ import {
   sealPow,
 } from '@monsoon/protocol';
 import {
+  CheckpointStore,
   connectRemoteNodeDb,
+  decodeCheckpoint,
+  encodeCheckpoint,
   type GenesisAccounts,
   leveldbCacheFor,
   openLocalNodeDb,
   StorageNode,
+  type TieredStats,
   TieredStore,
 } from '@monsoon/storage-node';
 import { LevelTrieDb } from '@monsoon/workload';
@@ -124,6 +129,20 @@ const { values: args } = parseArgs({
     // The tiered node reads cold nodes on the JS thread (TieredStoreOptions.syncReads).
     'sync-reads': { type: 'boolean', default: false },
     out: { type: 'string', default: 'tiered.json' },
+    // Where the state is built once (a streamed genesis in a LevelDB, and its top levels as a
+    // checkpoint) and every tiered and mpt run starts from (default: <tmp>/monsoon-bench-tiered-<n>).
+    'state-dir': { type: 'string' },
+    // Without the memory-mode child (10M does not fit in ~4 GiB): the state's bytes and nodes as
+    // the store accounts them, from an earlier memory-mode run.
+    'state-bytes-given': { type: 'string' },
+    'state-nodes-given': { type: 'string' },
+    // The tiered node without its MemoryGovernor (only the accounted bytes held to the budget).
+    'no-governor': { type: 'boolean', default: false },
+    // A/B: memory mode and tiered at this budget (%), both processes up, measured in turns.
+    ab: { type: 'string' },
+    rounds: { type: 'string', default: '3' },
+    // A child that waits for measure commands on stdin (the A/B run).
+    serve: { type: 'boolean', default: false },
   },
 });
 const SECONDS = Number(args.seconds);
@@ -398,6 +417,76 @@ function statusKb(pid: number | 'self', field: string): number | undefined {
   return m === null ? undefined : Number(m[1]) * 1024;
 }
 
+/** Where the state of `n` accounts is built once and every run starts from. */
+const stateDirOf = (n: number) => args['state-dir'] ?? join(tmpdir(), `monsoon-bench-tiered-${n}`);
+
+/**
+ * Child: builds the state once: a streamed genesis into a LevelDB (never all in memory), compacted,
+ * and the levels the node keeps above it as a checkpoint (hash stubs where LevelDB has the rest).
+ */
+async function buildSide(n: number): Promise<Record<string, unknown>> {
+  const dir = stateDirOf(n);
+  rmSync(dir, { recursive: true, force: true });
+  mkdirSync(dir, { recursive: true });
+  const addresses = makeAddresses(n);
+  const db = await openLocalNodeDb(join(dir, 'leveldb'));
+  const store = new TieredStore({ memoryBudget: 64 * 2 ** 20, gcEveryNodes: 0 }, { db });
+  const t = performance.now();
+  const node = await StorageNode.fromGenesisStreamed(
+    lazyGenesis(addresses),
+    { window: 16, forkWindow: 4 },
+    { observers: [store], faults: store, genesisSink: store },
+  );
+  await node.startObservers();
+  const genesisS = (performance.now() - t) / 1000;
+  await db.compact(); // what a node that has been up a while reads from: no bulk load to compact
+  const checkpoints = await CheckpointStore.create({ dir: join(dir, 'checkpoints') });
+  await checkpoints.write(0n, encodeCheckpoint(node.head));
+  const out = { side: 'build', accounts: n, genesisS, buildS: (performance.now() - t) / 1000 };
+  await node.close();
+  writeFileSync(join(dir, 'state.json'), `${JSON.stringify(out)}\n`);
+  return out;
+}
+
+/** The built state's checkpoint (see buildSide). */
+async function builtCheckpoint(n: number): Promise<Uint8Array> {
+  const latest = await (await CheckpointStore.create({ dir: join(stateDirOf(n), 'checkpoints') })).latest();
+  if (latest === undefined)
+    throw new Error(`no state built in ${stateDirOf(n)}: run the benchmark's build first`);
+  return latest.data;
+}
+
+/**
+ * A child's A/B loop (--serve): says it is ready, then for each line on stdin ("skew" or
+ * "uniform") runs the batched measurement and answers with its result, until "quit".
+ */
+async function serve(
+  node: StorageNode,
+  addresses: Buffer,
+  n: number,
+  store?: TieredStore,
+  ready: Record<string, unknown> = {},
+): Promise<void> {
+  console.log(JSON.stringify({ ready: true, ...ready }));
+  let seed = 100;
+  for await (const cmd of createInterface({ input: process.stdin })) {
+    if (cmd === 'quit') break;
+    const pick = picker(n, cmd === 'skew', seed++);
+    const s0 = store?.tieredStats();
+    const b = await timed(() => batchRead(node, addresses, pick));
+    const s1 = store?.tieredStats();
+    console.log(
+      JSON.stringify({
+        batchedProofsPerSec: b.ops / b.s,
+        loadavg: loadavg()[0],
+        ...(s0 !== undefined && s1 !== undefined
+          ? { nodesFetchedPerBatch: ((s1.nodesFetched - s0.nodesFetched) * BATCH) / b.ops }
+          : {}),
+      }),
+    );
+  }
+}
+
 /** Child: memory mode. */
 async function memorySide(n: number): Promise<Record<string, unknown>> {
   const addresses = makeAddresses(n);
@@ -421,6 +510,10 @@ async function memorySide(n: number): Promise<Record<string, unknown>> {
     heapBytes,
     stateNodes,
   };
+  if (args.serve) {
+    await serve(node, addresses, n, undefined, { stateBytes, stateNodes });
+    return out;
+  }
   for (const skew of [true, false])
     out[skew ? 'skew90_10' : 'uniform'] = await nodeReads(node, addresses, picker(n, skew, 7));
   out.applyUpdatesPerSec = await applyRate(node, addresses, 1);
@@ -431,47 +524,57 @@ async function memorySide(n: number): Promise<Record<string, unknown>> {
   return out;
 }
 
-/** Child: a tiered node at one budget, from a streamed genesis over a fresh in-process LevelDB. */
+/**
+ * Child: a tiered node at one budget, from the built state (its LevelDB, in this process or as
+ * the LevelDB role's, and its checkpoint), held to the budget by its MemoryGovernor.
+ */
 async function tieredSide(
   n: number,
   budgetPct: number,
   stateBytes: number,
 ): Promise<Record<string, unknown>> {
-  const dir = mkdtempSync(join(tmpdir(), 'monsoon-bench-tiered-'));
-  try {
+  {
+    const leveldbDir = join(stateDirOf(n), 'leveldb');
     const addresses = makeAddresses(n);
+    const checkpoint = await builtCheckpoint(n);
     const remote = args['remote-leveldb']
-      ? await startLeveldbProcess(['--listen', '127.0.0.1:0', '--dir', join(dir, 'tiered')])
+      ? await startLeveldbProcess(['--listen', '127.0.0.1:0', '--dir', leveldbDir])
       : undefined;
     const budget = Math.floor((stateBytes * budgetPct) / 100);
     // An in-process LevelDB's block cache counts inside the budget (as the storage CLI sets it up).
     const leveldbCacheBytes = remote === undefined ? leveldbCacheFor(budget) : 0;
-    const db =
-      remote === undefined
-        ? await openLocalNodeDb(join(dir, 'tiered'), { cacheBytes: leveldbCacheBytes })
-        : await connectRemoteNodeDb(remote.address);
-    const store = new TieredStore(
-      { memoryBudget: budget, gcEveryNodes: 0, leveldbCacheBytes, syncReads: args['sync-reads'] },
-      { db },
-    );
     forceGc();
     const baseRss = rss();
     const baseAnon = rssAnon();
+    const db =
+      remote === undefined
+        ? await openLocalNodeDb(leveldbDir, { cacheBytes: leveldbCacheBytes })
+        : await connectRemoteNodeDb(remote.address);
+    const store = new TieredStore(
+      {
+        memoryBudget: budget,
+        gcEveryNodes: 0,
+        leveldbCacheBytes,
+        syncReads: args['sync-reads'],
+        processBudget: !args['no-governor'],
+        baseRssBytes: baseAnon,
+      },
+      { db },
+    );
     const t = performance.now();
-    let peakHeap = 0;
-    const sampler = setInterval(() => {
-      peakHeap = Math.max(peakHeap, process.memoryUsage().heapUsed);
-    }, 50);
-    const node = await StorageNode.fromGenesisStreamed(
-      lazyGenesis(addresses),
+    const node = StorageNode.fromCheckpoint(
+      checkpoint,
+      GENESIS_HEADER,
       { window: 16, forkWindow: 4 },
-      { observers: [store], faults: store, genesisSink: store },
+      { observers: [store], faults: store },
     );
     await node.startObservers();
-    clearInterval(sampler);
-    await db.compact?.(); // what a node that has been up a while reads from: no bulk load to compact
-    const compactS = (performance.now() - t) / 1000;
     const loadS = (performance.now() - t) / 1000;
+    // The anonymous RSS' growth over its base, sampled through warm-up and measurement: its peak.
+    let peakAnonGrowth = 0;
+    const sampler = setInterval(() => {
+      peakAnonGrowth = Math.max(peakAnonGrowth, rssAnon() - baseAnon);
+    }, 100);
     const out: Record<string, unknown> = {
       side: 'tiered',
       accounts: n,
@@ -479,9 +582,8 @@ async function tieredSide(
       budgetBytes: budget,
       leveldbCacheBytes,
       syncReads: args['sync-reads'],
+      governor: !args['no-governor'],
       loadS,
-      compactS,
-      genesisPeakHeapBytes: peakHeap,
     };
     // Warm-up: skewed batches, so the hot set is measured resident as in a node that has been
     // serving (the 3-second measurements alone would measure a cold start).
@@ -494,9 +596,20 @@ async function tieredSide(
       warmed += await batchRead(node, addresses, warm);
     out.warmProofs = warmed;
     out.warmS = (performance.now() - warmStarted) / 1000;
+    if (args.serve) {
+      await serve(node, addresses, n, store);
+      clearInterval(sampler);
+      out.stats = store.tieredStats();
+      out.peakRssAnonGrowthBytes = peakAnonGrowth;
+      remote?.proc.kill('SIGTERM');
+      await node.close();
+      return out;
+    }
     for (const skew of [true, false])
       out[skew ? 'skew90_10' : 'uniform'] = await nodeReads(node, addresses, picker(n, skew, 7), store);
     out.applyUpdatesPerSec = await applyRate(node, addresses, 1);
+    clearInterval(sampler);
+    out.peakRssAnonGrowthBytes = peakAnonGrowth;
     const st = store.tieredStats();
     out.stats = st;
     out.accountedBytes = st.cacheBytes + st.residentBytes;
@@ -520,41 +633,20 @@ async function tieredSide(
     }
     await node.close();
     return out;
-  } finally {
-    rmSync(dir, { recursive: true, force: true });
   }
 }
 
 /** Child: @ethereumjs/mpt over classic-level, its node cache at each budget's share of the nodes. */
 async function mptSide(n: number, budgets: number[], stateNodes: number): Promise<Record<string, unknown>> {
-  const dir = mkdtempSync(join(tmpdir(), 'monsoon-bench-mpt-'));
-  try {
+  {
     const addresses = makeAddresses(n);
-    const level = new ClassicLevel<Buffer, Buffer>(join(dir, 'mpt'), {
+    // The built state's LevelDB holds the same nodes (hash -> RLP) an @ethereumjs/mpt reads.
+    const level = new ClassicLevel<Buffer, Buffer>(join(stateDirOf(n), 'leveldb'), {
       keyEncoding: 'buffer',
       valueEncoding: 'buffer',
     });
     await level.open();
-    const compact = () =>
-      (level as unknown as { compactRange(a: Buffer, b: Buffer): Promise<void> }).compactRange(
-        Buffer.alloc(0),
-        Buffer.alloc(33, 0xff),
-      );
-    // The same nodes, streamed in as a tiered node gets them.
-    const sink = {
-      writeNodes: (nodes: readonly { hash: string; enc: string }[]) =>
-        level.batch(
-          nodes.map((x) => ({
-            type: 'put' as const,
-            key: Buffer.from(x.hash, 'latin1'),
-            value: Buffer.from(x.enc, 'latin1'),
-          })),
-        ),
-    };
-    const node = await StorageNode.fromGenesisStreamed(lazyGenesis(addresses), {}, { genesisSink: sink });
-    node.head.state.state.forEachNode((h, enc) => void sink.writeNodes([{ hash: h, enc }]));
-    const stateRoot = node.head.header.stateRoot;
-    await compact();
+    const stateRoot = decodeCheckpoint(await builtCheckpoint(n)).header.stateRoot;
     const out: Record<string, unknown> = { side: 'mpt', accounts: n };
     for (const p of budgets) {
       const row: Record<string, unknown> = {};
@@ -573,8 +665,6 @@ async function mptSide(n: number, budgets: number[], stateNodes: number): Promis
     }
     await level.close();
     return out;
-  } finally {
-    rmSync(dir, { recursive: true, force: true });
   }
 }
 
@@ -595,12 +685,98 @@ function child(extra: string[]): Record<string, unknown> {
       '--warm-seconds',
       args['warm-seconds'],
       ...(args['warm-proofs'] !== undefined ? ['--warm-proofs', args['warm-proofs']] : []),
+      ...(args['state-dir'] !== undefined ? ['--state-dir', args['state-dir']] : []),
+      ...(args['no-governor'] ? ['--no-governor'] : []),
       ...extra,
     ],
     { encoding: 'utf8', stdio: ['ignore', 'pipe', 'inherit'], maxBuffer: 64 << 20 },
   );
   const last = stdout.trim().split('\n').at(-1)!;
   return JSON.parse(last) as Record<string, unknown>;
+}
+
+/** A serving child (--serve) of the A/B run, and a way to ask it for one measurement. */
+function servingChild(extra: string[]): { proc: ChildProcess; next: () => Promise<Record<string, unknown>> } {
+  const proc = spawn(
+    process.execPath,
+    [
+      '--expose-gc',
+      '--max-old-space-size=16384',
+      fileURLToPath(import.meta.url),
+      '--seconds',
+      String(SECONDS),
+      '--warm-seconds',
+      args['warm-seconds'],
+      ...(args['warm-proofs'] !== undefined ? ['--warm-proofs', args['warm-proofs']] : []),
+      ...(args['state-dir'] !== undefined ? ['--state-dir', args['state-dir']] : []),
+      ...(args['no-governor'] ? ['--no-governor'] : []),
+      '--serve',
+      ...extra,
+    ],
+    { stdio: ['pipe', 'pipe', 'inherit'] },
+  );
+  const lines = createInterface({ input: proc.stdout! })[Symbol.asyncIterator]();
+  const next = async () => {
+    for (;;) {
+      const l = await lines.next();
+      if (l.done === true) throw new Error('a serving child ended early');
+      if (l.value.startsWith('{')) return JSON.parse(l.value) as Record<string, unknown>;
+    }
+  };
+  return { proc, next };
+}
+
+/**
+ * Memory mode and a tiered node at `pct`% both up (each in its own process, one measuring while
+ * the other waits), measured in turns A/B/A/B: on a box whose load swings, each ratio compares
+ * two runs seconds apart.
+ */
+async function abRun(n: number, pct: number): Promise<Record<string, unknown>> {
+  const mem = servingChild(['--side', 'memory', '--n', String(n)]);
+  const stateBytes = (await mem.next()).stateBytes as number; // ready
+  const tiered = servingChild([
+    '--side',
+    'tiered',
+    '--n',
+    String(n),
+    '--budget-pct',
+    String(pct),
+    '--state-bytes',
+    String(stateBytes),
+    ...(args['sync-reads'] ? ['--sync-reads'] : []),
+  ]);
+  await tiered.next(); // warmed and ready
+  const ask = async (c: typeof mem, cmd: string) => {
+    c.proc.stdin!.write(`${cmd}\n`);
+    return c.next();
+  };
+  const rounds: Record<string, unknown>[] = [];
+  for (let r = 0; r < Number(args.rounds); r++) {
+    for (const key of ['skew', 'uniform']) {
+      const a = await ask(mem, key);
+      const b = await ask(tiered, key);
+      const ratio = (b.batchedProofsPerSec as number) / (a.batchedProofsPerSec as number);
+      rounds.push({ round: r, keys: key, memory: a, tiered: b, ratio });
+      console.log(
+        `A/B ${key} round ${r}: memory ${fmt(a.batchedProofsPerSec as number)} proofs/s, tiered ${pct}% ${fmt(b.batchedProofsPerSec as number)} (${(ratio * 100).toFixed(0)}%; ${fmt((b.nodesFetchedPerBatch as number) ?? 0)} nodes fetched a batch), load ${(a.loadavg as number).toFixed(1)}`,
+      );
+    }
+  }
+  mem.proc.stdin!.write('quit\n');
+  tiered.proc.stdin!.write('quit\n');
+  const memOut = await mem.next();
+  const tieredOut = await tiered.next();
+  const ratios = (key: string) => rounds.filter((x) => x.keys === key).map((x) => x.ratio as number);
+  return {
+    side: 'ab',
+    accounts: n,
+    budgetPct: pct,
+    medianRatioSkew90_10: median(ratios('skew')),
+    medianRatioUniform: median(ratios('uniform')),
+    rounds,
+    memory: memOut,
+    tiered: tieredOut,
+  };
 }
 
 const line = (r: Reads | undefined) =>
@@ -618,6 +794,7 @@ if (args.side !== undefined) {
   const n = Number(args.n);
   let res: Record<string, unknown>;
   if (args.side === 'memory') res = await memorySide(n);
+  else if (args.side === 'build') res = await buildSide(n);
   else if (args.side === 'tiered')
     res = await tieredSide(n, Number(args['budget-pct']), Number(args['state-bytes']));
   else res = await mptSide(n, args.budgets.split(',').map(Number), Number(args['state-nodes']));
@@ -627,17 +804,39 @@ if (args.side !== undefined) {
   const load: number[][] = [];
   for (const N of args.accounts.split(',').map(Number)) {
     console.log(`\n== ${fmt(N)} accounts ==`);
+    if (!existsSync(join(stateDirOf(N), 'state.json'))) {
+      load.push(loadavg());
+      const built = child(['--side', 'build', '--n', String(N)]);
+      results.push(built);
+      console.log(
+        `state built in ${stateDirOf(N)}: genesis streamed in ${(built.genesisS as number).toFixed(1)} s, compacted at ${(built.buildS as number).toFixed(1)} s`,
+      );
+    } else
+      console.log(
+        `state from ${stateDirOf(N)} (built earlier: ${readFileSync(join(stateDirOf(N), 'state.json'), 'utf8').trim()})`,
+      );
+    if (args.ab !== undefined) {
+      results.push(await abRun(N, Number(args.ab)));
+      continue;
+    }
     load.push(loadavg());
-    const mem = child(['--side', 'memory', '--n', String(N)]);
-    results.push(mem);
-    const stateBytes = mem.stateBytes as number;
-    const stateNodes = mem.stateNodes as number;
-    console.log(
-      `memory mode: genesis ${(mem.loadS as number).toFixed(1)} s, state ${mb(stateBytes)} in ${fmt(stateNodes)} nodes (heap growth ${mb(mem.heapBytes as number)}); rss ${mb(mem.rssBytes as number)}`,
-    );
-    console.log(`  skew90_10 ${line(mem.skew90_10 as Reads)}`);
-    console.log(`  uniform   ${line(mem.uniform as Reads)}`);
-    console.log(`  apply ${fmt(mem.applyUpdatesPerSec as number)} updates/s`);
+    const given = args['state-bytes-given'] !== undefined;
+    const mem = given ? undefined : child(['--side', 'memory', '--n', String(N)]);
+    if (mem !== undefined) results.push(mem);
+    const stateBytes = (mem?.stateBytes as number | undefined) ?? Number(args['state-bytes-given']);
+    const stateNodes = (mem?.stateNodes as number | undefined) ?? Number(args['state-nodes-given']);
+    if (mem !== undefined) {
+      console.log(
+        `memory mode: genesis ${(mem.loadS as number).toFixed(1)} s, state ${mb(stateBytes)} in ${fmt(stateNodes)} nodes (heap growth ${mb(mem.heapBytes as number)}); rss ${mb(mem.rssBytes as number)}`,
+      );
+      console.log(`  skew90_10 ${line(mem.skew90_10 as Reads)}`);
+      console.log(`  uniform   ${line(mem.uniform as Reads)}`);
+      console.log(`  apply ${fmt(mem.applyUpdatesPerSec as number)} updates/s`);
+    } else console.log(`memory mode not run: state ${mb(stateBytes)} in ${fmt(stateNodes)} nodes (given)`);
+    const ofMemory = (r: Reads, key: 'skew90_10' | 'uniform') =>
+      mem === undefined
+        ? ''
+        : ` (${((r.batchedProofsPerSec / (mem[key] as Reads).batchedProofsPerSec) * 100).toFixed(0)}% of memory)`;
     for (const p of args.budgets.split(',').map(Number)) {
       load.push(loadavg());
       const t = child([
@@ -655,16 +854,12 @@ if (args.side !== undefined) {
       results.push(t);
       const budget = t.budgetBytes as number;
       console.log(
-        `tiered ${p}% (${mb(budget)}): genesis ${(t.loadS as number).toFixed(1)} s, compacted at ${(t.compactS as number).toFixed(1)} s, warmed with ${fmt(t.warmProofs as number)} proofs (peak heap ${mb(t.genesisPeakHeapBytes as number)}); accounted ${mb(t.accountedBytes as number)}; rss ${mb(t.rssBytes as number)} = base ${mb(t.baseRssBytes as number)} + ${mb(t.rssGrowthBytes as number)}, anonymous growth ${mb(t.rssAnonGrowthBytes as number)} (${(((t.rssAnonGrowthBytes as number) / budget) * 100).toFixed(0)}% of the budget); heap ${mb(t.heapUsedBytes as number)}; longest eviction ${((t.stats as { evictMsMax: number }).evictMsMax).toFixed(1)} ms`,
+        `tiered ${p}% (${mb(budget)}): opened in ${(t.loadS as number).toFixed(1)} s, warmed with ${fmt(t.warmProofs as number)} proofs; accounted ${mb(t.accountedBytes as number)} (share ${(t.stats as TieredStats).budgetShare.toFixed(2)}); rss ${mb(t.rssBytes as number)} = base ${mb(t.baseRssBytes as number)} + ${mb(t.rssGrowthBytes as number)}, anonymous growth ${mb(t.rssAnonGrowthBytes as number)} at the end, ${mb(t.peakRssAnonGrowthBytes as number)} at its peak (${(((t.peakRssAnonGrowthBytes as number) / budget) * 100).toFixed(0)}% of the budget); heap ${mb(t.heapUsedBytes as number)}; eviction held the loop ${(t.stats as TieredStats).evictMsMax.toFixed(1)} ms at most (a pass: ${(t.stats as TieredStats).evictPassMsMax.toFixed(0)} ms)`,
       );
       const sk = t.skew90_10 as Reads;
       const un = t.uniform as Reads;
-      console.log(
-        `  skew90_10 ${line(sk)} (${((sk.batchedProofsPerSec / (mem.skew90_10 as Reads).batchedProofsPerSec) * 100).toFixed(0)}% of memory)`,
-      );
-      console.log(
-        `  uniform   ${line(un)} (${((un.batchedProofsPerSec / (mem.uniform as Reads).batchedProofsPerSec) * 100).toFixed(0)}% of memory)`,
-      );
+      console.log(`  skew90_10 ${line(sk)}${ofMemory(sk, 'skew90_10')}`);
+      console.log(`  uniform   ${line(un)}${ofMemory(un, 'uniform')}`);
       console.log(`  apply ${fmt(t.applyUpdatesPerSec as number)} updates/s`);
       if (t.leveldbProcessRssBytes !== undefined)
         console.log(`  the LevelDB role process: rss ${mb(t.leveldbProcessRssBytes as number)}`);

@@ -64,6 +64,7 @@ export {
   type StorageServerOptions,
 } from './server/storageServer.js';
 export { ShardState } from './shardState.js';
+export { decodeCheckpoint, encodeCheckpoint } from './stateCheckpoint.js';
 export { isStorageError, StorageError, StorageErrorCode } from './storageError.js';
 export {
   type DurabilityOptions,

@@ -17,6 +17,7 @@ import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { keccak } from '@monsoon/keccak';
 import { atHash, type BatchGetRequest, type BlockRef, type GetNodesRequest, HEAD } from '@monsoon/protocol';
 import {
+  encodeCheckpoint,
   type FreshNode,
   type NodeDb,
   openLocalNodeDb,
@@ -352,6 +353,8 @@ describe.each([
     expect(value('monsoon_storage_tiered_cache_hits_total')).toBe(s.cacheHits);
     expect(value('monsoon_storage_tiered_nodes_written_total')).toBe(s.nodesWritten);
     expect(value('monsoon_storage_tiered_budget_bytes')).toBe(1);
+    expect(value('monsoon_storage_tiered_budget_share_ratio')).toBe(1); // no governor here
+    expect(value('monsoon_storage_tiered_evict_slice_max_seconds')).toBe(s.evictMsMax / 1000);
     expect(text).toMatch(/^monsoon_storage_tiered_memory_bytes\{part="cache"\} \d+$/m);
     expect(text).toMatch(/^monsoon_storage_tiered_memory_bytes\{part="trees"\} \d+$/m);
   });
@@ -676,5 +679,55 @@ describe('tiered eviction a part at a time', () => {
     }
     // A part must lie above the kept levels.
     expect(() => parts[0].evictColdPart([1, 2, 3], 3, new Set(), rule)).toThrow(/shorter than 3/);
+  });
+});
+
+describe('a tiered node from a checkpoint of a tiered state', () => {
+  it('answers as memory mode over the LevelDB its stubs point into (how the benchmark starts each run)', async () => {
+    const genesis = makeGenesis(34, 2000);
+    const dir = await mkdtemp(join(tmpdir(), 'monsoon-tiered-ckpt-'));
+    const ref = StorageNode.fromGenesis(genesis);
+    try {
+      const first = new TieredStore(
+        { memoryBudget: 1, residentLevels: 2 },
+        { db: await openLocalNodeDb(dir) },
+      );
+      const built = await StorageNode.fromGenesisStreamed(
+        genesis,
+        {},
+        {
+          observers: [first],
+          faults: first,
+          genesisSink: first,
+        },
+      );
+      await built.startObservers();
+      const chunks: Uint8Array[] = [];
+      for await (const c of encodeCheckpoint(built.head)) chunks.push(c);
+      await built.close();
+      const store = new TieredStore(
+        { memoryBudget: 1, residentLevels: 2 },
+        { db: await openLocalNodeDb(dir) },
+      );
+      const tiered = StorageNode.fromCheckpoint(
+        Buffer.concat(chunks),
+        genesis,
+        {},
+        { observers: [store], faults: store },
+      );
+      try {
+        await tiered.startObservers();
+        expect(toHex(tiered.head.hash)).toBe(toHex(ref.head.hash));
+        for (const a of genesis.alloc.filter((_, i) => i % 40 === 0))
+          expect(await reads.account(tiered, HEAD, a.address)).toEqual(
+            await reads.account(ref, HEAD, a.address),
+          );
+        expect(store.tieredStats().roundTrips).toBeGreaterThan(0); // the answers came from LevelDB
+      } finally {
+        await tiered.close();
+      }
+    } finally {
+      await rm(dir, { recursive: true, force: true });
+    }
   });
 });
