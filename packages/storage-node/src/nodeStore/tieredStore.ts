@@ -26,7 +26,7 @@ import type { GenesisSink } from '../streamGenesis.js';
 import type { Version } from '../versionStore.js';
 import { FrequencySketch } from './frequencySketch.js';
 import type { NodeDb } from './levelNodeStore.js';
-import { MemoryGovernor, rssAnonBytes } from './memoryGovernor.js';
+import { defaultMemoryGovernorOptions, MemoryGovernor, rssAnonBytes } from './memoryGovernor.js';
 import { NodeCache } from './nodeCache.js';
 import type { NodeFaults } from './nodeFaults.js';
 import type { FreshNode, VersionObserver } from './versionObserver.js';
@@ -99,7 +99,7 @@ export interface TieredStoreOptions {
   /**
    * Hold the whole process to the budget (MemoryGovernor): sample its anonymous RSS every
    * `rssSampleMs` and shrink the nodes' share of the budget while it grows past budget ×
-   * (1 + rssOverhead) over `baseRssBytes` (default: its RSS when the store was made, before any
+   * (1 + rssOverhead) + rssFixedBytes over `baseRssBytes` (default: its RSS when the store was made, before any
    * state). Off: only the accounted bytes (nodes, cache, sketch, LevelDB's block cache) are held.
    * `rssSampleMs` 0: no timer (the caller samples, through `govern`).
    */
@@ -108,6 +108,8 @@ export interface TieredStoreOptions {
   evictSliceMs: number;
   rssSampleMs: number;
   rssOverhead: number;
+  /** Growth allowed besides (V8's young generation, LevelDB's memtables: see MemoryGovernor). */
+  rssFixedBytes: number;
   baseRssBytes?: number;
 }
 
@@ -123,6 +125,7 @@ export const defaultTieredStoreOptions: TieredStoreOptions = {
   evictSliceMs: 4,
   rssSampleMs: 1000,
   rssOverhead: 0.2,
+  rssFixedBytes: defaultMemoryGovernorOptions.fixedBytes,
 };
 
 export interface TieredStoreModules {
@@ -259,7 +262,11 @@ export class TieredStore implements VersionObserver, VerifiedNodeSource, NodeFau
     this.keccak = modules.hash ?? defaultKeccak;
     this.log = modules.logger ?? silentLogger;
     if (this.opts.processBudget) {
-      this.governor = new MemoryGovernor({ budget: this.opts.memoryBudget, overhead: this.opts.rssOverhead });
+      this.governor = new MemoryGovernor({
+        budget: this.opts.memoryBudget,
+        overhead: this.opts.rssOverhead,
+        fixedBytes: this.opts.rssFixedBytes,
+      });
       this.baseRss = this.opts.baseRssBytes ?? rssAnonBytes();
       if (this.opts.rssSampleMs > 0) {
         this.governorTimer = setInterval(() => this.govern(rssAnonBytes()), this.opts.rssSampleMs);

@@ -16,7 +16,7 @@ const MiB = 2 ** 20;
 
 describe('memory governor', () => {
   it("cuts the nodes' share while the process grows past budget + overhead, holds in between, regains below", () => {
-    const g = new MemoryGovernor({ budget: 100 * MiB, overhead: 0.2 });
+    const g = new MemoryGovernor({ budget: 100 * MiB, overhead: 0.2, fixedBytes: 0, window: 1 });
     const base = 300 * MiB;
     const at = (growthMiB: number) => g.decide({ rssBytes: base + growthMiB * MiB, baseRssBytes: base });
     expect(at(50)).toBe(1); // well within: all of the budget
@@ -39,6 +39,23 @@ describe('memory governor', () => {
     expect(g.decide({ rssBytes: base - MiB, baseRssBytes: base })).toBeCloseTo(0.15, 5);
   });
 
+  it('allows a fixed part beside the budget, and cuts only for growth that stays over the limit', () => {
+    const g = new MemoryGovernor({ budget: 100 * MiB, overhead: 0.2, fixedBytes: 96 * MiB, window: 3 });
+    expect(g.limitBytes).toBe(216 * MiB);
+    const base = 300 * MiB;
+    const at = (growthMiB: number) => g.decide({ rssBytes: base + growthMiB * MiB, baseRssBytes: base });
+    expect(at(200)).toBe(1); // within budget + 20% + the fixed part
+    // Garbage between collections: one or two samples over the limit are not a cut.
+    expect(at(400)).toBe(1);
+    expect(at(400)).toBe(1);
+    expect(at(190)).toBe(1);
+    // Three in a row are: cut by the least of them.
+    at(300);
+    at(260);
+    expect(at(280)).toBeCloseTo((216 * 0.95) / 260, 5);
+    expect(g.state().cuts).toBe(1);
+  });
+
   it('a tiered store evicts to the share the governor gives it, and answers the same', async () => {
     const genesis = makeGenesis(41, 400);
     const opts = { window: 3, forkWindow: 1 };
@@ -53,6 +70,7 @@ describe('memory governor', () => {
         processBudget: true,
         baseRssBytes: 0,
         rssSampleMs: 0, // the test gives the samples
+        rssFixedBytes: 0,
       },
       { db: await openLocalNodeDb(join(dir, 'leveldb')) },
     );
@@ -77,10 +95,10 @@ describe('memory governor', () => {
       // With the whole budget, more stayed than the cut share will hold.
       expect(full).toBeGreaterThan(budget * 0.7 * 0.9);
       // The process is sampled at 3x its budget: the share is cut, and the trees follow it.
-      store.govern(3 * budget);
+      for (let i = 0; i < 3; i++) store.govern(3 * budget); // over for a whole window
       await readAll();
       const s = store.tieredStats();
-      expect(s.budgetShare).toBeCloseTo(0.7, 5);
+      expect(s.budgetShare).toBeCloseTo(0.7, 5); // the third sample completed the window: one cut
       expect(s.governorCuts).toBe(1);
       expect(s.residentBytes).toBeLessThanOrEqual(budget * 0.7 * 0.9);
       expect(s.residentBytes).toBeLessThan(full);
