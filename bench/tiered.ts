@@ -75,7 +75,7 @@ import { dirname, join } from 'node:path';
 import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
-import { getHeapSpaceStatistics } from 'node:v8';
+import { getHeapSpaceStatistics, getHeapStatistics } from 'node:v8';
 import { createMerkleProof, createMPT, type MerklePatriciaTrie } from '@ethereumjs/mpt';
 import { ValueEncoding } from '@ethereumjs/util';
 import { makeAccount } from '@monsoon/dsm-tree';
@@ -140,6 +140,8 @@ const { values: args } = parseArgs({
     'state-nodes-given': { type: 'string' },
     // The tiered node without its MemoryGovernor (only the accounted bytes held to the budget).
     'no-governor': { type: 'boolean', default: false },
+    // The tiered child's V8 heap capped from its budget (heapCapMiB): what holds the peak RSS.
+    'heap-cap': { type: 'boolean', default: false },
     // A/B: memory mode and tiered at this budget (%), both processes up, measured in turns.
     ab: { type: 'string' },
     rounds: { type: 'string', default: '3' },
@@ -585,6 +587,7 @@ async function tieredSide(
       leveldbCacheBytes,
       syncReads: args['sync-reads'],
       governor: !args['no-governor'],
+      heapLimitBytes: getHeapStatistics().heap_size_limit,
       loadS,
     };
     // Warm-up: skewed batches, so the hot set is measured resident as in a node that has been
@@ -670,8 +673,17 @@ async function mptSide(n: number, budgets: number[], stateNodes: number): Promis
   }
 }
 
+/**
+ * The old-space cap (MiB) a tiered node of `budget` bytes runs with under --heap-cap: the budget
+ * + 20% + 128 MiB. V8 grows its heap with the allocation rate, not the live size: at 1M accounts
+ * and a 33.7 MiB budget the anonymous RSS peaked 232-235 MiB uncapped (43-153 MiB after a full
+ * GC), 93-97 MiB with the heap capped at 160 MiB; no share of the nodes the governor took away
+ * made a difference to the peak.
+ */
+const heapCapMiB = (budget: number) => Math.ceil((budget * 1.2) / 2 ** 20) + 128;
+
 /** Runs this benchmark as a child for one side; its last line is the result (JSON). */
-function child(extra: string[]): Record<string, unknown> {
+function child(extra: string[], heapMiB = 16384): Record<string, unknown> {
   const stdout = execFileSync(
     process.execPath,
     [
@@ -680,7 +692,7 @@ function child(extra: string[]): Record<string, unknown> {
         ? ['--cpu-prof', `--cpu-prof-dir=${process.env.MONSOON_BENCH_CPU_PROF}`]
         : []),
       '--expose-gc',
-      '--max-old-space-size=16384',
+      `--max-old-space-size=${heapMiB}`,
       fileURLToPath(import.meta.url),
       '--seconds',
       String(SECONDS),
@@ -698,12 +710,15 @@ function child(extra: string[]): Record<string, unknown> {
 }
 
 /** A serving child (--serve) of the A/B run, and a way to ask it for one measurement. */
-function servingChild(extra: string[]): { proc: ChildProcess; next: () => Promise<Record<string, unknown>> } {
+function servingChild(
+  extra: string[],
+  heapMiB = 16384,
+): { proc: ChildProcess; next: () => Promise<Record<string, unknown>> } {
   const proc = spawn(
     process.execPath,
     [
       '--expose-gc',
-      '--max-old-space-size=16384',
+      `--max-old-space-size=${heapMiB}`,
       fileURLToPath(import.meta.url),
       '--seconds',
       String(SECONDS),
@@ -736,17 +751,20 @@ function servingChild(extra: string[]): { proc: ChildProcess; next: () => Promis
 async function abRun(n: number, pct: number): Promise<Record<string, unknown>> {
   const mem = servingChild(['--side', 'memory', '--n', String(n)]);
   const stateBytes = (await mem.next()).stateBytes as number; // ready
-  const tiered = servingChild([
-    '--side',
-    'tiered',
-    '--n',
-    String(n),
-    '--budget-pct',
-    String(pct),
-    '--state-bytes',
-    String(stateBytes),
-    ...(args['sync-reads'] ? ['--sync-reads'] : []),
-  ]);
+  const tiered = servingChild(
+    [
+      '--side',
+      'tiered',
+      '--n',
+      String(n),
+      '--budget-pct',
+      String(pct),
+      '--state-bytes',
+      String(stateBytes),
+      ...(args['sync-reads'] ? ['--sync-reads'] : []),
+    ],
+    args['heap-cap'] ? heapCapMiB((stateBytes * pct) / 100) : undefined,
+  );
   await tiered.next(); // warmed and ready
   const ask = async (c: typeof mem, cmd: string) => {
     c.proc.stdin!.write(`${cmd}\n`);
@@ -841,18 +859,21 @@ if (args.side !== undefined) {
         : ` (${((r.batchedProofsPerSec / (mem[key] as Reads).batchedProofsPerSec) * 100).toFixed(0)}% of memory)`;
     for (const p of args.budgets.split(',').map(Number)) {
       load.push(loadavg());
-      const t = child([
-        '--side',
-        'tiered',
-        '--n',
-        String(N),
-        '--budget-pct',
-        String(p),
-        '--state-bytes',
-        String(stateBytes),
-        ...(args['remote-leveldb'] ? ['--remote-leveldb'] : []),
-        ...(args['sync-reads'] ? ['--sync-reads'] : []),
-      ]);
+      const t = child(
+        [
+          '--side',
+          'tiered',
+          '--n',
+          String(N),
+          '--budget-pct',
+          String(p),
+          '--state-bytes',
+          String(stateBytes),
+          ...(args['remote-leveldb'] ? ['--remote-leveldb'] : []),
+          ...(args['sync-reads'] ? ['--sync-reads'] : []),
+        ],
+        args['heap-cap'] ? heapCapMiB((stateBytes * p) / 100) : undefined,
+      );
       results.push(t);
       const budget = t.budgetBytes as number;
       console.log(
