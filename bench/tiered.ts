@@ -57,10 +57,17 @@
  *    MiB), so those rows measure a node still warming. Anonymous RSS peak growth: 781 MiB at
  *    10% (limit 493 MiB; governor share 0.8, 256 MiB after a full GC), 300 MiB at 5% (limit
  *    294), within the limit at 25-100%.
+ *  - 1M with the heap capped (`--accounts 1000000 --budgets 100,50,25,10,5 --skip-mpt --heap-cap
+ *    --seconds 3 --warm-seconds 40 --out tiered-1m.json`, load 13-24): memory 29,097 / 21,906;
+ *    tiered 100/50/25/10/5%: 2,677 / 2,804 / 3,607 / 1,274 / 1,787 (90/10), 977 / 926 / 1,460 /
+ *    1,838 / 2,267 (uniform); anonymous RSS peaks 183 / 150 / 159 / 94 / 63 MiB against limits
+ *    501 / 298 / 197 / 136 / 116 (budget x 1.2 + 96 MiB): all within, the governor never cut.
+ *    10M 10% capped (tiered-10m-10-heapcap.json, load 14-21): peak 285 MiB (limit 493) but with
+ *    only 192 of its 331 MiB filled after warm-up.
  * Eviction: passes now go 256 parts at a time and yield; the longest stretch one held the
  * event loop fell from 0.4-3.7 s to 0.6-1 ms where passes were rare, but was 105-225 ms in the
- * runs at load 15-20 with frequent passes (a 4 ms slice of a descheduled process, or a GC
- * inside it: not separated), while whole passes took 3.7-11.9 s of wall time, serving between.
+ * runs at load 15-24 with frequent passes (105-410 ms: a 4 ms slice of a descheduled process, or
+ * a GC inside it: not separated), while whole passes took 3.7-12 s of wall time, serving between.
  *
  * Session 7 (lazy branches, eviction by a frequency sketch, one promise and one keccak call per
  * round trip, keys hashed once a batch, LevelDB's block cache inside the budget): A/B at 1M, 10%,
@@ -718,29 +725,34 @@ async function mptSide(n: number, budgets: number[], stateNodes: number): Promis
  */
 const heapCapMiB = (budget: number) => Math.ceil((budget * 1.2) / 2 ** 20) + 128;
 
+/** The command line of a child running this benchmark for one side (the parent's settings passed on). */
+function childArgs(extra: string[], heapMiB: number): string[] {
+  return [
+    // MONSOON_BENCH_CPU_PROF=<dir>: a CPU profile of every child (the sides) there.
+    ...(process.env.MONSOON_BENCH_CPU_PROF
+      ? ['--cpu-prof', `--cpu-prof-dir=${process.env.MONSOON_BENCH_CPU_PROF}`]
+      : []),
+    '--expose-gc',
+    `--max-old-space-size=${heapMiB}`,
+    fileURLToPath(import.meta.url),
+    '--seconds',
+    String(SECONDS),
+    '--warm-seconds',
+    args['warm-seconds'],
+    ...(args['warm-proofs'] !== undefined ? ['--warm-proofs', args['warm-proofs']] : []),
+    ...(args['state-dir'] !== undefined ? ['--state-dir', args['state-dir']] : []),
+    ...(args['no-governor'] ? ['--no-governor'] : []),
+    ...extra,
+  ];
+}
+
 /** Runs this benchmark as a child for one side; its last line is the result (JSON). */
 function child(extra: string[], heapMiB = 16384): Record<string, unknown> {
-  const stdout = execFileSync(
-    process.execPath,
-    [
-      // MONSOON_BENCH_CPU_PROF=<dir>: a CPU profile of every child (the sides) there.
-      ...(process.env.MONSOON_BENCH_CPU_PROF
-        ? ['--cpu-prof', `--cpu-prof-dir=${process.env.MONSOON_BENCH_CPU_PROF}`]
-        : []),
-      '--expose-gc',
-      `--max-old-space-size=${heapMiB}`,
-      fileURLToPath(import.meta.url),
-      '--seconds',
-      String(SECONDS),
-      '--warm-seconds',
-      args['warm-seconds'],
-      ...(args['warm-proofs'] !== undefined ? ['--warm-proofs', args['warm-proofs']] : []),
-      ...(args['state-dir'] !== undefined ? ['--state-dir', args['state-dir']] : []),
-      ...(args['no-governor'] ? ['--no-governor'] : []),
-      ...extra,
-    ],
-    { encoding: 'utf8', stdio: ['ignore', 'pipe', 'inherit'], maxBuffer: 64 << 20 },
-  );
+  const stdout = execFileSync(process.execPath, childArgs(extra, heapMiB), {
+    encoding: 'utf8',
+    stdio: ['ignore', 'pipe', 'inherit'],
+    maxBuffer: 64 << 20,
+  });
   const last = stdout.trim().split('\n').at(-1)!;
   return JSON.parse(last) as Record<string, unknown>;
 }
@@ -750,24 +762,9 @@ function servingChild(
   extra: string[],
   heapMiB = 16384,
 ): { proc: ChildProcess; next: () => Promise<Record<string, unknown>> } {
-  const proc = spawn(
-    process.execPath,
-    [
-      '--expose-gc',
-      `--max-old-space-size=${heapMiB}`,
-      fileURLToPath(import.meta.url),
-      '--seconds',
-      String(SECONDS),
-      '--warm-seconds',
-      args['warm-seconds'],
-      ...(args['warm-proofs'] !== undefined ? ['--warm-proofs', args['warm-proofs']] : []),
-      ...(args['state-dir'] !== undefined ? ['--state-dir', args['state-dir']] : []),
-      ...(args['no-governor'] ? ['--no-governor'] : []),
-      '--serve',
-      ...extra,
-    ],
-    { stdio: ['pipe', 'pipe', 'inherit'] },
-  );
+  const proc = spawn(process.execPath, childArgs(['--serve', ...extra], heapMiB), {
+    stdio: ['pipe', 'pipe', 'inherit'],
+  });
   const lines = createInterface({ input: proc.stdout! })[Symbol.asyncIterator]();
   const next = async () => {
     for (;;) {
