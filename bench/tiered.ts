@@ -65,9 +65,9 @@
  *    10M 10% capped (tiered-10m-10-heapcap.json, load 14-21): peak 285 MiB (limit 493) but with
  *    only 192 of its 331 MiB filled after warm-up.
  * Eviction: passes now go 256 parts at a time and yield; the longest stretch one held the
- * event loop fell from 0.4-3.7 s to 0.6-1 ms where passes were rare, but was 105-225 ms in the
- * runs at load 15-24 with frequent passes (105-410 ms: a 4 ms slice of a descheduled process, or
- * a GC inside it: not separated), while whole passes took 3.7-12 s of wall time, serving between.
+ * event loop fell from 0.4-3.7 s to 0.6-1 ms where passes were rare, but not in the runs at load
+ * 15-24 with frequent passes (105-410 ms: a 4 ms slice of a descheduled process, or a GC inside
+ * it: not separated), while whole passes took 3.7-12 s of wall time, serving between.
  *
  * Session 7 (lazy branches, eviction by a frequency sketch, one promise and one keccak call per
  * round trip, keys hashed once a batch, LevelDB's block cache inside the budget): A/B at 1M, 10%,
