@@ -815,8 +815,9 @@ async function abRun(n: number, pct: number): Promise<Record<string, unknown>> {
       );
     }
   }
-  mem.proc.stdin!.write('quit\n');
-  tiered.proc.stdin!.write('quit\n');
+  // The children end with their stdin (and exit once they answered with their final line).
+  mem.proc.stdin!.end('quit\n');
+  tiered.proc.stdin!.end('quit\n');
   const memOut = await mem.next();
   const tieredOut = await tiered.next();
   const ratios = (key: string) => rounds.filter((x) => x.keys === key).map((x) => x.ratio as number);
@@ -852,6 +853,8 @@ if (args.side !== undefined) {
     res = await tieredSide(n, Number(args['budget-pct']), Number(args['state-bytes']));
   else res = await mptSide(n, args.budgets.split(',').map(Number), Number(args['state-nodes']));
   console.log(JSON.stringify(res));
+  // A serving child's stdin stays open in its parent's hands: nothing else would end it.
+  if (args.serve) process.exit(0);
 } else {
   const results: Record<string, unknown>[] = [];
   const load: number[][] = [];
