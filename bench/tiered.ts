@@ -26,6 +26,49 @@
  * numbers a loaded box does not change) and where the RSS went (V8 heap committed, external,
  * new space).
  *
+ * Session 8 (eviction in slices, the process held to its budget, the state built once, A/B):
+ * the state is built once per size (`--state-dir`, default <tmp>/monsoon-bench-tiered-<n>: the
+ * streamed genesis' LevelDB, compacted, and its top levels as a checkpoint; 1M in 61 s, 10M in
+ * 1,090 s) and every tiered budget and the mpt side start from it (StorageNode.fromCheckpoint),
+ * so the 10M matrix is one build. `--ab <pct>` keeps memory mode and one tiered budget up in two
+ * processes and measures them in turns. Measured 10:14-10:50 UTC with three other helpers' jobs
+ * and this session's own runs on the 2 cores (load average 8-23; every rate below is ±50% or worse):
+ *  - A/B at 1M, 10% (`--accounts 1000000 --ab 10 --rounds 4 --seconds 3 --warm-seconds 40 --out
+ *    tiered-1m-ab-10.json`, load 12-18): tiered/memory per adjacent pair 90/10: 48%, 26%, 19%,
+ *    17% (median 23%; memory 6.7-32K proofs/s, tiered 3.2-7.3K); uniform: 26%, 29%, 39%, 12%
+ *    (median 27%). 2,400-3,200 nodes fetched a 1,000-proof batch: the goal (>= 50%) is missed.
+ *  - 1M matrix (`--accounts 1000000 --budgets 100,50,25,10,5 --seconds 3 --warm-seconds 40`,
+ *    tiered-1m-governor-nofixed.json, the first governor: budget + 20%, no fixed part, no window):
+ *    memory 12,813 / 7,519 proofs/s (90/10 / uniform) at load 8-16; tiered 100/50/25/10/5%:
+ *    6,094 / 2,854 / 1,647 / 2,346 / 3,190 (90/10), 2,759 / 2,014 / 1,568 / 1,558 / 2,440
+ *    (uniform); mpt 376-1,496. The governor cut the nodes to 10-29% of the budget at <= 50% and
+ *    the anonymous RSS still peaked at 249-255 MiB (109-111 at 10% and 5%), 36-55 MiB after a
+ *    full GC: the peaks are V8's heap growing with the allocation rate, not nodes. Hence the
+ *    window and fixed part (MemoryGovernor), and `--heap-cap`: one tiered 10% child run three
+ *    ways in a row (load 13-18): uncapped peak 232-235 MiB; `--max-semi-space-size=4` 205 MiB;
+ *    old space capped at 160 MiB 93-97 MiB (the limit: 33.7 x 1.2 + 96 = 136 MiB).
+ *  - 10M matrix (`--accounts 10000000 --budgets 10,100,50,25,5 --mpt-budgets 10,5
+ *    --state-bytes-given 3466772685 --state-nodes-given 13300000 --seconds 3 --warm-seconds 60
+ *    --out tiered-10m-matrix.json`, load 8.7-20; memory mode does not fit in ~4 GiB and was not
+ *    run): tiered 10/100/50/25/5%: 3,975 / 3,174 / 2,160 / 1,198 / 692 proofs/s (90/10),
+ *    2,914 / 1,501 / 1,593 / 985 / 1,666 (uniform), cold single p99 12-47 ms (this load),
+ *    ApplyBlock 808-2,059 updates/s; mpt over the same LevelDB 406 / 565 (10%), 813 / 765 (5%).
+ *    Warm-up is 60 s, 64K-252K proofs: the budgets >= 25% were never filled (accounted 230-402
+ *    MiB), so those rows measure a node still warming. Anonymous RSS peak growth: 781 MiB at
+ *    10% (limit 493 MiB; governor share 0.8, 256 MiB after a full GC), 300 MiB at 5% (limit
+ *    294), within the limit at 25-100%.
+ *  - 1M with the heap capped (`--accounts 1000000 --budgets 100,50,25,10,5 --skip-mpt --heap-cap
+ *    --seconds 3 --warm-seconds 40 --out tiered-1m.json`, load 13-24): memory 29,097 / 21,906;
+ *    tiered 100/50/25/10/5%: 2,677 / 2,804 / 3,607 / 1,274 / 1,787 (90/10), 977 / 926 / 1,460 /
+ *    1,838 / 2,267 (uniform); anonymous RSS peaks 183 / 150 / 159 / 94 / 63 MiB against limits
+ *    501 / 298 / 197 / 136 / 116 (budget x 1.2 + 96 MiB): all within, the governor never cut.
+ *    10M 10% capped (tiered-10m-10-heapcap.json, load 14-21): peak 285 MiB (limit 493) but with
+ *    only 192 of its 331 MiB filled after warm-up.
+ * Eviction: passes now go 256 parts at a time and yield; the longest stretch one held the
+ * event loop fell from 0.4-3.7 s to 0.6-1 ms where passes were rare, but not in the runs at load
+ * 15-24 with frequent passes (105-410 ms: a 4 ms slice of a descheduled process, or a GC inside
+ * it: not separated), while whole passes took 3.7-12 s of wall time, serving between.
+ *
  * Session 7 (lazy branches, eviction by a frequency sketch, one promise and one keccak call per
  * round trip, keys hashed once a batch, LevelDB's block cache inside the budget): A/B at 1M, 10%,
  * `--budgets 10 --skip-mpt --seconds 3 --warm-seconds 45 --out tiered-1m-10-{before,after}.json`
@@ -68,13 +111,14 @@
  * caches and V8's reserve. Next: evict leaves before branches when everything is hot (keep the
  * branch skeleton), incremental passes, and run the LevelDB as its own process in the benchmark.
  */
-import { execFileSync } from 'node:child_process';
-import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { type ChildProcess, execFileSync, spawn } from 'node:child_process';
+import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { cpus, loadavg, tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
+import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
-import { getHeapSpaceStatistics } from 'node:v8';
+import { getHeapSpaceStatistics, getHeapStatistics } from 'node:v8';
 import { createMerkleProof, createMPT, type MerklePatriciaTrie } from '@ethereumjs/mpt';
 import { ValueEncoding } from '@ethereumjs/util';
 import { makeAccount } from '@monsoon/dsm-tree';
@@ -89,11 +133,15 @@ import {
   sealPow,
 } from '@monsoon/protocol';
 import {
+  CheckpointStore,
   connectRemoteNodeDb,
+  decodeCheckpoint,
+  encodeCheckpoint,
   type GenesisAccounts,
   leveldbCacheFor,
   openLocalNodeDb,
   StorageNode,
+  type TieredStats,
   TieredStore,
 } from '@monsoon/storage-node';
 import { LevelTrieDb } from '@monsoon/workload';
@@ -109,6 +157,8 @@ const { values: args } = parseArgs({
     budgets: { type: 'string', default: '100,50,25,10,5' },
     seconds: { type: 'string', default: '2' },
     'skip-mpt': { type: 'boolean', default: false },
+    // The mpt side at these budgets only (default: --budgets; its node cache at 100% of 10M is GiBs).
+    'mpt-budgets': { type: 'string' },
     // A child process: one side of one configuration (the parent spawns them).
     side: { type: 'string' },
     n: { type: 'string' },
@@ -124,6 +174,22 @@ const { values: args } = parseArgs({
     // The tiered node reads cold nodes on the JS thread (TieredStoreOptions.syncReads).
     'sync-reads': { type: 'boolean', default: false },
     out: { type: 'string', default: 'tiered.json' },
+    // Where the state is built once (a streamed genesis in a LevelDB, and its top levels as a
+    // checkpoint) and every tiered and mpt run starts from (default: <tmp>/monsoon-bench-tiered-<n>).
+    'state-dir': { type: 'string' },
+    // Without the memory-mode child (10M does not fit in ~4 GiB): the state's bytes and nodes as
+    // the store accounts them, from an earlier memory-mode run.
+    'state-bytes-given': { type: 'string' },
+    'state-nodes-given': { type: 'string' },
+    // The tiered node without its MemoryGovernor (only the accounted bytes held to the budget).
+    'no-governor': { type: 'boolean', default: false },
+    // The tiered child's V8 heap capped from its budget (heapCapMiB): what holds the peak RSS.
+    'heap-cap': { type: 'boolean', default: false },
+    // A/B: memory mode and tiered at this budget (%), both processes up, measured in turns.
+    ab: { type: 'string' },
+    rounds: { type: 'string', default: '3' },
+    // A child that waits for measure commands on stdin (the A/B run).
+    serve: { type: 'boolean', default: false },
   },
 });
 const SECONDS = Number(args.seconds);
@@ -398,6 +464,76 @@ function statusKb(pid: number | 'self', field: string): number | undefined {
   return m === null ? undefined : Number(m[1]) * 1024;
 }
 
+/** Where the state of `n` accounts is built once and every run starts from. */
+const stateDirOf = (n: number) => args['state-dir'] ?? join(tmpdir(), `monsoon-bench-tiered-${n}`);
+
+/**
+ * Child: builds the state once: a streamed genesis into a LevelDB (never all in memory), compacted,
+ * and the levels the node keeps above it as a checkpoint (hash stubs where LevelDB has the rest).
+ */
+async function buildSide(n: number): Promise<Record<string, unknown>> {
+  const dir = stateDirOf(n);
+  rmSync(dir, { recursive: true, force: true });
+  mkdirSync(dir, { recursive: true });
+  const addresses = makeAddresses(n);
+  const db = await openLocalNodeDb(join(dir, 'leveldb'));
+  const store = new TieredStore({ memoryBudget: 64 * 2 ** 20, gcEveryNodes: 0 }, { db });
+  const t = performance.now();
+  const node = await StorageNode.fromGenesisStreamed(
+    lazyGenesis(addresses),
+    { window: 16, forkWindow: 4 },
+    { observers: [store], faults: store, genesisSink: store },
+  );
+  await node.startObservers();
+  const genesisS = (performance.now() - t) / 1000;
+  await db.compact(); // what a node that has been up a while reads from: no bulk load to compact
+  const checkpoints = await CheckpointStore.create({ dir: join(dir, 'checkpoints') });
+  await checkpoints.write(0n, encodeCheckpoint(node.head));
+  const out = { side: 'build', accounts: n, genesisS, buildS: (performance.now() - t) / 1000 };
+  await node.close();
+  writeFileSync(join(dir, 'state.json'), `${JSON.stringify(out)}\n`);
+  return out;
+}
+
+/** The built state's checkpoint (see buildSide). */
+async function builtCheckpoint(n: number): Promise<Uint8Array> {
+  const latest = await (await CheckpointStore.create({ dir: join(stateDirOf(n), 'checkpoints') })).latest();
+  if (latest === undefined)
+    throw new Error(`no state built in ${stateDirOf(n)}: run the benchmark's build first`);
+  return latest.data;
+}
+
+/**
+ * A child's A/B loop (--serve): says it is ready, then for each line on stdin ("skew" or
+ * "uniform") runs the batched measurement and answers with its result, until "quit".
+ */
+async function serve(
+  node: StorageNode,
+  addresses: Buffer,
+  n: number,
+  store?: TieredStore,
+  ready: Record<string, unknown> = {},
+): Promise<void> {
+  console.log(JSON.stringify({ ready: true, ...ready }));
+  let seed = 100;
+  for await (const cmd of createInterface({ input: process.stdin })) {
+    if (cmd === 'quit') break;
+    const pick = picker(n, cmd === 'skew', seed++);
+    const s0 = store?.tieredStats();
+    const b = await timed(() => batchRead(node, addresses, pick));
+    const s1 = store?.tieredStats();
+    console.log(
+      JSON.stringify({
+        batchedProofsPerSec: b.ops / b.s,
+        loadavg: loadavg()[0],
+        ...(s0 !== undefined && s1 !== undefined
+          ? { nodesFetchedPerBatch: ((s1.nodesFetched - s0.nodesFetched) * BATCH) / b.ops }
+          : {}),
+      }),
+    );
+  }
+}
+
 /** Child: memory mode. */
 async function memorySide(n: number): Promise<Record<string, unknown>> {
   const addresses = makeAddresses(n);
@@ -421,6 +557,10 @@ async function memorySide(n: number): Promise<Record<string, unknown>> {
     heapBytes,
     stateNodes,
   };
+  if (args.serve) {
+    await serve(node, addresses, n, undefined, { stateBytes, stateNodes });
+    return out;
+  }
   for (const skew of [true, false])
     out[skew ? 'skew90_10' : 'uniform'] = await nodeReads(node, addresses, picker(n, skew, 7));
   out.applyUpdatesPerSec = await applyRate(node, addresses, 1);
@@ -431,47 +571,57 @@ async function memorySide(n: number): Promise<Record<string, unknown>> {
   return out;
 }
 
-/** Child: a tiered node at one budget, from a streamed genesis over a fresh in-process LevelDB. */
+/**
+ * Child: a tiered node at one budget, from the built state (its LevelDB, in this process or as
+ * the LevelDB role's, and its checkpoint), held to the budget by its MemoryGovernor.
+ */
 async function tieredSide(
   n: number,
   budgetPct: number,
   stateBytes: number,
 ): Promise<Record<string, unknown>> {
-  const dir = mkdtempSync(join(tmpdir(), 'monsoon-bench-tiered-'));
-  try {
+  {
+    const leveldbDir = join(stateDirOf(n), 'leveldb');
     const addresses = makeAddresses(n);
+    const checkpoint = await builtCheckpoint(n);
     const remote = args['remote-leveldb']
-      ? await startLeveldbProcess(['--listen', '127.0.0.1:0', '--dir', join(dir, 'tiered')])
+      ? await startLeveldbProcess(['--listen', '127.0.0.1:0', '--dir', leveldbDir])
       : undefined;
     const budget = Math.floor((stateBytes * budgetPct) / 100);
     // An in-process LevelDB's block cache counts inside the budget (as the storage CLI sets it up).
     const leveldbCacheBytes = remote === undefined ? leveldbCacheFor(budget) : 0;
-    const db =
-      remote === undefined
-        ? await openLocalNodeDb(join(dir, 'tiered'), { cacheBytes: leveldbCacheBytes })
-        : await connectRemoteNodeDb(remote.address);
-    const store = new TieredStore(
-      { memoryBudget: budget, gcEveryNodes: 0, leveldbCacheBytes, syncReads: args['sync-reads'] },
-      { db },
-    );
     forceGc();
     const baseRss = rss();
     const baseAnon = rssAnon();
+    const db =
+      remote === undefined
+        ? await openLocalNodeDb(leveldbDir, { cacheBytes: leveldbCacheBytes })
+        : await connectRemoteNodeDb(remote.address);
+    const store = new TieredStore(
+      {
+        memoryBudget: budget,
+        gcEveryNodes: 0,
+        leveldbCacheBytes,
+        syncReads: args['sync-reads'],
+        processBudget: !args['no-governor'],
+        baseRssBytes: baseAnon,
+      },
+      { db },
+    );
     const t = performance.now();
-    let peakHeap = 0;
-    const sampler = setInterval(() => {
-      peakHeap = Math.max(peakHeap, process.memoryUsage().heapUsed);
-    }, 50);
-    const node = await StorageNode.fromGenesisStreamed(
-      lazyGenesis(addresses),
+    const node = StorageNode.fromCheckpoint(
+      checkpoint,
+      GENESIS_HEADER,
       { window: 16, forkWindow: 4 },
-      { observers: [store], faults: store, genesisSink: store },
+      { observers: [store], faults: store },
     );
     await node.startObservers();
-    clearInterval(sampler);
-    await db.compact?.(); // what a node that has been up a while reads from: no bulk load to compact
-    const compactS = (performance.now() - t) / 1000;
     const loadS = (performance.now() - t) / 1000;
+    // The anonymous RSS' growth over its base, sampled through warm-up and measurement: its peak.
+    let peakAnonGrowth = 0;
+    const sampler = setInterval(() => {
+      peakAnonGrowth = Math.max(peakAnonGrowth, rssAnon() - baseAnon);
+    }, 100);
     const out: Record<string, unknown> = {
       side: 'tiered',
       accounts: n,
@@ -479,9 +629,9 @@ async function tieredSide(
       budgetBytes: budget,
       leveldbCacheBytes,
       syncReads: args['sync-reads'],
+      governor: !args['no-governor'],
+      heapLimitBytes: getHeapStatistics().heap_size_limit,
       loadS,
-      compactS,
-      genesisPeakHeapBytes: peakHeap,
     };
     // Warm-up: skewed batches, so the hot set is measured resident as in a node that has been
     // serving (the 3-second measurements alone would measure a cold start).
@@ -494,9 +644,20 @@ async function tieredSide(
       warmed += await batchRead(node, addresses, warm);
     out.warmProofs = warmed;
     out.warmS = (performance.now() - warmStarted) / 1000;
+    if (args.serve) {
+      await serve(node, addresses, n, store);
+      clearInterval(sampler);
+      out.stats = store.tieredStats();
+      out.peakRssAnonGrowthBytes = peakAnonGrowth;
+      remote?.proc.kill('SIGTERM');
+      await node.close();
+      return out;
+    }
     for (const skew of [true, false])
       out[skew ? 'skew90_10' : 'uniform'] = await nodeReads(node, addresses, picker(n, skew, 7), store);
     out.applyUpdatesPerSec = await applyRate(node, addresses, 1);
+    clearInterval(sampler);
+    out.peakRssAnonGrowthBytes = peakAnonGrowth;
     const st = store.tieredStats();
     out.stats = st;
     out.accountedBytes = st.cacheBytes + st.residentBytes;
@@ -520,41 +681,20 @@ async function tieredSide(
     }
     await node.close();
     return out;
-  } finally {
-    rmSync(dir, { recursive: true, force: true });
   }
 }
 
 /** Child: @ethereumjs/mpt over classic-level, its node cache at each budget's share of the nodes. */
 async function mptSide(n: number, budgets: number[], stateNodes: number): Promise<Record<string, unknown>> {
-  const dir = mkdtempSync(join(tmpdir(), 'monsoon-bench-mpt-'));
-  try {
+  {
     const addresses = makeAddresses(n);
-    const level = new ClassicLevel<Buffer, Buffer>(join(dir, 'mpt'), {
+    // The built state's LevelDB holds the same nodes (hash -> RLP) an @ethereumjs/mpt reads.
+    const level = new ClassicLevel<Buffer, Buffer>(join(stateDirOf(n), 'leveldb'), {
       keyEncoding: 'buffer',
       valueEncoding: 'buffer',
     });
     await level.open();
-    const compact = () =>
-      (level as unknown as { compactRange(a: Buffer, b: Buffer): Promise<void> }).compactRange(
-        Buffer.alloc(0),
-        Buffer.alloc(33, 0xff),
-      );
-    // The same nodes, streamed in as a tiered node gets them.
-    const sink = {
-      writeNodes: (nodes: readonly { hash: string; enc: string }[]) =>
-        level.batch(
-          nodes.map((x) => ({
-            type: 'put' as const,
-            key: Buffer.from(x.hash, 'latin1'),
-            value: Buffer.from(x.enc, 'latin1'),
-          })),
-        ),
-    };
-    const node = await StorageNode.fromGenesisStreamed(lazyGenesis(addresses), {}, { genesisSink: sink });
-    node.head.state.state.forEachNode((h, enc) => void sink.writeNodes([{ hash: h, enc }]));
-    const stateRoot = node.head.header.stateRoot;
-    await compact();
+    const stateRoot = decodeCheckpoint(await builtCheckpoint(n)).header.stateRoot;
     const out: Record<string, unknown> = { side: 'mpt', accounts: n };
     for (const p of budgets) {
       const row: Record<string, unknown> = {};
@@ -573,34 +713,124 @@ async function mptSide(n: number, budgets: number[], stateNodes: number): Promis
     }
     await level.close();
     return out;
-  } finally {
-    rmSync(dir, { recursive: true, force: true });
   }
 }
 
+/**
+ * The old-space cap (MiB) a tiered node of `budget` bytes runs with under --heap-cap: the budget
+ * + 20% + 128 MiB. V8 grows its heap with the allocation rate, not the live size: at 1M accounts
+ * and a 33.7 MiB budget the anonymous RSS peaked 232-235 MiB uncapped (43-153 MiB after a full
+ * GC), 93-97 MiB with the heap capped at 160 MiB; no share of the nodes the governor took away
+ * made a difference to the peak.
+ */
+const heapCapMiB = (budget: number) => Math.ceil((budget * 1.2) / 2 ** 20) + 128;
+
+/** The command line of a child running this benchmark for one side (the parent's settings passed on). */
+function childArgs(extra: string[], heapMiB: number): string[] {
+  return [
+    // MONSOON_BENCH_CPU_PROF=<dir>: a CPU profile of every child (the sides) there.
+    ...(process.env.MONSOON_BENCH_CPU_PROF
+      ? ['--cpu-prof', `--cpu-prof-dir=${process.env.MONSOON_BENCH_CPU_PROF}`]
+      : []),
+    '--expose-gc',
+    `--max-old-space-size=${heapMiB}`,
+    fileURLToPath(import.meta.url),
+    '--seconds',
+    String(SECONDS),
+    '--warm-seconds',
+    args['warm-seconds'],
+    ...(args['warm-proofs'] !== undefined ? ['--warm-proofs', args['warm-proofs']] : []),
+    ...(args['state-dir'] !== undefined ? ['--state-dir', args['state-dir']] : []),
+    ...(args['no-governor'] ? ['--no-governor'] : []),
+    ...extra,
+  ];
+}
+
 /** Runs this benchmark as a child for one side; its last line is the result (JSON). */
-function child(extra: string[]): Record<string, unknown> {
-  const stdout = execFileSync(
-    process.execPath,
-    [
-      // MONSOON_BENCH_CPU_PROF=<dir>: a CPU profile of every child (the sides) there.
-      ...(process.env.MONSOON_BENCH_CPU_PROF
-        ? ['--cpu-prof', `--cpu-prof-dir=${process.env.MONSOON_BENCH_CPU_PROF}`]
-        : []),
-      '--expose-gc',
-      '--max-old-space-size=16384',
-      fileURLToPath(import.meta.url),
-      '--seconds',
-      String(SECONDS),
-      '--warm-seconds',
-      args['warm-seconds'],
-      ...(args['warm-proofs'] !== undefined ? ['--warm-proofs', args['warm-proofs']] : []),
-      ...extra,
-    ],
-    { encoding: 'utf8', stdio: ['ignore', 'pipe', 'inherit'], maxBuffer: 64 << 20 },
-  );
+function child(extra: string[], heapMiB = 16384): Record<string, unknown> {
+  const stdout = execFileSync(process.execPath, childArgs(extra, heapMiB), {
+    encoding: 'utf8',
+    stdio: ['ignore', 'pipe', 'inherit'],
+    maxBuffer: 64 << 20,
+  });
   const last = stdout.trim().split('\n').at(-1)!;
   return JSON.parse(last) as Record<string, unknown>;
+}
+
+/** A serving child (--serve) of the A/B run, and a way to ask it for one measurement. */
+function servingChild(
+  extra: string[],
+  heapMiB = 16384,
+): { proc: ChildProcess; next: () => Promise<Record<string, unknown>> } {
+  const proc = spawn(process.execPath, childArgs(['--serve', ...extra], heapMiB), {
+    stdio: ['pipe', 'pipe', 'inherit'],
+  });
+  const lines = createInterface({ input: proc.stdout! })[Symbol.asyncIterator]();
+  const next = async () => {
+    for (;;) {
+      const l = await lines.next();
+      if (l.done === true) throw new Error('a serving child ended early');
+      if (l.value.startsWith('{')) return JSON.parse(l.value) as Record<string, unknown>;
+    }
+  };
+  return { proc, next };
+}
+
+/**
+ * Memory mode and a tiered node at `pct`% both up (each in its own process, one measuring while
+ * the other waits), measured in turns A/B/A/B: on a box whose load swings, each ratio compares
+ * two runs seconds apart.
+ */
+async function abRun(n: number, pct: number): Promise<Record<string, unknown>> {
+  const mem = servingChild(['--side', 'memory', '--n', String(n)]);
+  const stateBytes = (await mem.next()).stateBytes as number; // ready
+  const tiered = servingChild(
+    [
+      '--side',
+      'tiered',
+      '--n',
+      String(n),
+      '--budget-pct',
+      String(pct),
+      '--state-bytes',
+      String(stateBytes),
+      ...(args['sync-reads'] ? ['--sync-reads'] : []),
+    ],
+    args['heap-cap'] ? heapCapMiB((stateBytes * pct) / 100) : undefined,
+  );
+  await tiered.next(); // warmed and ready
+  const ask = async (c: typeof mem, cmd: string) => {
+    c.proc.stdin!.write(`${cmd}\n`);
+    return c.next();
+  };
+  const rounds: Record<string, unknown>[] = [];
+  for (let r = 0; r < Number(args.rounds); r++) {
+    for (const key of ['skew', 'uniform']) {
+      const a = await ask(mem, key);
+      const b = await ask(tiered, key);
+      const ratio = (b.batchedProofsPerSec as number) / (a.batchedProofsPerSec as number);
+      rounds.push({ round: r, keys: key, memory: a, tiered: b, ratio });
+      console.log(
+        `A/B ${key} round ${r}: memory ${fmt(a.batchedProofsPerSec as number)} proofs/s, tiered ${pct}% ${fmt(b.batchedProofsPerSec as number)} (${(ratio * 100).toFixed(0)}%; ${fmt((b.nodesFetchedPerBatch as number) ?? 0)} nodes fetched a batch), load ${(a.loadavg as number).toFixed(1)}`,
+      );
+    }
+  }
+  // The children end with their stdin (and exit once they answered with their final line).
+  mem.proc.stdin!.end('quit\n');
+  tiered.proc.stdin!.end('quit\n');
+  const memOut = await mem.next();
+  const tieredOut = await tiered.next();
+  const ratios = (key: string) => rounds.filter((x) => x.keys === key).map((x) => x.ratio as number);
+  return {
+    side: 'ab',
+    accounts: n,
+    budgetPct: pct,
+    medianRatioSkew90_10: median(ratios('skew')),
+    medianRatioUniform: median(ratios('uniform')),
+    rounds,
+    memory: memOut,
+    tiered: tieredOut,
+  };
 }
 
 const line = (r: Reads | undefined) =>
@@ -618,53 +848,77 @@ if (args.side !== undefined) {
   const n = Number(args.n);
   let res: Record<string, unknown>;
   if (args.side === 'memory') res = await memorySide(n);
+  else if (args.side === 'build') res = await buildSide(n);
   else if (args.side === 'tiered')
     res = await tieredSide(n, Number(args['budget-pct']), Number(args['state-bytes']));
   else res = await mptSide(n, args.budgets.split(',').map(Number), Number(args['state-nodes']));
   console.log(JSON.stringify(res));
+  // A serving child's stdin stays open in its parent's hands: nothing else would end it.
+  if (args.serve) process.exit(0);
 } else {
   const results: Record<string, unknown>[] = [];
   const load: number[][] = [];
   for (const N of args.accounts.split(',').map(Number)) {
     console.log(`\n== ${fmt(N)} accounts ==`);
+    if (!existsSync(join(stateDirOf(N), 'state.json'))) {
+      load.push(loadavg());
+      const built = child(['--side', 'build', '--n', String(N)]);
+      results.push(built);
+      console.log(
+        `state built in ${stateDirOf(N)}: genesis streamed in ${(built.genesisS as number).toFixed(1)} s, compacted at ${(built.buildS as number).toFixed(1)} s`,
+      );
+    } else
+      console.log(
+        `state from ${stateDirOf(N)} (built earlier: ${readFileSync(join(stateDirOf(N), 'state.json'), 'utf8').trim()})`,
+      );
+    if (args.ab !== undefined) {
+      results.push(await abRun(N, Number(args.ab)));
+      continue;
+    }
     load.push(loadavg());
-    const mem = child(['--side', 'memory', '--n', String(N)]);
-    results.push(mem);
-    const stateBytes = mem.stateBytes as number;
-    const stateNodes = mem.stateNodes as number;
-    console.log(
-      `memory mode: genesis ${(mem.loadS as number).toFixed(1)} s, state ${mb(stateBytes)} in ${fmt(stateNodes)} nodes (heap growth ${mb(mem.heapBytes as number)}); rss ${mb(mem.rssBytes as number)}`,
-    );
-    console.log(`  skew90_10 ${line(mem.skew90_10 as Reads)}`);
-    console.log(`  uniform   ${line(mem.uniform as Reads)}`);
-    console.log(`  apply ${fmt(mem.applyUpdatesPerSec as number)} updates/s`);
+    const given = args['state-bytes-given'] !== undefined;
+    const mem = given ? undefined : child(['--side', 'memory', '--n', String(N)]);
+    if (mem !== undefined) results.push(mem);
+    const stateBytes = (mem?.stateBytes as number | undefined) ?? Number(args['state-bytes-given']);
+    const stateNodes = (mem?.stateNodes as number | undefined) ?? Number(args['state-nodes-given']);
+    if (mem !== undefined) {
+      console.log(
+        `memory mode: genesis ${(mem.loadS as number).toFixed(1)} s, state ${mb(stateBytes)} in ${fmt(stateNodes)} nodes (heap growth ${mb(mem.heapBytes as number)}); rss ${mb(mem.rssBytes as number)}`,
+      );
+      console.log(`  skew90_10 ${line(mem.skew90_10 as Reads)}`);
+      console.log(`  uniform   ${line(mem.uniform as Reads)}`);
+      console.log(`  apply ${fmt(mem.applyUpdatesPerSec as number)} updates/s`);
+    } else console.log(`memory mode not run: state ${mb(stateBytes)} in ${fmt(stateNodes)} nodes (given)`);
+    const ofMemory = (r: Reads, key: 'skew90_10' | 'uniform') =>
+      mem === undefined
+        ? ''
+        : ` (${((r.batchedProofsPerSec / (mem[key] as Reads).batchedProofsPerSec) * 100).toFixed(0)}% of memory)`;
     for (const p of args.budgets.split(',').map(Number)) {
       load.push(loadavg());
-      const t = child([
-        '--side',
-        'tiered',
-        '--n',
-        String(N),
-        '--budget-pct',
-        String(p),
-        '--state-bytes',
-        String(stateBytes),
-        ...(args['remote-leveldb'] ? ['--remote-leveldb'] : []),
-        ...(args['sync-reads'] ? ['--sync-reads'] : []),
-      ]);
+      const t = child(
+        [
+          '--side',
+          'tiered',
+          '--n',
+          String(N),
+          '--budget-pct',
+          String(p),
+          '--state-bytes',
+          String(stateBytes),
+          ...(args['remote-leveldb'] ? ['--remote-leveldb'] : []),
+          ...(args['sync-reads'] ? ['--sync-reads'] : []),
+        ],
+        args['heap-cap'] ? heapCapMiB((stateBytes * p) / 100) : undefined,
+      );
       results.push(t);
       const budget = t.budgetBytes as number;
       console.log(
-        `tiered ${p}% (${mb(budget)}): genesis ${(t.loadS as number).toFixed(1)} s, compacted at ${(t.compactS as number).toFixed(1)} s, warmed with ${fmt(t.warmProofs as number)} proofs (peak heap ${mb(t.genesisPeakHeapBytes as number)}); accounted ${mb(t.accountedBytes as number)}; rss ${mb(t.rssBytes as number)} = base ${mb(t.baseRssBytes as number)} + ${mb(t.rssGrowthBytes as number)}, anonymous growth ${mb(t.rssAnonGrowthBytes as number)} (${(((t.rssAnonGrowthBytes as number) / budget) * 100).toFixed(0)}% of the budget); heap ${mb(t.heapUsedBytes as number)}; longest eviction ${((t.stats as { evictMsMax: number }).evictMsMax).toFixed(1)} ms`,
+        `tiered ${p}% (${mb(budget)}): opened in ${(t.loadS as number).toFixed(1)} s, warmed with ${fmt(t.warmProofs as number)} proofs; accounted ${mb(t.accountedBytes as number)} (share ${(t.stats as TieredStats).budgetShare.toFixed(2)}); rss ${mb(t.rssBytes as number)} = base ${mb(t.baseRssBytes as number)} + ${mb(t.rssGrowthBytes as number)}, anonymous growth ${mb(t.rssAnonGrowthBytes as number)} at the end, ${mb(t.peakRssAnonGrowthBytes as number)} at its peak (${(((t.peakRssAnonGrowthBytes as number) / budget) * 100).toFixed(0)}% of the budget); heap ${mb(t.heapUsedBytes as number)}; eviction held the loop ${(t.stats as TieredStats).evictMsMax.toFixed(1)} ms at most (a pass: ${(t.stats as TieredStats).evictPassMsMax.toFixed(0)} ms)`,
       );
       const sk = t.skew90_10 as Reads;
       const un = t.uniform as Reads;
-      console.log(
-        `  skew90_10 ${line(sk)} (${((sk.batchedProofsPerSec / (mem.skew90_10 as Reads).batchedProofsPerSec) * 100).toFixed(0)}% of memory)`,
-      );
-      console.log(
-        `  uniform   ${line(un)} (${((un.batchedProofsPerSec / (mem.uniform as Reads).batchedProofsPerSec) * 100).toFixed(0)}% of memory)`,
-      );
+      console.log(`  skew90_10 ${line(sk)}${ofMemory(sk, 'skew90_10')}`);
+      console.log(`  uniform   ${line(un)}${ofMemory(un, 'uniform')}`);
       console.log(`  apply ${fmt(t.applyUpdatesPerSec as number)} updates/s`);
       if (t.leveldbProcessRssBytes !== undefined)
         console.log(`  the LevelDB role process: rss ${mb(t.leveldbProcessRssBytes as number)}`);
@@ -677,12 +931,12 @@ if (args.side !== undefined) {
         '--n',
         String(N),
         '--budgets',
-        args.budgets,
+        args['mpt-budgets'] ?? args.budgets,
         '--state-nodes',
         String(stateNodes),
       ]);
       results.push(m);
-      for (const p of args.budgets.split(',').map(Number)) {
+      for (const p of (args['mpt-budgets'] ?? args.budgets).split(',').map(Number)) {
         const row = m[`budget${p}`] as Record<string, Reads>;
         console.log(`mpt ${p}% node cache: skew90_10 ${line(row.skew90_10)}; uniform ${line(row.uniform)}`);
       }

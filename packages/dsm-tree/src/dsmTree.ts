@@ -709,6 +709,41 @@ export class DsmTree {
     return this.evictBelow(r, 0, Math.max(keep, 1), seen, rule);
   }
 
+  /**
+   * evictCold over one part of the tree, for an eviction done a part at a time (yielding the
+   * event loop between parts): the subtree at branch path `part` (nibbles, fewer than `keep`).
+   * The branches above the parts are kept, and counted once per `seen`; a node above the parts'
+   * depth that is not a branch belongs whole to the first part through it (its remaining
+   * nibbles zero). So the 16^k parts of one `seen` visit every resident node once, as one
+   * evictCold does, whatever versions they are asked of.
+   */
+  evictColdPart(part: readonly number[], keep: number, seen: Set<object>, rule: EvictRule): number {
+    if (part.length === 0) return this.evictCold(keep, seen, rule);
+    if (part.length >= keep) {
+      throw new DsmError(
+        DsmErrorCode.BadPath,
+        `an eviction part must lie above the kept levels: expected a path shorter than ${keep} nibbles, found ${part.length}`,
+        { path: part, depth: keep },
+      );
+    }
+    let n = this.rootNode;
+    let bytes = 0;
+    for (let level = 0; ; level++) {
+      if (n === undefined || n.kind === STUB) return bytes;
+      if (level === part.length || n.kind !== BRANCH) {
+        for (let i = level; i < part.length; i++) if (part[i] !== 0) return bytes;
+        return bytes + this.evictBelow(n, level, keep, seen, rule);
+      }
+      if (!seen.has(n)) {
+        seen.add(n);
+        n.used = false;
+        bytes += residentNodeBytes(n);
+        for (let i = 0; i < 16; i++) if (n.loaded(i)?.kind === STUB) bytes += STUB_BYTES;
+      }
+      n = n.loaded(part[level]!);
+    }
+  }
+
   private evictBelow(n: InnerNode, level: number, keep: number, seen: Set<object>, rule: EvictRule): number {
     if (seen.has(n)) return 0;
     seen.add(n);

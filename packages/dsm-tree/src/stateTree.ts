@@ -431,6 +431,17 @@ export class StateTree {
     return this.overTries(seen, (t, isAccounts) => t.evictCold(isAccounts ? keep : 0, seen, rule));
   }
 
+  /**
+   * evictCold a part at a time (see DsmTree.evictColdPart): the account trie's part `part`; the
+   * storage tries go whole with the first part (its nibbles all zero).
+   */
+  evictColdPart(part: readonly number[], keep: number, seen: Set<object>, rule: EvictRule): number {
+    if (part.some((x) => x !== 0)) return this.accounts.evictColdPart(part, keep, seen, rule);
+    return this.overTries(seen, (t, isAccounts) =>
+      isAccounts ? t.evictColdPart(part, keep, seen, rule) : t.evictCold(0, seen, rule),
+    );
+  }
+
   /** The bytes of the trie nodes this state holds in memory (as residentNodes counts them). */
   residentBytes(seen: Set<object> = new Set()): number {
     return this.overTries(seen, (t) => t.residentBytes(seen));

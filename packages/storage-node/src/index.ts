@@ -20,6 +20,14 @@ export {
   openLocalNodeDb,
   type RemoteNodeDbOptions,
 } from './nodeStore/levelNodeStore.js';
+export {
+  defaultMemoryGovernorOptions,
+  type GovernorState,
+  MemoryGovernor,
+  type MemoryGovernorOptions,
+  type MemorySample,
+  rssAnonBytes,
+} from './nodeStore/memoryGovernor.js';
 export { CACHE_ENTRY_OVERHEAD, NodeCache } from './nodeStore/nodeCache.js';
 export type { NodeFaults } from './nodeStore/nodeFaults.js';
 export { defaultRdmaExportOptions, RdmaExport, type RdmaExportOptions } from './nodeStore/rdmaExport.js';
@@ -56,6 +64,7 @@ export {
   type StorageServerOptions,
 } from './server/storageServer.js';
 export { ShardState } from './shardState.js';
+export { decodeCheckpoint, encodeCheckpoint } from './stateCheckpoint.js';
 export { isStorageError, StorageError, StorageErrorCode } from './storageError.js';
 export {
   type DurabilityOptions,

@@ -243,6 +243,25 @@ export class StorageNode {
     return StorageNode.fromGenesis({ ...genesis, alloc }, opts, modules);
   }
 
+  /**
+   * A node at a checkpoint's version (stateCheckpoint's bytes) of the chain `genesis` began
+   * (its difficulty rule), without a log: how a benchmark
+   * builds a large state once and starts every run from it. A checkpoint of a tiered node's
+   * state holds hash stubs where its nodes are in LevelDB: start it with a tiered store over
+   * that same LevelDB (`modules`), whose nodes content-address the stubs.
+   */
+  static fromCheckpoint(
+    data: Uint8Array,
+    genesis: Pick<Genesis, 'minDifficulty'>,
+    opts: Partial<StorageNodeOptions> = {},
+    modules: StorageNodeModules = {},
+  ): StorageNode {
+    const o = StorageNode.checkOptions({ ...defaultStorageNodeOptions, ...opts }, opts);
+    const node = new StorageNode(o, decodeCheckpoint(data, modules.hash), modules);
+    node.minDifficulty = genesis.minDifficulty ?? DEFAULT_MIN_DIFFICULTY;
+    return node;
+  }
+
   private static atGenesis(
     genesis: Genesis,
     o: StorageNodeOptions,

@@ -72,8 +72,14 @@ async function startStorage(
       cfg.leveldb !== undefined
         ? await connectRemoteNodeDb(cfg.leveldb)
         : await openLocalNodeDb(join(cfg.dataDir, 'leveldb'), { cacheBytes: leveldbCacheBytes });
+    // The budget holds for the process (MemoryGovernor), measured from its RSS before the state.
     tiered = new TieredStore(
-      { memoryBudget: cfg.memoryBudget, checkpointEvery: cfg.checkpointEvery, leveldbCacheBytes },
+      {
+        memoryBudget: cfg.memoryBudget,
+        checkpointEvery: cfg.checkpointEvery,
+        leveldbCacheBytes,
+        processBudget: true,
+      },
       { db, logger: log },
     );
   }

@@ -128,7 +128,8 @@ export const STORAGE_OPTIONS: readonly RoleOption[] = [
   {
     name: 'memoryBudget',
     arg: '<bytes>',
-    description: 'tiered: memory for trie nodes, e.g. 2GiB, 512MiB, 1e9 (default: 2GiB)',
+    description:
+      'tiered: memory the process may grow by for its state (+20%, held by sampling its RSS), e.g. 2GiB, 512MiB, 1e9 (default: 2GiB)',
   },
   {
     name: 'leveldb',

@@ -17,7 +17,7 @@
  * would say of a stub (a foreign shard), and a node that does not hash to its key is refused
  * (CORRUPT_NODE) and reported. Garbage: an epoch mark-and-sweep (see `sweep`).
  */
-import { EMPTY_ROOT, type EvictRule, type StateTree, type VerifiedNodeSource } from '@monsoon/dsm-tree';
+import { EMPTY_ROOT, type EvictRule, type VerifiedNodeSource } from '@monsoon/dsm-tree';
 import { type Logger, silentLogger } from '@monsoon/edge';
 import { keccak as defaultKeccak, type Keccak } from '@monsoon/keccak';
 import { type RlpValue, rlpDecode, toHex } from '@monsoon/util';
@@ -26,6 +26,7 @@ import type { GenesisSink } from '../streamGenesis.js';
 import type { Version } from '../versionStore.js';
 import { FrequencySketch } from './frequencySketch.js';
 import type { NodeDb } from './levelNodeStore.js';
+import { defaultMemoryGovernorOptions, MemoryGovernor, rssAnonBytes } from './memoryGovernor.js';
 import { NodeCache } from './nodeCache.js';
 import type { NodeFaults } from './nodeFaults.js';
 import type { FreshNode, VersionObserver } from './versionObserver.js';
@@ -49,6 +50,14 @@ export const CACHE_SHARE = 0.1;
 const HIGH_WATER = 0.9;
 const LOW_WATER = 0.7;
 const MAX_PASSES = 3;
+
+/**
+ * An eviction pass goes over the account tries a part at a time (16^EVICT_PART_DEPTH parts, the
+ * subtrees below the top levels; fewer when residentLevels is below 3) and gives the event loop a
+ * turn whenever its parts took `evictSliceMs` (TieredStoreOptions): a pass over millions of nodes took 0.4-3.7 s,
+ * every request waiting behind it.
+ */
+const EVICT_PART_DEPTH = 2;
 
 /** A fault batch is split into at most this many parallel getMany calls of at least GET_MANY_MIN_PART keys. */
 const GET_MANY_PARTS = 4;
@@ -87,6 +96,21 @@ export interface TieredStoreOptions {
    * ignored for a remote LevelDB.
    */
   syncReads: boolean;
+  /**
+   * Hold the whole process to the budget (MemoryGovernor): sample its anonymous RSS every
+   * `rssSampleMs` and shrink the nodes' share of the budget while it grows past budget ×
+   * (1 + rssOverhead) + rssFixedBytes over `baseRssBytes` (default: its RSS when the store was made, before any
+   * state). Off: only the accounted bytes (nodes, cache, sketch, LevelDB's block cache) are held.
+   * `rssSampleMs` 0: no timer (the caller samples, through `govern`).
+   */
+  processBudget: boolean;
+  /** An eviction pass yields the event loop once its parts took this long, ms (0: after every part). */
+  evictSliceMs: number;
+  rssSampleMs: number;
+  rssOverhead: number;
+  /** Growth allowed besides (V8's young generation, LevelDB's memtables: see MemoryGovernor). */
+  rssFixedBytes: number;
+  baseRssBytes?: number;
 }
 
 export const defaultTieredStoreOptions: TieredStoreOptions = {
@@ -97,6 +121,11 @@ export const defaultTieredStoreOptions: TieredStoreOptions = {
   startBatch: 20_000,
   leveldbCacheBytes: 0,
   syncReads: false,
+  processBudget: false,
+  evictSliceMs: 4,
+  rssSampleMs: 1000,
+  rssOverhead: 0.2,
+  rssFixedBytes: defaultMemoryGovernorOptions.fixedBytes,
 };
 
 export interface TieredStoreModules {
@@ -129,8 +158,14 @@ export interface TieredStats {
   /** Eviction passes over the held versions (CLOCK), and those that had to evict every node below the top levels. */
   prunes: number;
   fullPrunes: number;
-  /** The longest eviction (passes and cache), ms: what it can add to a request's latency. */
+  /** The longest the event loop was held by eviction (one slice of a pass, or a forced pass), ms. */
   evictMsMax: number;
+  /** The longest eviction from its first slice to its last, ms, and the slices of all passes. */
+  evictPassMsMax: number;
+  evictSlices: number;
+  /** The nodes' share of the budget (MemoryGovernor; 1 without processBudget) and its cuts. */
+  budgetShare: number;
+  governorCuts: number;
   /** Wants (see FrequencySketch) a node below the top levels needs to stay resident, as of the last pass. */
   keepWants: number;
   /** Bytes of the frequency sketch (inside the budget). */
@@ -179,7 +214,15 @@ export class TieredStore implements VersionObserver, VerifiedNodeSource, NodeFau
   /** Bytes of tree nodes: exact after an eviction pass, grown by faults and blocks since. */
   private residentBytes = 0;
   private writtenSinceSweep = 0;
-  private evictScheduled = false;
+  /** The eviction under way (a pass in slices), if any, and whether another was asked for meanwhile. */
+  private evicting: Promise<void> | undefined;
+  private evictAgain = false;
+  /** Bytes faults and blocks added since the store started: a sliced pass adds those of its time. */
+  private grownBytes = 0;
+  /** Holds the process to the budget (processBudget), and its sampling timer. */
+  private readonly governor: MemoryGovernor | undefined;
+  private governorTimer: NodeJS.Timeout | undefined;
+  private baseRss = 0;
   /** During a sweep: every node written since it began (they are kept whatever the mark says). */
   private sweepWritten: Set<string> | undefined;
   private sweeping: Promise<void> | undefined;
@@ -194,6 +237,8 @@ export class TieredStore implements VersionObserver, VerifiedNodeSource, NodeFau
     prunes: 0,
     fullPrunes: 0,
     evictMsMax: 0,
+    evictPassMsMax: 0,
+    evictSlices: 0,
     nodesWritten: 0,
     corrupt: 0,
     sweeps: 0,
@@ -216,6 +261,42 @@ export class TieredStore implements VersionObserver, VerifiedNodeSource, NodeFau
     this.sketch = FrequencySketch.forBudget(this.opts.memoryBudget);
     this.keccak = modules.hash ?? defaultKeccak;
     this.log = modules.logger ?? silentLogger;
+    if (this.opts.processBudget) {
+      this.governor = new MemoryGovernor({
+        budget: this.opts.memoryBudget,
+        overhead: this.opts.rssOverhead,
+        fixedBytes: this.opts.rssFixedBytes,
+      });
+      this.baseRss = this.opts.baseRssBytes ?? rssAnonBytes();
+      if (this.opts.rssSampleMs > 0) {
+        this.governorTimer = setInterval(() => this.govern(rssAnonBytes()), this.opts.rssSampleMs);
+        this.governorTimer.unref();
+      }
+    }
+  }
+
+  /**
+   * One sample of the process' RSS (processBudget): the governor sets the nodes' share of the
+   * budget, and a pass evicts to it. Public for tests, which give it the numbers.
+   */
+  govern(rssBytes: number): void {
+    const g = this.governor;
+    if (g === undefined) return;
+    const before = g.state().share;
+    const share = g.decide({ rssBytes, baseRssBytes: this.baseRss });
+    if (share !== before)
+      this.log.info('tiered budget share', { share, growth: g.state().growthBytes, limit: g.limitBytes });
+    if (share < before) this.evictSoon();
+  }
+
+  /** Resolves once no eviction is under way (one asked for meanwhile included): for tests and benchmarks. */
+  async evicted(): Promise<void> {
+    while (this.evicting !== undefined) await this.evicting;
+  }
+
+  /** The nodes' share of the budget: the governor's, or all of it. */
+  private get share(): number {
+    return this.governor?.state().share ?? 1;
   }
 
   tieredStats(): TieredStats {
@@ -227,12 +308,15 @@ export class TieredStore implements VersionObserver, VerifiedNodeSource, NodeFau
       residentBytes: this.residentBytes,
       keepWants: this.keepWants,
       sketchBytes: this.sketch.bytes,
+      budgetShare: this.share,
+      governorCuts: this.governor?.state().cuts ?? 0,
     };
   }
 
   /** Changes the memory budget (a benchmark's sweep, an operator's resize) and evicts to it now. */
   setMemoryBudget(bytes: number): void {
     this.opts.memoryBudget = bytes;
+    if (this.governor !== undefined) this.governor.opts.budget = bytes;
     this.sketch = FrequencySketch.forBudget(bytes);
     this.evict(true);
   }
@@ -243,7 +327,7 @@ export class TieredStore implements VersionObserver, VerifiedNodeSource, NodeFau
   getBin(hash: string): Uint8Array | undefined {
     const enc = this.cache.get(hash);
     if (enc !== undefined) {
-      this.residentBytes += enc.length + FAULTED_NODE_OVERHEAD; // the tree now holds it as an object
+      this.grow(enc.length + FAULTED_NODE_OVERHEAD); // the tree now holds it as an object
       this.sketch.add(hash);
       // Pinned for the read in progress, so no pass evicts it before the read is answered.
       const p = this.pinning;
@@ -318,7 +402,7 @@ export class TieredStore implements VersionObserver, VerifiedNodeSource, NodeFau
     await this.db.write(puts);
     this.stats.nodesWritten += fresh.length;
     this.writtenSinceSweep += fresh.length;
-    for (const n of fresh) this.residentBytes += n.enc.length + FAULTED_NODE_OVERHEAD;
+    for (const n of fresh) this.grow(n.enc.length + FAULTED_NODE_OVERHEAD);
     // The nodes a block wrote are the likeliest to be read next: they enter the cache.
     for (const n of fresh) this.cache.set(n.hash, n.enc, false);
     this.versions.set(v.id, v);
@@ -340,6 +424,8 @@ export class TieredStore implements VersionObserver, VerifiedNodeSource, NodeFau
   }
 
   async close(): Promise<void> {
+    clearInterval(this.governorTimer);
+    await this.evicting;
     await this.sweeping?.catch(() => undefined);
     await this.db.close();
   }
@@ -361,42 +447,80 @@ export class TieredStore implements VersionObserver, VerifiedNodeSource, NodeFau
   // ------------------------------------------------------------ eviction
 
   /**
-   * Keeps memory within the budget. The trees get all of it but the cache's share, the sketch
-   * and an in-process LevelDB's block cache: when their bytes exceed that (or `force`), a pass over every retained version turns
-   * the nodes below the top levels that were not wanted often enough lately into stubs, in place
-   * (one copy of each node serves every version), and counts what stays exactly. "Often enough":
+   * Keeps memory within the budget (its share of it, with processBudget: see MemoryGovernor).
+   * The trees get all of it but the cache's share, the sketch
+   * and LevelDB's block cache. Since faults grow the trees in place (`inPlace` source), a pass over
+   * every retained version turns the nodes below the top levels that were not wanted often
+   * enough lately into stubs, in place (one copy of each node serves every version), and counts
+   * what stays exactly. "Often enough":
    * at least `keepWants` wants in the frequency sketch, where a want is a fault of the node and
    * a pass finding it used since the last (its CLOCK bit). The bar rises while a pass leaves the
    * trees above HIGH_WATER of their budget (and a last pass evicts everything below the top
    * levels if MAX_PASSES did not do: `fullPrunes`) and falls when one leaves them under LOW_WATER.
    * Why frequency and not recency alone: see FrequencySketch. A node's wants are at least its
    * descendants' (every read of a node passes its ancestors), so what stays is a tree hanging
-   * from the top levels, its most wanted paths. With `force` every node below the top levels goes.
-   * The cache then gives up its coldest unpinned entries until all fits.
+   * from the top levels, its most wanted paths. A pass goes a part of the account tries at a
+   * time, yielding between slices (see EVICT_PART_DEPTH); reads and blocks run between them,
+   * which is safe because each part is evicted in one go and a node a read in progress faulted
+   * in is pinned. The cache then gives up its coldest unpinned entries until all fits.
    */
-  private evict(force: boolean): void {
-    // What the trees and the cache share: the budget less the sketch and LevelDB's block cache.
-    const budget = this.opts.memoryBudget - this.opts.leveldbCacheBytes;
-    const treeBudget = budget * (1 - CACHE_SHARE) - this.sketch.bytes;
-    if (force || this.residentBytes > treeBudget) {
+  private async evictInSlices(): Promise<void> {
+    const treeBudget = this.treeBudget();
+    if (this.residentBytes > treeBudget) {
       const started = performance.now();
-      if (force || treeBudget <= 0) this.residentBytes = this.evictPass(true);
+      if (treeBudget <= 0) this.residentBytes = await this.evictPass(true);
       else {
-        this.residentBytes = this.evictPass(this.rule);
+        this.residentBytes = await this.evictPass(this.rule);
         for (let passes = 1; this.residentBytes > treeBudget * HIGH_WATER && passes < MAX_PASSES; passes++) {
           this.keepWants = Math.min(255, this.keepWants + Math.max(1, this.keepWants >> 2));
-          this.residentBytes = this.evictPass(this.rule);
+          this.residentBytes = await this.evictPass(this.rule);
         }
         if (this.residentBytes > treeBudget) {
-          this.residentBytes = this.evictPass(true);
+          this.residentBytes = await this.evictPass(true);
           this.stats.fullPrunes++;
         } else if (this.residentBytes < treeBudget * LOW_WATER && this.keepWants > 1) this.keepWants--;
       }
       this.stats.prunes++;
-      this.stats.evictMsMax = Math.max(this.stats.evictMsMax, performance.now() - started);
+      this.stats.evictPassMsMax = Math.max(this.stats.evictPassMsMax, performance.now() - started);
     }
+    this.evictCache();
+  }
+
+  /**
+   * Every node below the top levels goes, in one pass that does not yield (a budget changed, the
+   * store started): what the tests' one-byte budgets and an operator's resize want at once.
+   */
+  private evict(force: true): void {
+    const started = performance.now();
+    const seen = new Set<object>();
+    let bytes = 0;
+    for (const v of this.retained()) bytes += v.state.state.evictCold(this.opts.residentLevels, seen, force);
+    this.residentBytes = bytes;
+    this.stats.prunes++;
+    const ms = performance.now() - started;
+    this.stats.evictMsMax = Math.max(this.stats.evictMsMax, ms);
+    this.stats.evictPassMsMax = Math.max(this.stats.evictPassMsMax, ms);
+    this.evictCache();
+  }
+
+  /** What the trees and the cache share: the budget (its share) less the sketch and LevelDB's block cache. */
+  private budgetNow(): number {
+    return this.opts.memoryBudget * this.share - this.opts.leveldbCacheBytes;
+  }
+
+  private treeBudget(): number {
+    return this.budgetNow() * (1 - CACHE_SHARE) - this.sketch.bytes;
+  }
+
+  private evictCache(): void {
+    const budget = this.budgetNow();
     if (this.residentBytes + this.cache.bytes + this.sketch.bytes > budget)
       this.cache.evictTo(Math.max(0, budget - this.residentBytes - this.sketch.bytes));
+  }
+
+  private grow(bytes: number): void {
+    this.residentBytes += bytes;
+    this.grownBytes += bytes;
   }
 
   /** What a pass evicts (see evict): a node not wanted `keepWants` times lately. */
@@ -408,26 +532,58 @@ export class TieredStore implements VersionObserver, VerifiedNodeSource, NodeFau
 
   /**
    * Evicts once the current request has answered (a pass walks every resident node: not on
-   * any request's path); requests that end meanwhile share it.
+   * any request's path); requests that end meanwhile share it, and one that ends during a pass
+   * has the budget checked again after it.
    */
   private evictSoon(): void {
-    if (this.evictScheduled) return;
-    this.evictScheduled = true;
-    setImmediate(() => {
-      this.evictScheduled = false;
-      this.evict(false);
-    });
+    if (this.evicting !== undefined) {
+      this.evictAgain = true;
+      return;
+    }
+    const run = async (): Promise<void> => {
+      try {
+        do {
+          this.evictAgain = false;
+          await new Promise<void>((resolve) => setImmediate(resolve));
+          await this.evictInSlices();
+        } while (this.evictAgain && this.residentBytes > this.treeBudget());
+      } catch (e) {
+        this.log.warn('tiered eviction failed', { error: e instanceof Error ? e.message : String(e) });
+      } finally {
+        this.evicting = undefined;
+      }
+    };
+    this.evicting = run();
   }
 
-  /** One pass over every retained version (see evict); the bytes left resident. */
-  private evictPass(rule: EvictRule): number {
+  /**
+   * One pass over every retained version (see evictInSlices), a part at a time; the bytes left
+   * resident: those it counted, and those faults and blocks added while it yielded (some of them
+   * counted twice: an over-estimate the next pass corrects).
+   */
+  private async evictPass(rule: EvictRule): Promise<number> {
+    const depth = Math.max(0, Math.min(EVICT_PART_DEPTH, this.opts.residentLevels - 1));
+    const parts = 16 ** depth;
+    const part: number[] = new Array<number>(depth).fill(0);
     const seen = new Set<object>();
+    const grownBefore = this.grownBytes;
     let bytes = 0;
-    for (const v of this.retained()) {
-      const st: StateTree = v.state.state;
-      bytes += st.evictCold(this.opts.residentLevels, seen, rule);
+    let slice = performance.now();
+    for (let p = 0; p < parts; p++) {
+      for (let d = 0, x = p; d < depth; d++, x >>= 4) part[depth - 1 - d] = x & 15;
+      for (const v of this.retained())
+        bytes += v.state.state.evictColdPart(part, this.opts.residentLevels, seen, rule);
+      const now = performance.now();
+      if (now - slice >= this.opts.evictSliceMs || p === parts - 1) {
+        this.stats.evictSlices++;
+        this.stats.evictMsMax = Math.max(this.stats.evictMsMax, now - slice);
+        if (p < parts - 1) {
+          await new Promise<void>((resolve) => setImmediate(resolve));
+          slice = performance.now();
+        }
+      }
     }
-    return bytes;
+    return bytes + (this.grownBytes - grownBefore);
   }
 
   // ------------------------------------------------------------ faulting in

@@ -157,5 +157,15 @@ export class StorageMetrics implements RequestMetrics {
       },
     );
     r.gauge('monsoon_storage_tiered_budget_bytes', 'The memory budget for trie nodes.', () => budgetBytes);
+    r.gauge(
+      'monsoon_storage_tiered_budget_share_ratio',
+      "The nodes' share of the budget the memory governor leaves them (1: all of it).",
+      () => stats().budgetShare,
+    );
+    r.gauge(
+      'monsoon_storage_tiered_evict_slice_max_seconds',
+      'The longest the event loop was held by eviction (one slice of a pass).',
+      () => stats().evictMsMax / 1000,
+    );
   }
 }

@@ -17,6 +17,7 @@ import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { keccak } from '@monsoon/keccak';
 import { atHash, type BatchGetRequest, type BlockRef, type GetNodesRequest, HEAD } from '@monsoon/protocol';
 import {
+  encodeCheckpoint,
   type FreshNode,
   type NodeDb,
   openLocalNodeDb,
@@ -116,13 +117,23 @@ describe.each([
   { what: 'a one-byte budget', budget: 1, levels: 1, clock: false, sync: false },
   { what: 'a budget of part of the state (CLOCK)', budget: 120_000, levels: 1, clock: true, sync: false },
   {
+    // Two resident levels: passes go over the 16 subtrees below them one at a time, yielding
+    // after each, while blocks and reads run between the parts.
+    what: 'a budget of part of the state, evicted a part at a time',
+    budget: 120_000,
+    levels: 2,
+    clock: true,
+    sync: false,
+    slices: true,
+  },
+  {
     what: 'a one-byte budget, reading LevelDB on the JS thread',
     budget: 1,
     levels: 1,
     clock: false,
     sync: true,
   },
-])('tiered backend vs memory mode, $what', ({ budget, levels, clock, sync }) => {
+])('tiered backend vs memory mode, $what', ({ budget, levels, clock, sync, slices }) => {
   const genesis = makeGenesis(11, 500);
   const chain = new RefChain(genesis, 16);
   const mine = [0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11];
@@ -143,7 +154,13 @@ describe.each([
     dir = await mkdtemp(join(tmpdir(), 'monsoon-tiered-'));
     db = new ProbedDb(await openLocalNodeDb(join(dir, 'leveldb')));
     store = new TieredStore(
-      { memoryBudget: budget, residentLevels: levels, gcEveryNodes: 0, syncReads: sync },
+      {
+        memoryBudget: budget,
+        residentLevels: levels,
+        gcEveryNodes: 0,
+        syncReads: sync,
+        ...(slices ? { evictSliceMs: 0 } : {}),
+      },
       { db },
     );
     // The CLOCK variant starts from a streamed genesis (subtrees straight to LevelDB).
@@ -268,6 +285,9 @@ describe.each([
       expect(stats.fullPrunes).toBeLessThan(stats.prunes / 2);
       expect(stats.residentBytes).toBeGreaterThan(0);
     }
+    // Passes went a part at a time (16 slices each), not in one stretch.
+    // (the one pass that is not sliced: the store's start).
+    if (slices) expect(stats.evictSlices).toBeGreaterThanOrEqual(16 * (stats.prunes - 1));
   }, 300_000); // three versions of it run; a loaded box takes minutes
 
   if (sync) {
@@ -333,6 +353,8 @@ describe.each([
     expect(value('monsoon_storage_tiered_cache_hits_total')).toBe(s.cacheHits);
     expect(value('monsoon_storage_tiered_nodes_written_total')).toBe(s.nodesWritten);
     expect(value('monsoon_storage_tiered_budget_bytes')).toBe(1);
+    expect(value('monsoon_storage_tiered_budget_share_ratio')).toBe(1); // no governor here
+    expect(value('monsoon_storage_tiered_evict_slice_max_seconds')).toBe(s.evictMsMax / 1000);
     expect(text).toMatch(/^monsoon_storage_tiered_memory_bytes\{part="cache"\} \d+$/m);
     expect(text).toMatch(/^monsoon_storage_tiered_memory_bytes\{part="trees"\} \d+$/m);
   });
@@ -624,4 +646,88 @@ describe('streamed genesis (larger than memory)', () => {
       }
     },
   );
+});
+
+describe('tiered eviction a part at a time', () => {
+  it('the 256 parts of a pass count and evict exactly what one pass does, over versions sharing nodes', () => {
+    const genesis = makeGenesis(33, 3000);
+    // Two identical pairs of versions (a genesis and a block on it, with storage tries), built apart.
+    const twins = [0, 1].map(() => {
+      const chain = new RefChain(genesis, 16);
+      const g = { hash: chain.genesisHash, state: chain.genesisState, number: 0n };
+      const next = chain.block(g, 7, 300).state;
+      for (const st of [g.state, next]) st.rootBin(); // clean: a pass evicts only hashed nodes
+      return [g.state, next] as const;
+    });
+    const [one, parts] = twins as [(typeof twins)[0], (typeof twins)[0]];
+    const all = one[0].residentBytes();
+    expect(parts[0].residentBytes()).toBe(all);
+    // A rule that evicts about half the nodes below the kept levels, by hash.
+    const rule = (hash: string) => hash.charCodeAt(3) % 2 === 0;
+    const seenOne = new Set<object>();
+    let bytesOne = 0;
+    for (const st of one) bytesOne += st.evictCold(3, seenOne, rule);
+    const seenParts = new Set<object>();
+    let bytesParts = 0;
+    for (let p = 0; p < 256; p++)
+      for (const st of parts) bytesParts += st.evictColdPart([p >> 4, p & 15], 3, seenParts, rule);
+    expect(bytesParts).toBe(bytesOne);
+    expect(bytesOne).toBeLessThan(all); // it did evict
+    for (const i of [0, 1]) {
+      expect(parts[i]!.residentBytes()).toBe(one[i]!.residentBytes());
+      expect(parts[i]!.residentNodes()).toBe(one[i]!.residentNodes());
+    }
+    // A part must lie above the kept levels.
+    expect(() => parts[0].evictColdPart([1, 2, 3], 3, new Set(), rule)).toThrow(/shorter than 3/);
+  });
+});
+
+describe('a tiered node from a checkpoint of a tiered state', () => {
+  it('answers as memory mode over the LevelDB its stubs point into (how the benchmark starts each run)', async () => {
+    const genesis = makeGenesis(34, 2000);
+    const dir = await mkdtemp(join(tmpdir(), 'monsoon-tiered-ckpt-'));
+    const ref = StorageNode.fromGenesis(genesis);
+    try {
+      const first = new TieredStore(
+        { memoryBudget: 1, residentLevels: 2 },
+        { db: await openLocalNodeDb(dir) },
+      );
+      const built = await StorageNode.fromGenesisStreamed(
+        genesis,
+        {},
+        {
+          observers: [first],
+          faults: first,
+          genesisSink: first,
+        },
+      );
+      await built.startObservers();
+      const chunks: Uint8Array[] = [];
+      for await (const c of encodeCheckpoint(built.head)) chunks.push(c);
+      await built.close();
+      const store = new TieredStore(
+        { memoryBudget: 1, residentLevels: 2 },
+        { db: await openLocalNodeDb(dir) },
+      );
+      const tiered = StorageNode.fromCheckpoint(
+        Buffer.concat(chunks),
+        genesis,
+        {},
+        { observers: [store], faults: store },
+      );
+      try {
+        await tiered.startObservers();
+        expect(toHex(tiered.head.hash)).toBe(toHex(ref.head.hash));
+        for (const a of genesis.alloc.filter((_, i) => i % 40 === 0))
+          expect(await reads.account(tiered, HEAD, a.address)).toEqual(
+            await reads.account(ref, HEAD, a.address),
+          );
+        expect(store.tieredStats().roundTrips).toBeGreaterThan(0); // the answers came from LevelDB
+      } finally {
+        await tiered.close();
+      }
+    } finally {
+      await rm(dir, { recursive: true, force: true });
+    }
+  });
 });
