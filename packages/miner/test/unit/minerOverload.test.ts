@@ -92,11 +92,12 @@ describe('a resubmitted transaction', () => {
     expect(miner.pendingCount).toBe(0);
     expect(miner.counters).toMatchObject({ accepted: 1, invalid: 0, known: 2 });
     // Also when it comes among new transactions (the batch path).
+    const fresh = submission(2, 3);
     const mixed: SubmitRequest = {
-      ...submission(2, 3),
-      transactions: [req.transactions[0]!, ...submission(2, 3).transactions],
+      ...fresh,
+      transactions: [req.transactions[0]!, ...fresh.transactions],
+      bag: [...fresh.bag, ...req.bag],
     };
-    mixed.bag.push(...submission(0, 1).bag);
     expect((await miner.submit(mixed)).results.map((r) => r.status)).toEqual([
       TxStatus.Accepted,
       TxStatus.Accepted,
