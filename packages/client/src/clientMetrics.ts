@@ -50,6 +50,11 @@ export class ClientMetrics {
       () => c.abandoned,
     );
     counter('submissions_total', 'Submissions sent to miners.', () => c.submissions);
+    counter(
+      'submissions_resent_total',
+      'Submit calls sent again after no answer came (deadline, unreachable miner).',
+      () => c.resubmissions,
+    );
     counter('bag_bytes_total', 'Bytes of bag nodes sent to miners (compacted and bagged).', () => c.bagBytes);
     counter(
       'witness_bytes_unbagged_total',
