@@ -8,11 +8,12 @@
  * The topology's cluster (storage, miners, clients as separate processes) driven closed loop with
  * the workload's mix through the clients' gRPC bulk path; every `--sample-seconds` the committed
  * count (the driver's, inclusion seen in the first miner's block stream) and each process's
- * VmRSS from /proc. Writes bench/results/soak.json, soak.md (a table per minute, the first and
+ * VmRSS from /proc, and from its /metrics V8's committed and used heap (what of the RSS is the
+ * JS heap, what is outside it). Writes bench/results/soak.json, soak.md (a table per minute, the first and
  * last quarter's means, each role's RSS growth from the end of the first minute to the end, its
  * RSS at minute 5 and at the end, and its slope over the second half of the run: least squares,
  * MiB per minute; what ended the run and why transactions failed) and two SVG charts:
- * soak-throughput.svg and soak-rss.svg.
+ * soak-throughput.svg and soak-rss.svg (and soak-heap.svg: each role's committed V8 heap).
  *
  * The report committed in bench/results/ says when and how it was measured.
  */
@@ -23,7 +24,7 @@ import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { Cluster, type ClusterProcess, readTopology } from '@monsoon/cli';
-import type { LoadProgress } from '@monsoon/workload';
+import { type LoadProgress, parsePrometheusText } from '@monsoon/workload';
 import { clusterLoad } from './lib/clusterLoad.js';
 import { rssKb } from './lib/processCpu.js';
 import { Progress } from './lib/progress.js';
@@ -64,6 +65,25 @@ interface Sample {
   readonly committedPerSec: number;
   /** VmRSS per process, MiB, by process name. */
   readonly rssMb: Record<string, number>;
+  /** V8's committed heap and the part of it in use, MiB, by process name (absent: metrics unread). */
+  readonly heapTotalMb: Record<string, number>;
+  readonly heapUsedMb: Record<string, number>;
+}
+
+/** A process's V8 heap from its /metrics, MiB; undefined when it has none or does not answer in time. */
+async function heapOf(p: ClusterProcess): Promise<{ total: number; used: number } | undefined> {
+  if (p.metrics === undefined) return undefined;
+  try {
+    const m = parsePrometheusText(
+      await (await fetch(p.metrics, { signal: AbortSignal.timeout(5_000) })).text(),
+    );
+    const total = m.get('nodejs_heap_size_total_bytes');
+    const used = m.get('nodejs_heap_size_used_bytes');
+    if (total === undefined || used === undefined) return undefined;
+    return { total: Math.round(total / 2 ** 20), used: Math.round(used / 2 ** 20) };
+  } catch {
+    return undefined;
+  }
 }
 
 const topology = { ...(await readTopology(join(root, args.topology))), accounts: ACCOUNTS };
@@ -89,20 +109,31 @@ try {
   });
   const started = performance.now();
   let last = { t: 0, committed: 0 };
-  const timer = setInterval(() => {
+  const timer = setInterval(async () => {
     const t = (performance.now() - started) / 1000;
     const committed = latest?.committed ?? 0;
     const rssMb = Object.fromEntries(procs.map((p) => [p.name, Math.round(rssKb(p.pid) / 1024)]));
-    samples.push({
+    const sample: Sample = {
       t: Math.round(t),
       committed,
       committedPerSec: (committed - last.committed) / (t - last.t),
       rssMb,
-    });
+      heapTotalMb: {},
+      heapUsedMb: {},
+    };
+    samples.push(sample);
     last = { t, committed };
     status.update(
       `soak: ${Math.round(t)} s of ${MINUTES * 60}, ${committed.toLocaleString('en-US')} committed, ${fmtValue(samples.at(-1)!.committedPerSec)} tx/s now`,
     );
+    // Filled in when the processes answer (after the RSS, which is read at the sample's time).
+    const heaps = await Promise.all(procs.map(heapOf));
+    procs.forEach((p, i) => {
+      const h = heaps[i];
+      if (h === undefined) return;
+      sample.heapTotalMb[p.name] = h.total;
+      sample.heapUsedMb[p.name] = h.used;
+    });
   }, SAMPLE_S * 1000);
   try {
     result = await driver.run();
@@ -126,10 +157,11 @@ const growth = Object.fromEntries(
 );
 /** Least-squares slope of RSS over the samples of the run's second half, MiB per minute. */
 const half = samples.filter((s) => s.t >= (end?.t ?? 0) / 2);
-const slope = (name: string): number => {
-  if (half.length < 2) return 0;
-  const xs = half.map((s) => s.t / 60);
-  const ys = half.map((s) => s.rssMb[name] ?? 0);
+const slope = (name: string, of: (s: Sample) => Record<string, number> = (s) => s.rssMb): number => {
+  const known = half.filter((s) => of(s)[name] !== undefined);
+  if (known.length < 2) return 0;
+  const xs = known.map((s) => s.t / 60);
+  const ys = known.map((s) => of(s)[name]!);
   const mx = mean(xs);
   const my = mean(ys);
   let num = 0;
@@ -141,6 +173,13 @@ const slope = (name: string): number => {
   return den === 0 ? 0 : num / den;
 };
 const atMinute5 = samples.find((s) => s.t >= 300);
+const lastKnown = (name: string, of: (s: Sample) => Record<string, number>): number | undefined => {
+  for (let i = samples.length - 1; i >= 0; i--) {
+    const v = of(samples[i]!)[name];
+    if (v !== undefined) return v;
+  }
+  return undefined;
+};
 const rssCurve = Object.fromEntries(
   procs.map((p) => [
     p.name,
@@ -148,6 +187,15 @@ const rssCurve = Object.fromEntries(
       minute5: atMinute5?.rssMb[p.name] ?? null,
       end: end?.rssMb[p.name] ?? null,
       slopeSecondHalfMbPerMin: Number(slope(p.name).toFixed(2)),
+      heapTotalEnd: lastKnown(p.name, (s) => s.heapTotalMb) ?? null,
+      heapUsedEnd: lastKnown(p.name, (s) => s.heapUsedMb) ?? null,
+      heapTotalSlopeMbPerMin: Number(slope(p.name, (s) => s.heapTotalMb).toFixed(2)),
+      /** RSS minus the committed heap: native memory, array buffers, code. */
+      outsideHeapSlopeMbPerMin: Number(
+        slope(p.name, (s) =>
+          Object.fromEntries(Object.entries(s.heapTotalMb).map(([k, v]) => [k, (s.rssMb[k] ?? 0) - v])),
+        ).toFixed(2),
+      ),
     },
   ]),
 );
@@ -173,7 +221,18 @@ writeFileSync(
     series: procs.map((p) => ({ name: p.name, values: samples.map((s) => s.rssMb[p.name] ?? null) })),
   }),
 );
+writeFileSync(
+  join(resultsDir, 'soak-heap.svg'),
+  xyChartSvg({
+    title: "Soak: V8's committed heap per process",
+    xLabel: 'minutes',
+    yLabel: 'heap total, MiB',
+    xs: minutes,
+    series: procs.map((p) => ({ name: p.name, values: samples.map((s) => s.heapTotalMb[p.name] ?? null) })),
+  }),
+);
 const date = new Date().toISOString();
+const signed = (v: number) => `${v >= 0 ? '+' : ''}${v.toFixed(1)}`;
 const md = [
   '# Soak: throughput and memory over time',
   '',
@@ -190,6 +249,15 @@ const md = [
     return `| ${p.name} | ${c.minute5 ?? '-'} | ${c.end ?? '-'} | ${c.slopeSecondHalfMbPerMin >= 0 ? '+' : ''}${c.slopeSecondHalfMbPerMin.toFixed(1)} |`;
   }),
   '',
+  "Where the RSS is: V8's committed heap (and the part of it in use) at the end, and the slopes over the same minutes of the committed heap and of the rest of the RSS (native memory, array buffers, code).",
+  '',
+  '| process | heap committed / used at the end, MiB | committed heap slope, MiB/min | RSS outside the heap slope, MiB/min |',
+  '|---|---|---|---|',
+  ...procs.map((p) => {
+    const c = rssCurve[p.name]!;
+    return `| ${p.name} | ${c.heapTotalEnd ?? '-'} / ${c.heapUsedEnd ?? '-'} | ${signed(c.heapTotalSlopeMbPerMin)} | ${signed(c.outsideHeapSlopeMbPerMin)} |`;
+  }),
+  '',
   `The run phase ended by ${result.timing.stoppedBy} after ${(result.timing.runMs / 60_000).toFixed(1)} min.${result.reasons.length === 0 ? ' No transaction was refused or failed.' : ''}`,
   ...result.reasons.flatMap((r) => [
     '',
@@ -202,6 +270,8 @@ const md = [
   '![committed tx/s](soak-throughput.svg)',
   '',
   '![RSS per process](soak-rss.svg)',
+  '',
+  "![V8's committed heap per process](soak-heap.svg)",
   '',
   `| minute | committed tx/s | ${procs.map((p) => `${p.name} MiB`).join(' | ')} |`,
   `|---|---|${procs.map(() => '---').join('|')}|`,
@@ -246,4 +316,6 @@ writeFileSync(
   )}\n`,
 );
 console.log(md.join('\n'));
-console.log(`results: ${join(resultsDir, 'soak.md')}, soak.json, soak-throughput.svg, soak-rss.svg`);
+console.log(
+  `results: ${join(resultsDir, 'soak.md')}, soak.json, soak-throughput.svg, soak-rss.svg, soak-heap.svg`,
+);

@@ -23,6 +23,7 @@ import {
   decodeHeader,
   headerHash,
 } from '@monsoon/protocol';
+import { detachAll } from '@monsoon/util';
 import { ClientError, ClientErrorCode } from './clientError.js';
 
 export interface ClientBlock {
@@ -86,18 +87,38 @@ export function clientBlockOf(b: BlockWithReceipts): ClientBlock {
     bad('transactions do not match its transactions root');
   if (!bytesEqual(orderedTrieRoot(b.receipts), header.receiptsRoot))
     bad('receipts do not match its receipts root');
-  const receipts = b.receipts.map(decodeReceipt);
-  const bloom = logsBloom(receipts.flatMap((r) => r.logs));
+  const decoded = b.receipts.map(decodeReceipt);
+  const bloom = logsBloom(decoded.flatMap((r) => r.logs));
   let size = b.headerRlp.length;
   for (const t of b.transactions) size += t.length;
+  const { transactions, txHashes, receipts } = detachBlock(b.transactions, decoded);
+  return { hash, header, transactions, txHashes, receipts, logsBloom: bloom, size };
+}
+
+/**
+ * A block's transactions, their hashes and its receipts' log fields copied into one buffer of
+ * their own. Decoded, they are views into the streamed message, which a view keeps whole
+ * (receipts with their 256-byte blooms included), and a hash of its own costs a buffer each
+ * (~240 bytes for 32): a window of a few hundred thousand transactions held ~2x its bytes.
+ */
+function detachBlock(
+  txs: readonly Uint8Array[],
+  receipts: readonly Receipt[],
+): Pick<ClientBlock, 'transactions' | 'txHashes' | 'receipts'> {
+  const parts: Uint8Array[] = [...txs, ...txs.map((t) => keccak.keccak256(t))];
+  for (const r of receipts) for (const l of r.logs) parts.push(l.address, ...l.topics, l.data);
+  const copies = detachAll(parts);
+  let at = 0;
+  const next = () => copies[at++]!;
+  const transactions = txs.map(next);
+  const txHashes = txs.map(next);
   return {
-    hash,
-    header,
-    transactions: b.transactions,
-    txHashes: b.transactions.map((t) => keccak.keccak256(t)),
-    receipts,
-    logsBloom: bloom,
-    size,
+    transactions,
+    txHashes,
+    receipts: receipts.map((r) => ({
+      ...r,
+      logs: r.logs.map((l) => ({ address: next(), topics: l.topics.map(next), data: next() })),
+    })),
   };
 }
 

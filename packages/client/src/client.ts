@@ -52,6 +52,8 @@ export interface ClientOptions {
   compactLevels: number;
   /** Most transactions batched into one submission. */
   maxBatch: number;
+  /** Most submissions outstanding towards the miners at once (back-pressure: see SubmitQueue). */
+  maxInFlight: number;
   /** Resubmissions of a transaction answered stale before it is given up. */
   maxStaleRetries: number;
   /** Cached proof nodes at most (two generations: the oldest half goes when the newer is full). */
@@ -75,6 +77,7 @@ export interface ClientOptions {
 export const defaultClientOptions: Omit<ClientOptions, 'miners' | 'storage' | 'rules'> = {
   compactLevels: 2,
   maxBatch: defaultSubmitQueueOptions.maxBatch,
+  maxInFlight: defaultSubmitQueueOptions.maxInFlight,
   maxStaleRetries: defaultSubmitQueueOptions.maxStaleRetries,
   maxCachedNodes: DEFAULT_MAX_CACHED_NODES,
   deadlineMs: defaultSubmitQueueOptions.deadlineMs,
@@ -99,6 +102,7 @@ export class Client implements RpcBackend {
     staleReplies: 0,
     abandoned: 0,
     submissions: 0,
+    resubmissions: 0,
     bagBytes: 0,
     unbaggedWitnessBytes: 0,
     rawWitnessBytes: 0,
@@ -138,6 +142,7 @@ export class Client implements RpcBackend {
         ...defaultSubmitQueueOptions,
         rules: opts.rules,
         maxBatch: opts.maxBatch,
+        maxInFlight: opts.maxInFlight,
         maxStaleRetries: opts.maxStaleRetries,
         deadlineMs: opts.deadlineMs,
       },

@@ -1,9 +1,17 @@
 /**
  * The client's Prometheus metrics, `monsoon_client_*`: submissions and their fates, stale and
  * abandoned transactions, pre-execution time and fetch rounds, proof bytes fetched against bag
- * bytes sent (what compaction and bagging save), submit→inclusion latency, the head.
+ * bytes sent (what compaction and bagging save), submit→inclusion latency, the head; and the
+ * process's resident memory and V8 heap.
  */
-import { formatHostPort, type HostPort, type Logger, MetricsRegistry, MetricsServer } from '@monsoon/edge';
+import {
+  addProcessMetrics,
+  formatHostPort,
+  type HostPort,
+  type Logger,
+  MetricsRegistry,
+  MetricsServer,
+} from '@monsoon/edge';
 import type { Client } from './client.js';
 
 const MS_BUCKETS = [0.5, 1, 2, 5, 10, 20, 50, 100, 200, 500, 1000, 2000, 5000, 10000];
@@ -50,6 +58,11 @@ export class ClientMetrics {
       () => c.abandoned,
     );
     counter('submissions_total', 'Submissions sent to miners.', () => c.submissions);
+    counter(
+      'submissions_resent_total',
+      'Submit calls sent again after no answer came (deadline, unreachable miner).',
+      () => c.resubmissions,
+    );
     counter('bag_bytes_total', 'Bytes of bag nodes sent to miners (compacted and bagged).', () => c.bagBytes);
     counter(
       'witness_bytes_unbagged_total',
@@ -126,6 +139,8 @@ export class ClientMetrics {
       rounds.observe({}, n);
     };
     client.onInclusion = (ms) => inclusion.observe({}, ms);
+    // Resident memory and V8's heap, as every role reports them (the soak reads them).
+    addProcessMetrics(r);
     return m;
   }
 

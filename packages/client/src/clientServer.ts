@@ -2,7 +2,9 @@
  * The client's gRPC edge: ClientService.SendTransactions, the bulk path for load generators.
  * Each transaction goes through exactly what eth_sendRawTransaction does (the senders of one call
  * recovered in one batch); results come back in request order. A client that cannot reach any miner or storage node fails the whole call
- * (UNAVAILABLE) rather than blaming the transactions.
+ * (UNAVAILABLE) rather than blaming the transactions. A transaction no miner answered for while
+ * others of the call were answered ends `fateUnknown` on its own (issue 15): one slow Submit call
+ * towards a miner no longer fails every transaction of a bulk call, and so every sender's nonce.
  */
 import { status } from '@grpc/grpc-js';
 import {
@@ -46,13 +48,21 @@ const grpcStatusOf = grpcStatusMapping([
   },
 ]);
 
+/** A transaction no miner answered for: its result, and the error that fails a call where all are so. */
+interface Unanswered {
+  readonly result: SendResult;
+  readonly error: unknown;
+}
+
 /** One transaction's fate as SendTransactions reports it; throws what must fail the whole call. */
-async function fateOf(raw: Uint8Array, submitted: Promise<unknown>): Promise<SendResult> {
+async function fateOf(raw: Uint8Array, submitted: Promise<unknown>): Promise<SendResult | Unanswered> {
   const txHash = keccak.keccak256(raw);
   try {
     await submitted;
     return { txHash, accepted: true };
   } catch (e) {
+    if (isClientError(e, ClientErrorCode.MinerUnavailable))
+      return { result: { txHash, accepted: false, error: e.message, fateUnknown: true }, error: e };
     if (e instanceof MinerRefused) return { txHash, accepted: false, error: e.message, refusedBy: 'miner' };
     if (isClientError(e, ClientErrorCode.StaleRetries))
       return { txHash, accepted: false, error: e.message, refusedBy: 'stale' };
@@ -76,9 +86,11 @@ export class ClientServer {
       {
         sendTransactions: unaryRpc({
           decode: sendTransactionsRequestFromProto,
-          run: (raws) => {
+          run: async (raws) => {
             const submitted = client.submitTransactions(raws);
-            return Promise.all(raws.map((raw, i) => fateOf(raw, submitted[i]!)));
+            const fates = await Promise.all(raws.map((raw, i) => fateOf(raw, submitted[i]!)));
+            if (fates.every((f) => 'result' in f)) throw (fates[0] as Unanswered).error;
+            return fates.map((f) => ('result' in f ? f.result : f));
           },
           encode: sendResultsToProto,
         }),

@@ -5,6 +5,14 @@
  * (account-trie nodes above the compaction level left out: the miners hold them), and read the
  * miner's verdict. A stale verdict is answered by waiting for the state head to move and
  * pre-executing again, a bounded number of times; a miner that is down by the next one.
+ *
+ * Back-pressure, not deadlines (issue 15): at most `maxInFlight` Submit calls are outstanding;
+ * what is pre-executed meanwhile waits here and goes out in fuller batches as calls return, so
+ * an overloaded miner's queue stays a few batches long instead of outgrowing the deadline. A
+ * call that still gets no answer (deadline, unreachable) is sent again as it was, up to
+ * `submitAttempts` times, moving on through the miners: a miner answers a transaction it already
+ * took accepted without executing it again, so only what was not taken is executed, and each
+ * transaction gets its own outcome instead of the whole call failing.
  */
 import type { Common } from '@ethereumjs/common';
 import { type ServiceError, status } from '@grpc/grpc-js';
@@ -35,6 +43,13 @@ export interface SubmitQueueOptions {
   staleWaitMs: number;
   /** Per-call deadline towards miners, ms. */
   deadlineMs: number;
+  /** Most Submit calls outstanding at once, towards all miners together (see the file's comment). */
+  maxInFlight: number;
+  /**
+   * Calls made for one batch whose answer does not come (deadline, miner unreachable) before its
+   * transactions fail MINER_UNAVAILABLE; each tries the next miner (the same one if it is alone).
+   */
+  submitAttempts: number;
   /**
    * How long a pre-executed transaction waits for others to join its submission, ms (0: only
    * those of the same event-loop turn); a full batch goes at once. One Submit per turn was one
@@ -48,6 +63,8 @@ export const defaultSubmitQueueOptions: Omit<SubmitQueueOptions, 'rules'> = {
   maxStaleRetries: 4,
   staleWaitMs: 500,
   deadlineMs: 10_000,
+  maxInFlight: 2,
+  submitAttempts: 4,
   batchWindowMs: 2,
 };
 
@@ -63,6 +80,8 @@ export interface SubmitCounters {
   abandoned: number;
   /** Submissions sent to miners, and the bag bytes they carried. */
   submissions: number;
+  /** Submit calls sent again after no answer came (deadline, unreachable miner). */
+  resubmissions: number;
   bagBytes: number;
   /** Witness bytes before bagging: the sum over transactions of what each alone needed, compacted. */
   unbaggedWitnessBytes: number;
@@ -97,6 +116,8 @@ interface Batched {
 export class SubmitQueue {
   private batch: Batched[] = [];
   private flushScheduled = false;
+  /** Submit calls outstanding. */
+  private inFlight = 0;
 
   constructor(
     readonly opts: SubmitQueueOptions,
@@ -188,21 +209,37 @@ export class SubmitQueue {
     });
   }
 
-  /** Sends what is batched: one submission per state root, each with one merged bag. */
+  /** Submit calls outstanding now (at most `maxInFlight`). */
+  get submitting(): number {
+    return this.inFlight;
+  }
+
+  /** Transactions pre-executed and waiting for a Submit call. */
+  get waiting(): number {
+    return this.batch.length;
+  }
+
+  /**
+   * Sends what is batched while fewer than `maxInFlight` calls are outstanding: one submission
+   * per state root (the oldest waiting transaction's first), each with one merged bag; the rest
+   * waits for a call to return.
+   */
   private flush(): void {
     this.flushScheduled = false;
-    const batched = this.batch;
-    this.batch = [];
-    const byRoot = new Map<string, Batched[]>();
-    for (const q of batched) {
-      const k = toHex(q.at.stateRoot);
-      const list = byRoot.get(k);
-      if (list === undefined) byRoot.set(k, [q]);
-      else list.push(q);
-    }
-    for (const group of byRoot.values()) {
-      for (let i = 0; i < group.length; i += this.opts.maxBatch)
-        void this.submit(group.slice(i, i + this.opts.maxBatch));
+    while (this.inFlight < this.opts.maxInFlight && this.batch.length > 0) {
+      const root = toHex(this.batch[0]!.at.stateRoot);
+      const group: Batched[] = [];
+      const rest: Batched[] = [];
+      for (const q of this.batch) {
+        if (group.length < this.opts.maxBatch && toHex(q.at.stateRoot) === root) group.push(q);
+        else rest.push(q);
+      }
+      this.batch = rest;
+      this.inFlight++;
+      void this.submit(group).finally(() => {
+        this.inFlight--;
+        this.flush();
+      });
     }
   }
 
@@ -224,7 +261,8 @@ export class SubmitQueue {
       prefetchedRoot: group[0]!.at.stateRoot,
     });
     const errors: string[] = [];
-    for (let tried = 0; tried < miners.size; tried++) {
+    for (let tried = 0; tried < this.opts.submitAttempts; tried++) {
+      if (tried > 0) counters.resubmissions++;
       const miner = miners.current;
       try {
         const res = submitResponseFromProto(
@@ -258,8 +296,8 @@ export class SubmitQueue {
     }
     const err = new ClientError(
       ClientErrorCode.MinerUnavailable,
-      `no miner took the submission (${errors.join('; ')})`,
-      { miners: miners.addresses },
+      `no miner answered the submission in ${errors.length} calls (${errors.join('; ')})`,
+      { miners: miners.addresses, calls: errors.length },
     );
     for (const q of group) q.reject(err);
   }

@@ -206,9 +206,29 @@ export function secondsSince(started: bigint): number {
   return Number(process.hrtime.bigint() - started) / 1e9;
 }
 
-/** Adds what every role process reports about itself: its resident memory. */
+/**
+ * Adds what every role process reports about itself: its resident memory, and how much of it is
+ * V8's heap (committed and live) and memory outside it held by JS objects (Buffers and other
+ * array buffers), so a growing RSS can be told apart: the heap V8 keeps committed, live objects,
+ * or native memory (names as prom-client's default metrics, which dashboards know).
+ */
 export function addProcessMetrics(registry: MetricsRegistry): void {
   registry.gauge('process_resident_memory_bytes', 'Resident memory size in bytes.', () =>
     process.memoryUsage.rss(),
+  );
+  registry.gauge(
+    'nodejs_heap_size_total_bytes',
+    "V8's committed heap, bytes.",
+    () => process.memoryUsage().heapTotal,
+  );
+  registry.gauge(
+    'nodejs_heap_size_used_bytes',
+    "V8's heap in use, bytes.",
+    () => process.memoryUsage().heapUsed,
+  );
+  registry.gauge(
+    'nodejs_external_memory_bytes',
+    'Memory outside the V8 heap held by JS objects (array buffers included), bytes.',
+    () => process.memoryUsage().external,
   );
 }

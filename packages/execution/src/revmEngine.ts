@@ -106,9 +106,15 @@ const keyOf = (k: StateKey): string =>
  * Kept per fork (the config's first byte) and reset only for the fork they were built for: one
  * reset for another fork charged a Prague or Osaka call 2,500 gas more than @ethereumjs/evm (a
  * cold access; the engine fuzz, once engines were reused all the time).
+ *
+ * As many are kept as a client holds at once: its contract calls are pre-executed a few hundred
+ * at a time (as many as its EvmPool keeps EVMs for), and with 16 kept each wave's others were
+ * dropped to the collector and the next wave built new ones; at the soak's load a client's
+ * malloc heap held ~430 MiB of live native memory beside a 345 MiB V8 heap (issue 15). 256 kept
+ * engines are ~21 MiB.
  */
 const spare = new Map<number, EngineBinding[]>();
-const SPARE_KEPT = 16;
+const SPARE_KEPT = 256;
 const reclaim = new FinalizationRegistry<{ engine: EngineBinding; fork: number }>(({ engine, fork }) =>
   keepSpare(engine, fork),
 );

@@ -171,6 +171,11 @@ export interface MinerCounters {
   stale: number;
   /** Answered stale unexecuted: they waited longer than `maxQueueWaitMs` (not counted in `stale`). */
   overloaded: number;
+  /**
+   * Answered accepted unexecuted: already in the pending block or in a block of the head's chain
+   * (a client resubmitting a call whose answer it never got; counted in `accepted` once only).
+   */
+  known: number;
   blocks: number;
   peerBlocksAdopted: number;
   peerBlocksRefused: number;
@@ -192,6 +197,7 @@ export class Miner {
     invalid: 0,
     stale: 0,
     overloaded: 0,
+    known: 0,
     blocks: 0,
     peerBlocksAdopted: 0,
     peerBlocksRefused: 0,
@@ -199,6 +205,13 @@ export class Miner {
     dropped: 0,
   };
   private readonly blocks = new Map<string, ChainBlock>();
+  /**
+   * The held blocks each transaction (by hash, hex) is in, and each block's transaction hashes:
+   * a resubmitted transaction already on the head's chain is answered accepted, not executed
+   * again (its nonce would refuse it as invalid, and its client would then reuse the nonce).
+   */
+  private readonly txBlocks = new Map<string, ChainBlock[]>();
+  private readonly txKeys = new WeakMap<ChainBlock, readonly string[]>();
   private headBlock: ChainBlock;
   private pending!: Pending;
   /** Where stubs resolve from right now: the bag of the submission (or peer block) executing. */
@@ -459,7 +472,7 @@ export class Miner {
       const item = items[j]!;
       if ('refused' in item) break;
       const k = toHex(item.tx.hash);
-      if (p.hashes.has(k) || seen.has(k)) break;
+      if (p.hashes.has(k) || seen.has(k) || this.txBlocks.has(k)) break;
       bytes += item.tx.raw.length;
       gas += item.tx.gasLimit;
       if (
@@ -495,7 +508,11 @@ export class Miner {
     bag: NodeBag,
     prefetchedRoot: Uint8Array,
   ): Promise<TxResult> {
-    if (this.pending.hashes.has(toHex(tx.hash))) return result(tx.hash, TxStatus.Accepted, '');
+    const k = toHex(tx.hash);
+    if (this.pending.hashes.has(k) || this.onHeadChain(k)) {
+      this.counters.known++;
+      return result(tx.hash, TxStatus.Accepted, '');
+    }
     if (this.blockFull(tx)) await this.sealNow();
     this.source = bag;
     try {
@@ -565,7 +582,7 @@ export class Miner {
       nonce: new Uint8Array(8),
     };
     if (header.difficulty > 0n) header = sealPow(header, { keccak: this.keccak })!;
-    const sealed = this.adopt(header, p.state, p.raws, done, this.served.values());
+    const sealed = this.adopt(header, p.state, p.raws, [...p.hashes], done, this.served.values());
     this.counters.blocks++;
     await this.startPending();
     this.onSealed?.(sealed);
@@ -576,6 +593,7 @@ export class Miner {
     header: BlockHeader,
     state: StateTree,
     raws: Uint8Array[],
+    txKeys: readonly string[],
     done: ExecutedBlock,
     witness: Uint8Array[],
   ): SealedBlock {
@@ -601,6 +619,12 @@ export class Miner {
       parent,
     };
     this.blocks.set(toHex(block.hash), block);
+    this.txKeys.set(block, txKeys);
+    for (const k of txKeys) {
+      const list = this.txBlocks.get(k);
+      if (list === undefined) this.txBlocks.set(k, [block]);
+      else list.push(block);
+    }
     if (heavier(block, this.headBlock)) {
       this.headBlock = block;
       this.forgetOldBlocks();
@@ -621,9 +645,35 @@ export class Miner {
     const floor = this.headBlock.header.number - BigInt(this.opts.keepBlocks);
     if (floor <= 0n) return;
     for (const [k, b] of this.blocks) {
-      if (b.header.number < floor) this.blocks.delete(k);
-      else if (b.parent !== undefined && b.parent.header.number < floor) b.parent = undefined;
+      if (b.header.number < floor) {
+        this.blocks.delete(k);
+        this.unindex(b);
+      } else if (b.parent !== undefined && b.parent.header.number < floor) b.parent = undefined;
     }
+  }
+
+  /** Drops a forgotten block from the transaction index. */
+  private unindex(b: ChainBlock): void {
+    for (const k of this.txKeys.get(b) ?? []) {
+      const list = this.txBlocks.get(k)?.filter((x) => x !== b);
+      if (list === undefined || list.length === 0) this.txBlocks.delete(k);
+      else this.txBlocks.set(k, list);
+    }
+  }
+
+  /** Whether the transaction with hash `k` (hex) is in a held block of the head's chain. */
+  private onHeadChain(k: string): boolean {
+    for (const b of this.txBlocks.get(k) ?? []) {
+      let at: ChainBlock | undefined = this.headBlock;
+      while (at !== undefined && at.header.number > b.header.number) at = at.parent;
+      if (at === b) return true;
+    }
+    return false;
+  }
+
+  /** Transactions indexed by the blocks that hold them (bounded by the window, like `blockCount`). */
+  get indexedTransactions(): number {
+    return this.txBlocks.size;
   }
 
   /** Blocks held (the head's window, forks included). */
@@ -747,7 +797,14 @@ export class Miner {
       if (!bytesEqual(receiptsRoot(done.receipts), header.receiptsRoot))
         bad('receipts root does not match re-execution');
       const oldHead = this.headBlock;
-      const sealed = this.adopt(header, state, [...pb.transactions], done, [...pb.bag]);
+      const sealed = this.adopt(
+        header,
+        state,
+        [...pb.transactions],
+        txs.map((tx) => toHex(tx.hash)),
+        done,
+        [...pb.bag],
+      );
       this.counters.peerBlocksAdopted++;
       if (this.headBlock !== oldHead) await this.reorg(oldHead);
       return sealed;

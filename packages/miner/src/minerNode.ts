@@ -284,7 +284,13 @@ export class MinerNode {
         })),
       );
     m.observableCounter('monsoon_miner_transactions_total', 'Submitted transactions, by result.', () =>
-      by('result', { accepted: c.accepted, invalid: c.invalid, stale: c.stale, overloaded: c.overloaded }),
+      by('result', {
+        accepted: c.accepted,
+        invalid: c.invalid,
+        stale: c.stale,
+        overloaded: c.overloaded,
+        known: c.known,
+      }),
     );
     m.observableCounter('monsoon_miner_blocks_sealed_total', 'Blocks this miner sealed.', () => c.blocks);
     m.observableCounter('monsoon_miner_peer_blocks_total', "Peers' blocks re-executed, by result.", () =>

@@ -71,6 +71,11 @@ export const CLIENT_OPTIONS: readonly RoleOption[] = [
     description: `most transactions in one submission (default: ${defaultClientOptions.maxBatch})`,
   },
   {
+    name: 'maxInFlight',
+    arg: '<n>',
+    description: `most submissions outstanding towards the miners at once; what is pre-executed meanwhile waits and goes in fuller ones (default: ${defaultClientOptions.maxInFlight})`,
+  },
+  {
     name: 'storageTransport',
     arg: '<kind>',
     description:
@@ -103,6 +108,7 @@ export interface ClientRoleConfig {
   readonly metrics: string | undefined;
   readonly compactLevels: number;
   readonly maxBatch: number;
+  readonly maxInFlight: number;
   readonly storageTransport: StorageTransportKind;
   readonly chainWindow: number;
   readonly maxCachedNodes: number;
@@ -136,6 +142,7 @@ async function loadClient(raw: RawOptions): Promise<ClientRoleConfig> {
     metrics: read.optionalHostPort(raw.metrics, 'metrics'),
     compactLevels: read.int(raw.compactLevels ?? defaultClientOptions.compactLevels, 'compactLevels'),
     maxBatch: read.int(raw.maxBatch ?? defaultClientOptions.maxBatch, 'maxBatch', 1),
+    maxInFlight: read.int(raw.maxInFlight ?? defaultClientOptions.maxInFlight, 'maxInFlight', 1),
     storageTransport: read.oneOf(
       raw.storageTransport ?? defaultClientOptions.storageTransport,
       'storageTransport',
@@ -156,6 +163,7 @@ async function startClient(o: ClientRoleConfig, { logger }: RoleContext): Promis
     rules: o.rules,
     compactLevels: o.compactLevels,
     maxBatch: o.maxBatch,
+    maxInFlight: o.maxInFlight,
     storageTransport: o.storageTransport,
     chainWindow: o.chainWindow,
     maxCachedNodes: o.maxCachedNodes,

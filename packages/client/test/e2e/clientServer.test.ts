@@ -1,7 +1,8 @@
 /**
  * The client's gRPC edge (ClientService.SendTransactions on 127.0.0.1:0) over a stand-in client:
  * each transaction's fate comes back in request order; a malformed request is INVALID_ARGUMENT;
- * a client that cannot reach the network fails the whole call UNAVAILABLE; anything else is
+ * a client that cannot reach the network fails the whole call UNAVAILABLE (a transaction no
+ * miner answered for, among answered ones, is reported fate unknown on its own); anything else is
  * INTERNAL.
  */
 import { credentials, type ServiceError, status } from '@grpc/grpc-js';
@@ -85,6 +86,23 @@ describe('ClientServer', () => {
       code: status.INTERNAL,
       details: 'internal error: a bug',
     });
+  });
+
+  it('reports a transaction no miner answered for as fate unknown when others of the call were answered', async () => {
+    const c = await serve(async (raw) => {
+      if (raw[0] === 2) throw new ClientError(ClientErrorCode.MinerUnavailable, 'no miner answered');
+    });
+    const raws = [Uint8Array.of(1), Uint8Array.of(2)];
+    const res = await unary(c, c.sendTransactions, { transactions: raws });
+    expect(sendResultsFromProto(res)).toEqual([
+      { txHash: keccak.keccak256(raws[0]!), accepted: true },
+      {
+        txHash: keccak.keccak256(raws[1]!),
+        accepted: false,
+        error: 'MINER_UNAVAILABLE: no miner answered',
+        fateUnknown: true,
+      },
+    ]);
   });
 
   it('names the flag when the listen address is malformed', async () => {

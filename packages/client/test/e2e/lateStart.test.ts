@@ -71,6 +71,7 @@ async function started(p: RoleProcess) {
   return {
     rpc: String(line.rpc),
     head: Number(line.head),
+    metrics: async () => (await fetch(metricsUrl)).text(),
     received: async () => {
       const text = await (await fetch(metricsUrl)).text();
       const m = /^monsoon_client_chain_blocks_received_total (\d+)$/m.exec(text);
@@ -96,6 +97,8 @@ describe('a client started against a long chain', () => {
       // Its first head is at most 16 blocks (resumeDepth, its anchor) below the miner's, not block
       // 0; the 16 come in one burst from the miner's stream.
       expect(late.head).toBeGreaterThanOrEqual(long - 16);
+      // Its memory, as every role reports it (the soak reads the heap of each).
+      expect(await late.metrics()).toMatch(/^nodejs_heap_size_total_bytes [1-9]\d*$/m);
       await until(async () => (await blockNumber(late.rpc)) >= long, {
         what: `the late client to reach block ${long}`,
         timeoutMs: WAIT_MS,

@@ -168,4 +168,52 @@ describe('ChainView', () => {
       }),
     ).toThrow(/receipts root/);
   });
+
+  it('keeps nothing of the streamed message: its transactions, hashes and logs are in one buffer of its own', () => {
+    const receipt = {
+      type: 2,
+      status: 1 as const,
+      cumulativeGasUsed: 40_000n,
+      logs: [
+        { address: new Uint8Array(20).fill(1), topics: [new Uint8Array(32).fill(2)], data: Uint8Array.of(5) },
+      ],
+    };
+    const txs = [Uint8Array.of(0x02, 0xc0), Uint8Array.of(0xc1, 0x80)];
+    const receipts = [encodeReceipt({ ...receipt, logs: [] }), encodeReceipt(receipt)];
+    // As a stream decodes them: views into one message.
+    const message = new Uint8Array(1024);
+    let at = 0;
+    const view = (b: Uint8Array) => {
+      message.set(b, at);
+      at += b.length;
+      return message.subarray(at - b.length, at);
+    };
+    const header: BlockHeader = {
+      parentHash: new Uint8Array(32),
+      miner: new Uint8Array(20),
+      stateRoot: new Uint8Array(32),
+      transactionsRoot: transactionsRoot(txs),
+      receiptsRoot: receiptsRoot([{ ...receipt, logs: [] }, receipt]),
+      difficulty: 0n,
+      number: 1n,
+      gasLimit: 30_000_000n,
+      gasUsed: 40_000n,
+      timestamp: 1n,
+      extraData: new Uint8Array(0),
+      nonce: new Uint8Array(8),
+    };
+    const b = clientBlockOf({
+      headerRlp: encodeHeader(header),
+      transactions: txs.map(view),
+      receipts: receipts.map(view),
+    });
+    const log = b.receipts[1]!.logs[0]!;
+    const kept = [...b.transactions, ...b.txHashes, log.address, ...log.topics, log.data];
+    expect(kept.every((x) => x.buffer !== message.buffer)).toBe(true);
+    expect(new Set(kept.map((x) => x.buffer)).size).toBe(1);
+    expect(kept[0]!.buffer.byteLength).toBe(2 + 2 + 2 * 32 + 20 + 32 + 1);
+    expect(b.transactions).toEqual(txs);
+    expect(b.txHashes).toEqual(txs.map((t) => keccak.keccak256(t)));
+    expect(log).toEqual(receipt.logs[0]);
+  });
 });

@@ -2,8 +2,10 @@
  * Stale answers are answered by pre-executing again once the state head moved, a bounded number
  * of times: a transaction a miner keeps calling stale is resubmitted exactly `maxStaleRetries`
  * times, each only after waiting for the state to move, then given up (STALE_RETRIES); one that
- * is stale once goes through on the next submission. In process: a storage stand-in serving a
- * real state tree, a miner stand-in answering from a script, the chain held at one block.
+ * is stale once goes through on the next submission. Back-pressure (issue 15): a Submit call
+ * that gets no answer is sent again, and no more than `maxInFlight` calls are outstanding. In
+ * process: a storage stand-in serving a real state tree, a miner stand-in answering from a
+ * script (or holding a call unanswered), the chain held at one block.
  */
 import { createFeeMarket1559Tx } from '@ethereumjs/tx';
 import { privateToAddress } from '@ethereumjs/util';
@@ -21,6 +23,7 @@ import {
   ShardedStorage,
   type SubmitCounters,
   SubmitQueue,
+  type SubmitQueueOptions,
 } from '@monsoon/client';
 import { makeAccount, StateTree } from '@monsoon/dsm-tree';
 import { decodeSignedTx, defaultChainRules, EvmPool, makeCommon } from '@monsoon/execution';
@@ -32,7 +35,7 @@ import {
   submitResponseToProto,
   TxStatus,
 } from '@monsoon/protocol';
-import { rejection } from '@monsoon/test-utils';
+import { rejection, until } from '@monsoon/test-utils';
 import { serveStorage } from '../helpers/storageStandIn.js';
 
 const rules = { ...defaultChainRules, chainId: 1337n };
@@ -41,10 +44,13 @@ const key = keccak.keccak256(Uint8Array.of(4, 2));
 const sender = privateToAddress(key);
 const key2 = keccak.keccak256(Uint8Array.of(4, 3));
 const sender2 = privateToAddress(key2);
+const key3 = keccak.keccak256(Uint8Array.of(4, 4));
+const sender3 = privateToAddress(key3);
 const recipient = new Uint8Array(20).fill(0x42);
 const state = new StateTree();
 state.putAccount(sender, makeAccount({ balance: 10n ** 20n }));
 state.putAccount(sender2, makeAccount({ balance: 10n ** 20n }));
+state.putAccount(sender3, makeAccount({ balance: 10n ** 20n }));
 state.putAccount(recipient, makeAccount({ balance: 1n }));
 const blockHash = new Uint8Array(32).fill(0xbb);
 const head = {
@@ -60,8 +66,17 @@ const head = {
 
 /** What happened, in order: a submission reached the miner, or the queue waited for the state to move. */
 let events: ('submit' | 'wait')[] = [];
-/** The miner's answer to the n-th submission of a test (0-based). */
-let script: (n: number) => TxStatus = () => TxStatus.Stale;
+/**
+ * The miner's answer to the n-th submission of a test (0-based); `hold`: none until `release`
+ * (never, for a call past its deadline).
+ */
+let script: (n: number) => TxStatus | 'hold' = () => TxStatus.Stale;
+/** Answers the held calls (Accepted), in order. */
+let held: (() => void)[] = [];
+/** Transactions per call the miner received, and the most calls it held unanswered at once. */
+let callSizes: number[] = [];
+let outstanding = 0;
+let maxOutstanding = 0;
 
 const servers: Server[] = [];
 let storageAddress: string;
@@ -72,19 +87,26 @@ async function serveMiner(): Promise<string> {
   server.addService(MinerServiceDefinition, {
     submit(call: ServerUnaryCall<minerPb.SubmitRequest, unknown>, cb: sendUnaryData<minerPb.SubmitResponse>) {
       const req = submitRequestFromProto(call.request);
-      const status = script(events.filter((e) => e === 'submit').length);
+      const scripted = script(events.filter((e) => e === 'submit').length);
       events.push('submit');
-      cb(
-        null,
-        submitResponseToProto({
-          results: req.transactions.map((raw) => ({
-            txHash: keccak.keccak256(raw),
-            status,
-            reason: status === TxStatus.Stale ? 'witness of an older state' : '',
-            staleKeys: [],
-          })),
-        }),
-      );
+      callSizes.push(req.transactions.length);
+      const answer = (status: TxStatus) => {
+        outstanding--;
+        cb(
+          null,
+          submitResponseToProto({
+            results: req.transactions.map((raw) => ({
+              txHash: keccak.keccak256(raw),
+              status,
+              reason: status === TxStatus.Stale ? 'witness of an older state' : '',
+              staleKeys: [],
+            })),
+          }),
+        );
+      };
+      maxOutstanding = Math.max(maxOutstanding, ++outstanding);
+      if (scripted === 'hold') held.push(() => answer(TxStatus.Accepted));
+      else answer(scripted);
     },
   } as never);
   servers.push(server);
@@ -110,6 +132,7 @@ async function queue(
   maxStaleRetries: number,
   batchWindowMs = defaultSubmitQueueOptions.batchWindowMs,
   onPreExecuted?: () => void,
+  submitOpts: Partial<SubmitQueueOptions> = {},
 ): Promise<{ q: SubmitQueue; counters: SubmitCounters }> {
   const storage = await ShardedStorage.connect([storageAddress]);
   const remote = new RemoteState(storage, { compactLevels: 1, maxCachedNodes: 1_000_000 });
@@ -120,6 +143,7 @@ async function queue(
     staleReplies: 0,
     abandoned: 0,
     submissions: 0,
+    resubmissions: 0,
     bagBytes: 0,
     unbaggedWitnessBytes: 0,
     rawWitnessBytes: 0,
@@ -132,7 +156,7 @@ async function queue(
     },
   } as unknown as ChainFollower;
   const q = new SubmitQueue(
-    { ...defaultSubmitQueueOptions, rules, maxStaleRetries, batchWindowMs },
+    { ...defaultSubmitQueueOptions, rules, maxStaleRetries, batchWindowMs, ...submitOpts },
     {
       remote,
       chain: { requireHead: () => head } as unknown as ChainView,
@@ -209,4 +233,58 @@ describe('the batching window', () => {
       expect(made.counters).toMatchObject({ accepted: 2, submissions });
     });
   }
+});
+
+function resetMiner(): void {
+  events = [];
+  held = [];
+  callSizes = [];
+  outstanding = 0;
+  maxOutstanding = 0;
+}
+
+describe('back-pressure towards the miner', () => {
+  it('sends a call that got no answer again, and its transaction takes the new answer', async () => {
+    resetMiner();
+    // The first call is never answered (its deadline passes); the second is.
+    script = (n) => (n === 0 ? 'hold' : TxStatus.Accepted);
+    const { q, counters } = await queue(0, undefined, undefined, { deadlineMs: 300, submitAttempts: 3 });
+    const { tx, raw } = signedTransfer();
+    await q.send(tx, sender, raw);
+    expect(events).toEqual(['submit', 'submit']);
+    expect(counters).toMatchObject({ accepted: 1, submissions: 1, resubmissions: 1 });
+  });
+
+  it('fails the transactions MINER_UNAVAILABLE once submitAttempts calls went unanswered', async () => {
+    resetMiner();
+    script = () => 'hold';
+    const { q, counters } = await queue(0, undefined, undefined, { deadlineMs: 200, submitAttempts: 2 });
+    const { tx, raw } = signedTransfer();
+    const e = await rejection(q.send(tx, sender, raw));
+    expect(isClientError(e, ClientErrorCode.MinerUnavailable)).toBe(true);
+    expect(events).toEqual(['submit', 'submit']);
+    expect(counters).toMatchObject({ accepted: 0, resubmissions: 1 });
+    for (const h of held) h();
+  });
+
+  it('keeps at most maxInFlight calls outstanding; what waits goes out together', async () => {
+    resetMiner();
+    script = () => 'hold';
+    const { q, counters } = await queue(0, 0, undefined, { maxInFlight: 1 });
+    const first = signedTransfer(key);
+    const sentFirst = q.send(first.tx, sender, first.raw);
+    await until(() => held.length === 1, { what: 'the first call at the miner', timeoutMs: 10_000 });
+    const [second, third] = [signedTransfer(key2), signedTransfer(key3)];
+    const sentRest = [q.send(second.tx, sender2, second.raw), q.send(third.tx, sender3, third.raw)];
+    await until(() => q.waiting === 2, { what: 'two pre-executed transactions waiting', timeoutMs: 10_000 });
+    expect(held).toHaveLength(1);
+    held.shift()!();
+    await sentFirst;
+    await until(() => held.length === 1, { what: 'the second call at the miner', timeoutMs: 10_000 });
+    held.shift()!();
+    await Promise.all(sentRest);
+    expect(callSizes).toEqual([1, 2]);
+    expect(maxOutstanding).toBe(1);
+    expect(counters).toMatchObject({ accepted: 3, submissions: 2, resubmissions: 0 });
+  });
 });

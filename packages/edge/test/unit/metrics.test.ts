@@ -77,6 +77,12 @@ describe('read on scrape', () => {
   it('adds the process gauges', async () => {
     const r = new MetricsRegistry();
     addProcessMetrics(r);
-    expect(await r.render()).toMatch(/^process_resident_memory_bytes [1-9]\d*$/m);
+    const text = await r.render();
+    expect(text).toMatch(/^process_resident_memory_bytes [1-9]\d*$/m);
+    const gauge = (name: string) => Number(new RegExp(`^${name} (\\d+)$`, 'm').exec(text)?.[1]);
+    // The committed heap is part of the resident memory.
+    expect(gauge('nodejs_heap_size_used_bytes')).toBeGreaterThan(0);
+    expect(gauge('nodejs_heap_size_total_bytes')).toBeLessThan(gauge('process_resident_memory_bytes'));
+    expect(gauge('nodejs_external_memory_bytes')).toBeGreaterThan(0);
   });
 });

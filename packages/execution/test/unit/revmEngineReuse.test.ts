@@ -81,6 +81,24 @@ describe.each(evmAddon() === undefined ? [] : ['revm'])('revm engines reused [%s
     expect(built).toBeLessThanOrEqual(1);
   });
 
+  it('a wave of executors holding engines at once gives them back for the next wave to reuse', async () => {
+    // As a client pre-executes its contract calls: a few hundred at once, each holding an engine.
+    const wave = async () => {
+      const held = await Promise.all(
+        Array.from({ length: 64 }, () =>
+          BlockExecutor.create(genesis(), env, rules, { common, engine: 'revm' }),
+        ),
+      );
+      for (const ex of held) expect((await ex.execute(sign(0n, CONTRACT), SENDER)).status).toBe('included');
+      for (const ex of held) ex.release();
+    };
+    await wave();
+    built = 0;
+    await wave();
+    // With 16 kept, each wave after the first built 48 engines and left 48 to the collector.
+    expect(built).toBe(0);
+  });
+
   it('a block of plain transfers takes no engine, and a finished block gives its engine back', async () => {
     built = 0;
     reset = 0;

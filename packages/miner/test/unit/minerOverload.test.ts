@@ -71,3 +71,47 @@ describe('an overloaded miner', () => {
     expect(miner.counters.overloaded).toBe(0);
   });
 });
+
+/**
+ * A client whose Submit call timed out does not know what the miner took, so it sends the same
+ * submission again: the miner must answer what it already has accepted without executing it a
+ * second time (executed again, a sealed transaction's nonce refuses it as invalid, and its client
+ * would hand the nonce to the sender's next transaction).
+ */
+describe('a resubmitted transaction', () => {
+  it('is accepted once: from the pending block, then from a sealed block of the head chain', async () => {
+    const miner = await Miner.create(genesis, { rules, coinbase });
+    const req = submission(0, 1);
+    expect((await miner.submit(req)).results.map((r) => r.status)).toEqual([TxStatus.Accepted]);
+    expect((await miner.submit(req)).results.map((r) => r.status)).toEqual([TxStatus.Accepted]);
+    expect(miner.pendingCount).toBe(1);
+    const sealed = await miner.seal();
+    expect(sealed.block.transactions).toHaveLength(1);
+    const again = await miner.submit(req);
+    expect(again.results.map((r) => r.status)).toEqual([TxStatus.Accepted]);
+    expect(miner.pendingCount).toBe(0);
+    expect(miner.counters).toMatchObject({ accepted: 1, invalid: 0, known: 2 });
+    // Also when it comes among new transactions (the batch path).
+    const fresh = submission(2, 3);
+    const mixed: SubmitRequest = {
+      ...fresh,
+      transactions: [req.transactions[0]!, ...fresh.transactions],
+      bag: [...fresh.bag, ...req.bag],
+    };
+    expect((await miner.submit(mixed)).results.map((r) => r.status)).toEqual([
+      TxStatus.Accepted,
+      TxStatus.Accepted,
+    ]);
+    expect(miner.pendingCount).toBe(1);
+    expect(miner.counters).toMatchObject({ accepted: 2, invalid: 0, known: 3 });
+  });
+
+  it('is forgotten with its block when the block leaves the window', async () => {
+    const miner = await Miner.create(genesis, { rules, coinbase, keepBlocks: 2 });
+    await miner.submit(submission(0, 1));
+    await miner.seal();
+    expect(miner.indexedTransactions).toBe(1);
+    for (let i = 0; i < 3; i++) await miner.seal();
+    expect(miner.indexedTransactions).toBe(0);
+  });
+});

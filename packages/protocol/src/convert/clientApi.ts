@@ -21,7 +21,8 @@ export function sendResultsToProto(results: readonly SendResult[]): pb.SendTrans
       txHash: fixed(r.txHash, 32, `results[${i}].txHash`),
       accepted: r.accepted,
       error: r.accepted ? '' : r.error,
-      refusedBy: r.accepted ? '' : r.refusedBy,
+      refusedBy: r.accepted || 'fateUnknown' in r ? '' : r.refusedBy,
+      fateUnknown: !r.accepted && 'fateUnknown' in r,
     })),
   };
 }
@@ -30,6 +31,7 @@ export function sendResultsFromProto(r: pb.SendTransactionsResponse): SendResult
   return r.results.map((x, i) => {
     const txHash = fixed(x.txHash, 32, `results[${i}].txHash`);
     if (x.accepted) return { txHash, accepted: true };
+    if (x.fateUnknown) return { txHash, accepted: false, error: x.error, fateUnknown: true };
     const by = x.refusedBy as RefusedBy;
     if (!REFUSERS.includes(by))
       badEnum(`results[${i}].refusedBy`, REFUSERS.join(' | '), JSON.stringify(x.refusedBy));

@@ -11,4 +11,11 @@ export type SendResult =
       readonly accepted: false;
       readonly error: string;
       readonly refusedBy: RefusedBy;
+    }
+  /** Neither accepted nor refused: no miner answered for it; it may yet be included. */
+  | {
+      readonly txHash: Uint8Array;
+      readonly accepted: false;
+      readonly error: string;
+      readonly fateUnknown: true;
     };

@@ -28,9 +28,12 @@ export class GrpcSubmitter implements TxSubmitter {
         { client: this.name, expected: raws.length, found: results.length },
       );
     }
-    return results.map((r) =>
-      r.accepted ? ACCEPTED : { status: 'refused', by: r.refusedBy, error: r.error },
-    );
+    return results.map((r) => {
+      if (r.accepted) return ACCEPTED;
+      // No miner answered the client for it: it may yet be included (the sender is retired).
+      if ('fateUnknown' in r) return { status: 'failed', error: r.error };
+      return { status: 'refused', by: r.refusedBy, error: r.error };
+    });
   }
 
   close(): void {

@@ -15,7 +15,7 @@ export const REFUSERS: readonly Refuser[] = ['client', 'miner', 'stale', 'rpc'];
 export type SubmitOutcome =
   | { readonly status: 'accepted' }
   | { readonly status: 'refused'; readonly by: Refuser; readonly error: string }
-  /** Its fate is unknown (a JSON-RPC internal error): it may or may not have reached a miner. */
+  /** Its fate is unknown (a JSON-RPC internal error, or no miner answered the client for it): it may or may not have reached a miner. */
   | { readonly status: 'failed'; readonly error: string };
 
 /** A client the driver sends batches of signed transactions to. */

@@ -48,6 +48,13 @@ export interface SendResult {
    * (given up after repeated stale witnesses); empty when accepted.
    */
   refusedBy: string;
+  /**
+   * True when it was neither accepted nor refused: no miner answered the client's calls for it
+   * (deadlines, unreachable), so it may yet be included and its nonce must not be reused;
+   * accepted is false, refused_by empty, error says why. A call where every transaction ends so
+   * fails whole instead (UNAVAILABLE).
+   */
+  fateUnknown: boolean;
 }
 
 function createBaseSendTransactionsRequest(): SendTransactionsRequest {
@@ -161,7 +168,7 @@ export const SendTransactionsResponse: MessageFns<SendTransactionsResponse> = {
 };
 
 function createBaseSendResult(): SendResult {
-  return { txHash: new Uint8Array(0), accepted: false, error: "", refusedBy: "" };
+  return { txHash: new Uint8Array(0), accepted: false, error: "", refusedBy: "", fateUnknown: false };
 }
 
 export const SendResult: MessageFns<SendResult> = {
@@ -177,6 +184,9 @@ export const SendResult: MessageFns<SendResult> = {
     }
     if (message.refusedBy !== "") {
       writer.uint32(34).string(message.refusedBy);
+    }
+    if (message.fateUnknown !== false) {
+      writer.uint32(40).bool(message.fateUnknown);
     }
     return writer;
   },
@@ -226,6 +236,14 @@ export const SendResult: MessageFns<SendResult> = {
             message.refusedBy = reader.string();
             continue;
           }
+          case 5: {
+            if (tag !== 40) {
+              break;
+            }
+
+            message.fateUnknown = reader.bool();
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -247,6 +265,7 @@ export const SendResult: MessageFns<SendResult> = {
     message.accepted = object.accepted ?? false;
     message.error = object.error ?? "";
     message.refusedBy = object.refusedBy ?? "";
+    message.fateUnknown = object.fateUnknown ?? false;
     return message;
   },
 };
