@@ -24,6 +24,10 @@
  *
  * Results: bench/results/e2e.json and a table on stdout.
  *
+ * Measured 2026-11-24 11:34 UTC (quiet, session 8's merged tree): 1,774 committed tx/s (p50 1.01 s,
+ * p99 2.17 s), in-memory baseline 494 tx/s (3.59×), disk baseline 233 tx/s (7.61×); both transports
+ * alternating (`--duration 30 --baseline-txs 0 --disk-txs 0`): gRPC 1,629 / 1,655 / 1,861, shm
+ * 1,774 / 1,863 / 1,844 tx/s.
  * Measured 2026-11-24 05:19–05:29 UTC (`--accounts 100000 --defaults-txs 0`, quiet 2-core VM, revm
  * the default engine): Monsoon 1,020 committed tx/s (p50 1.9 s, p99 3.4 s); the in-memory baseline
  * 537 tx/s (1.90×), the disk baseline 245 tx/s (4.16×). Earlier:

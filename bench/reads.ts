@@ -31,6 +31,11 @@
  * the process's CPU, 117.3K–159.1K (4.5–5.3×) when V8's other threads took 19–26% (more full
  * collections: the walk allocates ~1 MB of node bytes per batch). Node read p50 inside the batched
  * walk 0.94–1.09 µs.
+ * Session 8 (2026-11-24 11:26–11:31 UTC, quiet, load 1.0–1.9; walks without per-account proof
+ * lists, one-sided phases before gRPC's): 100K, four runs — gRPC 28.0K–31.0K, native walk
+ * 285.6K–308.7K (9.3–10.6×), JS thread 93–97% every run; 1M, two runs — gRPC 19.1K–19.4K, native
+ * 184.7K–187.4K (9.5–9.8×); storage CPU 0 in every one-sided phase; node read p50 inside the walk
+ * 0.79–0.98 µs, alone 2.3–3.0 µs. Main before it, same window: 8.0× and 4.5× (its slow mode).
  */
 import type { ChildProcess } from 'node:child_process';
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
