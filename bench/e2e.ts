@@ -38,10 +38,10 @@
  * 1.66×. At 1M accounts the baseline's genesis load into @ethereumjs/mpt (1M accounts and 1M token
  * slots) had not finished after 25 minutes and ~13 GB; that run was stopped.
  */
-import { writeFileSync } from 'node:fs';
+import { mkdirSync, writeFileSync } from 'node:fs';
 import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { cpus, loadavg, tmpdir } from 'node:os';
-import { dirname, join } from 'node:path';
+import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { credentials } from '@grpc/grpc-js';
@@ -279,6 +279,8 @@ try {
 }
 status.clear();
 console.log(JSON.stringify(out, null, 2));
-const file = join(root, args.out);
+// Relative to the repository root; an absolute path as it is.
+const file = resolve(root, args.out);
+mkdirSync(dirname(file), { recursive: true });
 writeFileSync(file, `${JSON.stringify(out, null, 2)}\n`);
 console.log(`results: ${file}`);
