@@ -76,7 +76,7 @@ export async function walkAccountsFrom(
     else hashes.push(a.hashes);
     next = steps.next(a);
   }
-  const nodes = parts.length === 1 ? [...parts[0]!] : parts.flat();
+  const nodes = parts.flat();
   if (!hashed) return { answers: next.value, nodes };
   return { answers: next.value, nodes, hashes: hashes.length === 1 ? hashes[0]! : Buffer.concat(hashes) };
 }

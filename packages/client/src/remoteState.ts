@@ -92,11 +92,6 @@ export interface FetchCounters {
 }
 
 /** A BatchGet answer as `check` proved it: its nodes under the hashes computed, and the tree that read them. */
-interface Verified {
-  readonly bag: NodeBag;
-  readonly tree: StateTree;
-}
-
 /** Most account queries in one BatchGet. */
 const MAX_BATCH = 1000;
 
@@ -248,7 +243,7 @@ export class RemoteState {
           continue;
         }
         this.counters.calls++;
-        let verified: Verified | undefined;
+        let verified: NodeBag | undefined;
         const res = await this.storage.batchGet(
           batch.shard,
           { at: atHash(batch.at.blockHash), queries: qs, omitLevels: 0 },
@@ -266,14 +261,14 @@ export class RemoteState {
 
   /**
    * Throws BAD_PROOF unless the answer proves exactly what it claims, at `at`; returns its nodes,
-   * hashed once, and the tree that proved them.
+   * hashed once.
    */
   private check(
     at: StateRef,
     qs: readonly AccountQuery[],
     res: BatchGetResponse,
     replica: StorageReplica,
-  ): Verified {
+  ): NodeBag {
     const refuse = (why: string): never => {
       this.counters.refused++;
       throw new ClientError(ClientErrorCode.BadProof, `storage node ${replica.address}: ${why}`, {
@@ -325,7 +320,7 @@ export class RemoteState {
       )
         refuse(`sends code for ${where()} that does not hash to its code hash`);
     });
-    return { bag, tree };
+    return bag;
   }
 
   /**
@@ -402,11 +397,10 @@ export class RemoteState {
 
   /**
    * Caches a checked answer, marking account-trie nodes above the compaction level. `verified`:
-   * what `check` proved of a gRPC answer (its nodes as hashed there, and its tree, where every
-   * queried path is decoded already: the top nodes are read there, not decoded again); a
-   * one-sided answer's nodes are added as they are (the walk checked each against its parent's hash).
+   * the nodes `check` proved of a gRPC answer, as hashed there; a one-sided answer's nodes are
+   * added as they are (the walk checked each against its parent's hash).
    */
-  private remember(at: StateRef, res: OneSidedAnswer, verified?: Verified): void {
+  private remember(at: StateRef, res: OneSidedAnswer, verified?: NodeBag): void {
     if (this.cache.size >= this.opts.maxCachedNodes / 2) {
       this.older = this.cache;
       this.olderTop = this.top;
@@ -414,7 +408,7 @@ export class RemoteState {
       this.top = new Set();
     }
     for (const n of res.bag) this.counters.bytes += n.length;
-    if (verified !== undefined) this.cache.merge(verified.bag);
+    if (verified !== undefined) this.cache.merge(verified);
     // A native walk's nodes come with the hashes it checked them against: no second keccak.
     else if (res.bagHashes !== undefined) this.cache.addVerified(res.bag, res.bagHashes);
     else this.cache.addNodes(res.bag);

@@ -286,28 +286,20 @@ export class TreeStateManager implements StateManagerInterface {
   hashKeys(addresses: readonly Uint8Array[], slots: readonly Uint8Array[]): void {
     const todo: Uint8Array[] = [];
     const names: string[] = [];
-    let bytes = 0;
     const gather = (inputs: readonly Uint8Array[], hashed: Map<string, unknown>): void => {
       for (const b of inputs) {
         const k = key(b);
         if (hashed.has(k)) continue;
         todo.push(b);
         names.push(k);
-        bytes += b.length;
       }
     };
     gather(addresses, this.accountCache);
     const accounts = todo.length;
     gather(slots, this.slotKeys);
     if (todo.length < 2) return;
-    const data = new Uint8Array(bytes);
-    const offsets = new Uint32Array(todo.length + 1);
-    for (let i = 0, at = 0; i < todo.length; i++) {
-      data.set(todo[i]!, at);
-      at += todo[i]!.length;
-      offsets[i + 1] = at;
-    }
-    const digests = this.tree.keccak.keccak256Packed(data, offsets, todo.length);
+    // One call: the native batch packs its inputs back to back itself.
+    const digests = this.tree.keccak.keccak256Batch(todo);
     for (let i = 0; i < todo.length; i++) {
       const h = digests.slice(32 * i, 32 * i + 32);
       // An address seen twice in the list is hashed twice; the second entry is the same.
