@@ -4,6 +4,7 @@ export {
   type EvmAddon,
   type EvmLoad,
   evmAddon,
+  evmAddonPath,
   evmUnavailable,
   loadEvm,
 } from './loadEvm.js';

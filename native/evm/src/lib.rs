@@ -41,6 +41,8 @@ use revm::state::{AccountInfo, EvmState};
 use revm::{ExecuteEvm, MainBuilder, MainContext};
 use std::fmt;
 
+mod recover;
+
 /// A key of the state a transaction may read.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 enum Key {

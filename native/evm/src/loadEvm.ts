@@ -27,6 +27,11 @@ export interface EngineBinding {
 /** The addon's exports. */
 export interface EvmAddon {
   Engine: new (config: Uint8Array) => EngineBinding;
+  /**
+   * Recovers a packed batch of `count` signatures on libsecp256k1 (src/recover.rs): `request`
+   * is 97·count bytes, `out` 65·count (layout: packages/execution/src/recoveryWorker.ts).
+   */
+  recoverPacked(request: Uint8Array, count: number, out: Uint8Array): void;
 }
 
 /** Where scripts/build.mjs puts the addon; src/ and dist/ are both one level below the package root. */
@@ -34,6 +39,11 @@ export const EVM_ADDON_PATH = '../build/evm.node';
 
 /** The loaded addon, or why it could not be loaded (not built: no cargo, or MONSOON_SKIP_EVM_BUILD). */
 export type EvmLoad = { addon: EvmAddon; error?: undefined } | { addon?: undefined; error: unknown };
+
+/** The addon's absolute path, for a worker thread that loads it on its own. */
+export function evmAddonPath(): string {
+  return createRequire(import.meta.url).resolve(EVM_ADDON_PATH);
+}
 
 /** Loads the addon without throwing. */
 export function loadEvm(): EvmLoad {

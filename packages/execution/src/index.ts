@@ -24,6 +24,12 @@ export {
 export { ExecutionError, ExecutionErrorCode, isExecutionError } from './executionError.js';
 export { BLOOM_BYTES, encodeReceipt, type Log, logsBloom, type Receipt } from './receipt.js';
 export {
+  addonRecoverer,
+  type PackedRecover,
+  packageRecoverer,
+  REQUEST_BYTES_PER_ITEM,
+} from './recoveryWorker.js';
+export {
   type BatchItem,
   type EngineName,
   type RevmBatchRun,

@@ -7,9 +7,11 @@
  *                          recovery ids `[96m, 97m)` (anything but 0 or 1 is skipped)
  *   response (65·m bytes): public keys x‖y `[0, 64m)`, status `[64m, 65m)`: 1 recovered, 0 not
  *
- * The worker does only the elliptic-curve part (~65 µs a signature); the caller hashes all the
- * public keys to addresses in one native keccak call (~0.3 µs each), so the worker needs no
- * module but secp256k1.
+ * The worker does only the elliptic-curve part; the caller hashes all the public keys to
+ * addresses in one native keccak call (~0.3 µs each), so the worker needs one module only: the
+ * revm addon, whose libsecp256k1 recovers a whole batch in one call (~48 µs a signature), or
+ * where that is not built the `secp256k1` package, one call per signature (~70 µs; both CPU time
+ * on this project's 2-core box, same signatures).
  *
  * Why the worker is started from a string (`eval: true`) built from the functions below rather
  * than from a file: the same code then runs from compiled `dist/` and from sources under Jest
@@ -66,6 +68,28 @@ export function recoverPacked(request: Uint8Array, count: number, secp: Secp256k
   return out;
 }
 
+/** Recovers a packed request of `count` signatures into a new packed response (layout above). */
+export type PackedRecover = (request: Uint8Array, count: number) => Uint8Array;
+
+/** The part of the revm addon's API recovery needs (native/evm, src/recover.rs). */
+export interface AddonRecover {
+  recoverPacked(request: Uint8Array, count: number, out: Uint8Array): void;
+}
+
+/** {@link PackedRecover} on the revm addon: the whole batch in one call. */
+export function addonRecoverer(addon: AddonRecover): PackedRecover {
+  return (request, count) => {
+    const out = new Uint8Array(count * 65);
+    addon.recoverPacked(request, count, out);
+    return out;
+  };
+}
+
+/** {@link PackedRecover} on the `secp256k1` package: {@link recoverPacked}, one call per signature. */
+export function packageRecoverer(secp: Secp256k1Recover): PackedRecover {
+  return (request, count) => recoverPacked(request, count, secp);
+}
+
 /** A request posted to a worker. */
 export interface RecoveryRequest {
   readonly id: number;
@@ -84,13 +108,23 @@ export interface RecoveryWorkerPort {
   postMessage(message: RecoveryWorkerMessage, transfer?: ArrayBuffer[]): void;
 }
 
+/** What a worker is started with: the module it recovers with, by absolute path. */
+export type RecoveryWorkerData = { readonly addonPath: string } | { readonly secp256k1Path: string };
+
 /**
- * A worker's body: answers each request with {@link recoverPacked}, transferring the response.
- * Refers to `recoverPacked` by name: the worker source defines both side by side.
+ * The recoverer a worker loads from its {@link RecoveryWorkerData}. Refers to `addonRecoverer`,
+ * `packageRecoverer` and `recoverPacked` by name: the worker source defines them side by side.
  */
-export function recoveryWorkerMain(port: RecoveryWorkerPort, secp: Secp256k1Recover): void {
+export function workerRecoverer(data: RecoveryWorkerData, load: (path: string) => unknown): PackedRecover {
+  return 'addonPath' in data
+    ? addonRecoverer(load(data.addonPath) as AddonRecover)
+    : packageRecoverer(load(data.secp256k1Path) as Secp256k1Recover);
+}
+
+/** A worker's body: answers each request with `recover`, transferring the response. */
+export function recoveryWorkerMain(port: RecoveryWorkerPort, recover: PackedRecover): void {
   port.on('message', (request) => {
-    const out = recoverPacked(new Uint8Array(request.buffer), request.count, secp);
+    const out = recover(new Uint8Array(request.buffer), request.count);
     port.postMessage({ id: request.id, buffer: out.buffer as ArrayBuffer }, [out.buffer as ArrayBuffer]);
   });
   port.postMessage({ ready: true });
@@ -98,14 +132,17 @@ export function recoveryWorkerMain(port: RecoveryWorkerPort, secp: Secp256k1Reco
 
 /**
  * The source of a worker started with `new Worker(source, { eval: true, workerData })`, where
- * `workerData.secp256k1Path` is the absolute path of the secp256k1 module to `require` (the
- * native bindings when they load, so that workers use what the main thread uses).
+ * `workerData` is a {@link RecoveryWorkerData}: the module the main thread recovers with, so
+ * that workers use what it uses.
  */
 export function recoveryWorkerSource(): string {
   return [
     "'use strict';",
     "const { parentPort, workerData } = require('node:worker_threads');",
     recoverPacked.toString(),
-    `(${recoveryWorkerMain.toString()})(parentPort, require(workerData.secp256k1Path));`,
+    addonRecoverer.toString(),
+    packageRecoverer.toString(),
+    workerRecoverer.toString(),
+    `(${recoveryWorkerMain.toString()})(parentPort, workerRecoverer(workerData, require));`,
   ].join('\n');
 }

@@ -16,7 +16,9 @@ import {
 import { ecrecover, privateToAddress, privateToPublic } from '@ethereumjs/util';
 import { describe, expect, it } from '@jest/globals';
 import { rlpEncode, toHex } from '@monsoon/dsm-tree';
+import { evmAddon } from '@monsoon/evm';
 import {
+  addonRecoverer,
   cacheSenderPublicKey,
   decodeTransaction,
   ExecutionError,
@@ -24,6 +26,8 @@ import {
   makeCommon,
   nativeCustomCrypto,
   nativeEcrecover,
+  packageRecoverer,
+  REQUEST_BYTES_PER_ITEM,
   type RecoveryItem,
   recoverSenders,
   SECP256K1_N,
@@ -125,8 +129,8 @@ function noPointTx(): TypedTransaction {
 }
 
 describe('nativeEcrecover', () => {
-  it('uses the native library here', () => {
-    expect(secp256k1Backend()).toBe('native');
+  it('recovers batches with the revm addon here (the project builds it)', () => {
+    expect(secp256k1Backend()).toBe('addon');
   });
 
   it('equals @ethereumjs/util ecrecover for 100 signatures, with v as 0/1, 27/28 and EIP-155', () => {
@@ -213,6 +217,71 @@ describe('nativeEcrecover', () => {
       expect(tx.getSenderAddress().bytes).toEqual(privateToAddress(keyOf(3)));
     }
     expect(calls).toBe(KINDS.length);
+  });
+});
+
+describe('packed batch recoverers', () => {
+  const addon = evmAddon();
+  if (addon === undefined) throw new Error('the revm addon is not built (npm run build)');
+  const fromAddon = addonRecoverer(addon);
+  const fromPackage = packageRecoverer(secp256k1);
+
+  /** A request of `sigs` (hash, r‖s, recovery id) in recoveryWorker.ts's layout. */
+  function request(sigs: readonly { hash: Uint8Array; sig: Uint8Array; recid: number }[]): Uint8Array {
+    const m = sigs.length;
+    const out = new Uint8Array(m * REQUEST_BYTES_PER_ITEM);
+    sigs.forEach(({ hash, sig, recid }, i) => {
+      out.set(hash, 32 * i);
+      out.set(sig, 32 * m + 64 * i);
+      out[96 * m + i] = recid;
+    });
+    return out;
+  }
+
+  const word = (v: bigint): Uint8Array => Buffer.from(v.toString(16).padStart(64, '0'), 'hex');
+
+  it('the addon answers byte for byte as the package: 200 good signatures and every kind of bad one', () => {
+    const sigs: { hash: Uint8Array; sig: Uint8Array; recid: number }[] = [];
+    for (let i = 0; i < 200; i++) {
+      const hash = det('batch', i);
+      const { signature, recid } = secp256k1.ecdsaSign(hash, keyOf(i));
+      sigs.push({ hash, sig: signature, recid });
+    }
+    const good = sigs[0]!;
+    const [r, s] = [good.sig.slice(0, 32), good.sig.slice(32)];
+    const highS = word(SECP256K1_N - BigInt(`0x${Buffer.from(s).toString('hex')}`));
+    const bad = [
+      { ...good, recid: 2 }, // recovery id out of range
+      { ...good, recid: 0xff },
+      { ...good, sig: Buffer.concat([new Uint8Array(32), s]) }, // r = 0
+      { ...good, sig: Buffer.concat([r, new Uint8Array(32)]) }, // s = 0
+      { ...good, sig: Buffer.concat([word(SECP256K1_N), s]) }, // r = n
+      { ...good, sig: Buffer.concat([r, word(SECP256K1_N + 1n)]) }, // s > n
+      { ...good, sig: Buffer.concat([r, highS]), recid: good.recid ^ 1 }, // high s: recovers
+      { ...good, hash: det('other message', 0) }, // recovers, to another key
+    ];
+    const all = [...bad, ...sigs];
+    const req = request(all);
+    const a = fromAddon(req, all.length);
+    const p = fromPackage(req, all.length);
+    expect(Buffer.from(a).equals(Buffer.from(p))).toBe(true);
+    const status = a.subarray(64 * all.length);
+    expect([...status.subarray(0, bad.length)]).toEqual([0, 0, 0, 0, 0, 0, 1, 1]);
+    expect(status.subarray(bad.length).every((b) => b === 1)).toBe(true);
+    for (let i = 0; i < 200; i++) {
+      const key = a.subarray(64 * (bad.length + i), 64 * (bad.length + i + 1));
+      expect(toHex(key)).toBe(toHex(privateToPublic(keyOf(i))));
+    }
+  });
+
+  it('the addon refuses a request or answer of the wrong size', () => {
+    expect(() => addon.recoverPacked(new Uint8Array(96), 1, new Uint8Array(65))).toThrow(
+      /97 bytes, found 96/,
+    );
+    expect(() => addon.recoverPacked(new Uint8Array(97), 1, new Uint8Array(64))).toThrow(
+      /65 bytes, found 64/,
+    );
+    expect(fromAddon(new Uint8Array(0), 0)).toEqual(new Uint8Array(0));
   });
 });
 
