@@ -22,7 +22,10 @@
  *    run it (RainBlock Fig. 6). `--disk-txs 0` skips it, `--baseline-txs 0` the in-memory one
  *    (with both 0, Monsoon alone: A/B runs of one role's CPU per transaction).
  *
- * Results: bench/results/e2e.json and a table on stdout.
+ * Results: bench/results/e2e.json (with the run's per-second series and how steady it was: every
+ * second after 5 s of warm-up against the mean, issue 17's ±25%), its chart beside it (e2e.svg),
+ * and a table on stdout. The pipeline's latency goal (p50 ≤ 1.5 block intervals at half the
+ * saturation rate) is read from a run with `--rate` at half a closed-loop run's committed tx/s.
  *
  * Measured 2026-11-24 11:34 UTC (quiet, session 8's merged tree): 1,774 committed tx/s (p50 1.01 s,
  * p99 2.17 s), in-memory baseline 494 tx/s (3.59×), disk baseline 233 tx/s (7.61×); both transports
@@ -55,10 +58,14 @@ import {
   parseGenesis,
 } from '@monsoon/protocol';
 import {
+  chartSvg,
   DEFAULT_TOKEN_ADDRESS,
+  describeSteadiness,
   LevelTrieDb,
   ReferenceChain,
   type ReferenceChainOptions,
+  runSteadiness,
+  type SecondSample,
 } from '@monsoon/workload';
 import { clusterLoad } from './lib/clusterLoad.js';
 import { cpuSeconds } from './lib/processCpu.js';
@@ -220,6 +227,14 @@ try {
   console.log(
     `monsoon: ${result.throughput.committedPerSecond.toFixed(0)} committed tx/s over ${(result.timing.runMs / 1000).toFixed(0)} s, cores per process ${JSON.stringify(cpu)}, CPU ms per committed tx by role ${JSON.stringify(cpuMsPerTx)}`,
   );
+  // Issue 17's pipeline goals: every second after warm-up within ±25% of the mean; at half the
+  // saturation rate (run again with --rate), p50 to inclusion ≤ 1.5 block intervals.
+  const steady = runSteadiness(result);
+  const blockIntervalMs = topology.miners.blockIntervalMs;
+  const p50Blocks = result.latencyMs === null ? null : result.latencyMs.p50 / blockIntervalMs;
+  console.log(
+    `monsoon: committed per second after warm-up: ${describeSteadiness(steady)}; p50 to inclusion ${p50Blocks === null ? 'n/a' : p50Blocks.toFixed(2)} block intervals (${blockIntervalMs} ms)`,
+  );
   say('collecting the committed blocks');
   const blocks = await canonicalBlocks(cluster.miners[0]!.address);
   // --baseline-txs 0: Monsoon alone (A/B runs of one role's cost need no replay).
@@ -262,6 +277,10 @@ try {
       witness: result.witness,
       coresPerProcess: cpu,
       cpuMsPerTx,
+      steadiness: steady,
+      blockIntervalMs,
+      p50BlockIntervals: p50Blocks === null ? null : Number(p50Blocks.toFixed(2)),
+      series: result.series,
     },
     baseline: { best, disk, defaults },
     ratio:
@@ -283,4 +302,7 @@ console.log(JSON.stringify(out, null, 2));
 const file = resolve(root, args.out);
 mkdirSync(dirname(file), { recursive: true });
 writeFileSync(file, `${JSON.stringify(out, null, 2)}\n`);
-console.log(`results: ${file}`);
+// The run's chart (committed and submitted per second, latency) beside the results.
+const chart = file.replace(/\.json$/, '') + '.svg';
+writeFileSync(chart, chartSvg((out.monsoon as { series: SecondSample[] }).series));
+console.log(`results: ${file}, chart: ${chart}`);

@@ -16,6 +16,7 @@ export {
   defaultClusterOptions,
   type MinerEndpoint,
   minerCoinbase,
+  roleNodeArgs,
   type StoppedProcess,
   type StorageEndpoint,
 } from './cluster.js';

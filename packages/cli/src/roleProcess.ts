@@ -29,6 +29,8 @@ export interface RoleProcessOptions {
   /** `exec`: `script` is an executable of its own (a helper such as toxiproxy-server), run without Node. */
   readonly runner?: 'node' | 'exec';
   readonly args: readonly string[];
+  /** Flags for Node itself, before `script` (V8's, e.g. `--max-semi-space-size=32`); not for `exec`. */
+  readonly nodeArgs?: readonly string[];
   /** Where stdout and stderr go (truncated first). */
   readonly logFile: string;
   /** Lines kept for {@link RoleProcess.tail}. */
@@ -84,7 +86,9 @@ export class RoleProcess {
   /** Spawns `node <script> <args…>`; throws if the process can't be created at all. */
   static spawn(opts: RoleProcessOptions): RoleProcess {
     const [file, argv] =
-      opts.runner === 'exec' ? [opts.script, opts.args] : [process.execPath, [opts.script, ...opts.args]];
+      opts.runner === 'exec'
+        ? [opts.script, opts.args]
+        : [process.execPath, [...(opts.nodeArgs ?? []), opts.script, ...opts.args]];
     // A Node role gets a pipe as stdin that nothing writes to: the kernel closes it when this
     // process dies, even by SIGKILL, and the role stops then (PARENT_PIPE_ENV, in runRole).
     const node = opts.runner !== 'exec';

@@ -66,6 +66,13 @@ export type {
 } from './driver/loadResult.js';
 export { type LatencySummary, percentile, summarizeLatency } from './driver/percentiles.js';
 export { resignWithNonce } from './driver/resignWithNonce.js';
+export {
+  describeSteadiness,
+  runSteadiness,
+  type Steadiness,
+  type SteadinessOptions,
+  steadiness,
+} from './driver/steadiness.js';
 export { describeLoad, summaryMarkdown } from './driver/summaryMarkdown.js';
 export {
   ACCEPTED,

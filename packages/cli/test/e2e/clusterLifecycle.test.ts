@@ -16,6 +16,7 @@ import {
   type ClusterOptions,
   type ClusterProgress,
   parseTopology,
+  roleNodeArgs,
   type Topology,
 } from '@monsoon/cli';
 import { isAlive, killLeftovers, logLines, tempDir } from '@monsoon/test-utils';
@@ -147,6 +148,37 @@ describe('Cluster with fake roles', () => {
     expect(stopped.every((s) => s.code === 0 && !s.killed)).toBe(true);
     for (const p of cluster.processes) expect(isAlive(p.pid)).toBe(false);
     expect(await cluster.stop()).toBe(stopped);
+  });
+
+  it("starts each role's Node with the young generation roleNodeArgs gives it (not a tiered storage node)", async () => {
+    const execArgvOf = async (logFile: string) =>
+      JSON.parse((await logLines(logFile))[0]!).execArgv as string[];
+    const t = parseTopology({
+      name: 'fake',
+      metrics: false,
+      storage: { processes: 2, args: ['--fake', 'listen', '--backend', 'tiered'] },
+      miners: { args: ['--fake', 'listen'] },
+      clients: { args: ['--fake', 'listen'] },
+    });
+    const cluster = await Cluster.start(t, options());
+    try {
+      for (const p of [...cluster.miners, ...cluster.clients]) {
+        expect(await execArgvOf(p.logFile)).toEqual(['--max-semi-space-size=32']);
+      }
+      for (const p of cluster.storage) expect(await execArgvOf(p.logFile)).toEqual([]);
+    } finally {
+      await cluster.stop();
+    }
+    const memory = await Cluster.start(
+      topology({}),
+      options({ nodeArgs: (role) => [`--title=monsoon-${role}`] }),
+    );
+    try {
+      expect(await execArgvOf(memory.storage[0]!.logFile)).toEqual(['--title=monsoon-storage']);
+    } finally {
+      await memory.stop();
+    }
+    expect(roleNodeArgs('storage', ['--backend', 'memory'])).toEqual(['--max-semi-space-size=32']);
   });
 
   it('rejects a start when a process exits, with its log tail, and stops what was started', async () => {

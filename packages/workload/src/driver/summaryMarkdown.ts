@@ -1,5 +1,6 @@
 /** A load run as a Markdown summary: one table of the numbers that matter, then sampled refusal reasons. */
 import type { LoadResult } from './loadResult.js';
+import { describeSteadiness, runSteadiness } from './steadiness.js';
 import { REFUSERS } from './txSubmitter.js';
 
 const int = (n: number) => Math.round(n).toLocaleString('en-US');
@@ -35,6 +36,7 @@ export function summaryMarkdown(r: LoadResult): string {
     ['committed tx/s', dec(r.throughput.committedPerSecond)],
     ['offered tx/s (generated)', dec(r.throughput.offeredPerSecond)],
     ['peak committed tx/s (1 s)', int(r.throughput.peakCommittedPerSecond)],
+    ['committed per second after warm-up', describeSteadiness(runSteadiness(r))],
     [
       'submit→inclusion latency p50 / p95 / p99',
       l === null ? 'n/a' : `${ms(l.p50)} / ${ms(l.p95)} / ${ms(l.p99)} ms`,
