@@ -237,6 +237,7 @@ export class Cluster {
         cacheDir: resolve(opts.cacheDir ?? join(dir, 'cache')),
         // The chain's difficulty rule is what the topology's miners seal at (0: no work, said explicitly).
         minDifficulty: BigInt(t.miners.difficulty),
+        gasLimit: BigInt(t.miners.blockGasLimit),
         ...(onProgress ? { onProgress: (kind, done, total) => onProgress({ kind, done, total }) } : {}),
       });
     }

@@ -29,6 +29,8 @@ export async function generateGenesis(
     count: number;
     cacheDir: string;
     minDifficulty?: bigint;
+    /** The block gas limit (default: the workload's genesis default, Ethereum's 30M). */
+    gasLimit?: bigint;
     onProgress?: GenesisProgress;
   },
 ): Promise<ClusterGenesis> {
@@ -42,7 +44,10 @@ export async function generateGenesis(
   await writeGenesisFile(
     file,
     accounts,
-    opts.minDifficulty !== undefined ? { minDifficulty: opts.minDifficulty } : {},
+    {
+      ...(opts.minDifficulty !== undefined ? { minDifficulty: opts.minDifficulty } : {}),
+      ...(opts.gasLimit !== undefined ? { gasLimit: opts.gasLimit } : {}),
+    },
     onProgress && ((done, total) => onProgress('genesis', done, total)),
   );
   return { file, accounts: { seed, count }, chainId: defaultGenesisOptions.chainId };

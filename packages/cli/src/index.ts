@@ -21,7 +21,7 @@ export {
   type StorageEndpoint,
 } from './cluster.js';
 export { ClusterError, ClusterErrorCode, isClusterError } from './clusterError.js';
-export type { ClusterGenesis } from './clusterGenesis.js';
+export { type ClusterGenesis, generateGenesis } from './clusterGenesis.js';
 export { installToxiproxy, TOXIPROXY_INSTALLER } from './installToxiproxy.js';
 export {
   DEFAULT_TOXIPROXY,

@@ -36,6 +36,11 @@ export interface MinerTopology {
   readonly retention: number;
   /** `--difficulty`: proof-of-work difficulty, 0 = none. */
   readonly difficulty: number;
+  /**
+   * Gas a block may hold, in a generated genesis (the chain's rule; Ethereum's 30M by default).
+   * A pending block that reaches it is sealed at once, before the interval is up.
+   */
+  readonly blockGasLimit: number;
   /** More flags for every miner. */
   readonly args: readonly string[];
 }
@@ -83,7 +88,14 @@ export const defaultTopology: Topology = {
   metrics: true,
   logLevel: 'info',
   storage: { processes: 1, replicas: 1, fsync: 'always', args: [] },
-  miners: { count: 1, blockIntervalMs: 1_000, retention: 2, difficulty: 0, args: [] },
+  miners: {
+    count: 1,
+    blockIntervalMs: 1_000,
+    retention: 2,
+    difficulty: 0,
+    blockGasLimit: 30_000_000,
+    args: [],
+  },
   clients: { count: 1, args: [] },
 };
 
@@ -177,7 +189,14 @@ export function parseTopology(doc: unknown, source = 'topology'): Topology {
   const m =
     top.miners === undefined
       ? {}
-      : c.object('miners', top.miners, ['count', 'blockIntervalMs', 'retention', 'difficulty', 'args']);
+      : c.object('miners', top.miners, [
+          'count',
+          'blockIntervalMs',
+          'retention',
+          'difficulty',
+          'blockGasLimit',
+          'args',
+        ]);
   const miners: MinerTopology = {
     count: c.integer('miners.count', m?.count, d.miners.count, 1, MAX_MINERS),
     blockIntervalMs: c.integer(
@@ -193,6 +212,13 @@ export function parseTopology(doc: unknown, source = 'topology'): Topology {
       m?.difficulty,
       d.miners.difficulty,
       0,
+      Number.MAX_SAFE_INTEGER,
+    ),
+    blockGasLimit: c.integer(
+      'miners.blockGasLimit',
+      m?.blockGasLimit,
+      d.miners.blockGasLimit,
+      21_000,
       Number.MAX_SAFE_INTEGER,
     ),
     args: c.args('miners.args', m?.args, MANAGED_FLAGS.miners),

@@ -77,6 +77,9 @@ describe('parseTopology', () => {
     expect(issues({ metrics: 'yes' })).toEqual(['metrics: expected true or false, found "yes"']);
     expect(issues({ seed: '' })).toEqual(['seed: expected a non-empty string, found ""']);
     expect(issues({ miners: 3 })).toEqual(['miners: expected an object, found 3']);
+    expect(issues({ miners: { blockGasLimit: 20_999 } })).toEqual([
+      'miners.blockGasLimit: expected an integer in [21000, 9007199254740991], found 20999',
+    ]);
     expect(issues([])).toEqual(['expected an object, found an array']);
   });
 
