@@ -56,7 +56,7 @@ export interface ClusterOptions {
   /** The script each role runs (default: this repository's built CLIs). */
   readonly scripts: RoleScripts;
   /** Flags each role's Node starts with (default {@link roleNodeArgs}). */
-  readonly nodeArgs: (role: Role, args: readonly string[]) => readonly string[];
+  readonly nodeArgs?: (role: Role, args: readonly string[]) => readonly string[];
   /** toxiproxy-server, for a topology with regions (default: where `scripts/toxiproxy.sh` installs it). */
   readonly toxiproxy?: string;
   /** Genesis generation progress, and each process as it is spawned and as it starts listening. */
@@ -506,7 +506,7 @@ export class Cluster {
       name,
       script: this.opts.scripts[role][0],
       args: [...this.opts.scripts[role].slice(1), ...args],
-      nodeArgs: this.opts.nodeArgs(role, args),
+      nodeArgs: (this.opts.nodeArgs ?? roleNodeArgs)(role, args),
       logFile: join(this.dir, 'logs', `${name}.log`),
       tailLines: this.opts.tailLines,
     });
