@@ -181,7 +181,7 @@ const transport = args['storage-transport'];
 if (transport !== 'grpc' && transport !== 'shm')
   throw new Error(`--storage-transport: expected grpc | shm, found ${transport}`);
 const topology = {
-  ...withStorageTransport(await readTopology(join(root, args.topology)), transport),
+  ...withStorageTransport(await readTopology(resolve(root, args.topology)), transport),
   accounts: ACCOUNTS,
 };
 const dir = await mkdtemp(join(tmpdir(), 'monsoon-bench-e2e-'));
