@@ -32,6 +32,8 @@ export interface EvmAddon {
    * is 97·count bytes, `out` 65·count (layout: packages/execution/src/recoveryWorker.ts).
    */
   recoverPacked(request: Uint8Array, count: number, out: Uint8Array): void;
+  /** Signs a 32-byte hash with a 32-byte key (RFC 6979, low s): r‖s and the recovery id into `out` (65). */
+  signRecoverable(hash: Uint8Array, key: Uint8Array, out: Uint8Array): void;
 }
 
 /** Where scripts/build.mjs puts the addon; src/ and dist/ are both one level below the package root. */

@@ -1,4 +1,4 @@
-//! Sender recovery for a batch of signatures, on libsecp256k1 (the C library revm's ECRECOVER
+//! Sender recovery for a batch of signatures (and signing, for load generators), on libsecp256k1 (the C library revm's ECRECOVER
 //! precompile already links, through the `secp256k1` crate).
 //!
 //! The batch format is `packages/execution/src/recoveryWorker.ts`'s, so this is a drop-in for
@@ -10,7 +10,7 @@
 use napi::{Error, Result, Status};
 use napi_derive::napi;
 use secp256k1::ecdsa::{RecoverableSignature, RecoveryId};
-use secp256k1::{Message, SECP256K1};
+use secp256k1::{Message, SecretKey, SECP256K1};
 
 use crate::Out;
 
@@ -62,4 +62,21 @@ fn recover_one(hash: &[u8], sig: &[u8], recid: u8) -> Option<[u8; 65]> {
     let digest: [u8; 32] = hash.try_into().ok()?;
     let key = SECP256K1.recover_ecdsa(Message::from_digest(digest), &sig).ok()?;
     Some(key.serialize_uncompressed())
+}
+
+/// Signs the 32-byte `hash` with the 32-byte private `key` (RFC 6979 nonce, low s, as the
+/// `secp256k1` package's `ecdsaSign`): `out` gets r‖s (64 bytes) and the recovery id (1 byte).
+#[napi]
+pub fn sign_recoverable(hash: &[u8], key: &[u8], out: Out<'_>) -> Result<()> {
+    let bad = |what: String| Error::new(Status::InvalidArg, what);
+    let digest: [u8; 32] = hash.try_into().map_err(|_| bad(format!("a hash is 32 bytes, found {}", hash.len())))?;
+    let secret: [u8; 32] = key.try_into().map_err(|_| bad(format!("a private key is 32 bytes, found {}", key.len())))?;
+    if out.len() != 65 {
+        return Err(bad(format!("a signature is 65 bytes (r‖s‖recovery id), found {}", out.len())));
+    }
+    let sk = SecretKey::from_byte_array(secret).map_err(|_| bad("the private key is zero or not below the curve order".into()))?;
+    let (id, rs) = SECP256K1.sign_ecdsa_recoverable(Message::from_digest(digest), &sk).serialize_compact();
+    out[..64].copy_from_slice(&rs);
+    out[64] = i32::from(id) as u8;
+    Ok(())
 }

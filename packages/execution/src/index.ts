@@ -40,6 +40,8 @@ export {
 export {
   cacheSenderPublicKey,
   defaultSenderRecoveryPoolOptions,
+  type EcdsaSignature,
+  ecdsaSign,
   nativeCustomCrypto,
   nativeEcrecover,
   type RecoverableTx,

@@ -1,7 +1,7 @@
 /**
  * Signs transactions fast: the signing hash and the signed serialization are built directly
- * (RLP of the fields, @monsoon/util's `rlpEncode`) and the signature comes from the native libsecp256k1
- * binding. Building them through @ethereumjs/tx objects instead costs ~70-140 µs a transaction
+ * (RLP of the fields, @monsoon/util's `rlpEncode`) and the signature from native libsecp256k1
+ * (`ecdsaSign` of @monsoon/execution: the revm addon's, ~29 µs, else the `secp256k1` package's, ~50). Building them through @ethereumjs/tx objects instead costs ~70-140 µs a transaction
  * on top of the ~45 µs signature (two validated, frozen tx objects per transaction): the
  * generator makes ~20k transactions/s this way and ~5-7k/s that way (scripts/bench.mjs).
  * {@link signTransactionWithEthereumjs} keeps that path as the reference the tests compare
@@ -9,6 +9,7 @@
  */
 import type { Common } from '@ethereumjs/common';
 import { createFeeMarket1559Tx, createLegacyTx } from '@ethereumjs/tx';
+import { ecdsaSign } from '@monsoon/execution';
 import { keccak } from '@monsoon/keccak';
 import { bigintToBytes, type RlpInput, rlpEncode, stripLeadingZeros } from '@monsoon/util';
 import secp256k1 from 'secp256k1';
@@ -108,7 +109,7 @@ function hashToSign(tx: TxFields, items: RlpInput[]): Uint8Array {
 export function signTransaction(tx: TxFields, privateKey: Uint8Array): SignedTransaction {
   check(tx);
   const items = unsignedItems(tx);
-  const { signature, recid } = secp256k1.ecdsaSign(hashToSign(tx, items), privateKey);
+  const { signature, recid } = ecdsaSign(hashToSign(tx, items), privateKey);
   const v = tx.type === 'eip1559' ? BigInt(recid) : 35n + 2n * tx.chainId + BigInt(recid);
   items.push(
     bigintToBytes(v),

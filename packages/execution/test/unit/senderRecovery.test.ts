@@ -23,6 +23,7 @@ import {
   decodeTransaction,
   ExecutionError,
   ExecutionErrorCode,
+  ecdsaSign,
   makeCommon,
   nativeCustomCrypto,
   nativeEcrecover,
@@ -272,6 +273,18 @@ describe('packed batch recoverers', () => {
       const key = a.subarray(64 * (bad.length + i), 64 * (bad.length + i + 1));
       expect(toHex(key)).toBe(toHex(privateToPublic(keyOf(i))));
     }
+  });
+
+  it('ecdsaSign signs as the package does (RFC 6979, low s) and refuses a bad key', () => {
+    for (let i = 0; i < 200; i++) {
+      const hash = det('sign', i);
+      const ours = ecdsaSign(hash, keyOf(i));
+      const theirs = secp256k1.ecdsaSign(hash, keyOf(i));
+      expect(toHex(ours.signature)).toBe(toHex(theirs.signature));
+      expect(ours.recid).toBe(theirs.recid);
+    }
+    expect(() => ecdsaSign(det('sign', 0), new Uint8Array(32))).toThrow(/zero or not below the curve order/);
+    expect(() => ecdsaSign(det('sign', 0).subarray(1), keyOf(0))).toThrow(/32 bytes, found 31/);
   });
 
   it('the addon refuses a request or answer of the wrong size', () => {
