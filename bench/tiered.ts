@@ -114,7 +114,7 @@
 import { type ChildProcess, execFileSync, spawn } from 'node:child_process';
 import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { cpus, loadavg, tmpdir } from 'node:os';
-import { dirname, join } from 'node:path';
+import { dirname, join, resolve } from 'node:path';
 import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
@@ -183,7 +183,11 @@ const { values: args } = parseArgs({
     'state-nodes-given': { type: 'string' },
     // The tiered node without its MemoryGovernor (only the accounted bytes held to the budget).
     'no-governor': { type: 'boolean', default: false },
-    // The tiered child's V8 heap capped from its budget (heapCapMiB): what holds the peak RSS.
+    // The tiered child's V8 heap is capped from its budget (heapCapMiB): what holds the peak RSS.
+    // Uncapped (--no-heap-cap), V8's garbage drove the RSS past the governor's limit and the
+    // governor cut the nodes' share (to 0.34 in an A/B): the hot set evicted for garbage.
+    'no-heap-cap': { type: 'boolean', default: false },
+    // (the default since session 9; kept so older command lines still run)
     'heap-cap': { type: 'boolean', default: false },
     // A/B: memory mode and tiered at this budget (%), both processes up, measured in turns.
     ab: { type: 'string' },
@@ -527,7 +531,13 @@ async function serve(
         batchedProofsPerSec: b.ops / b.s,
         loadavg: loadavg()[0],
         ...(s0 !== undefined && s1 !== undefined
-          ? { nodesFetchedPerBatch: ((s1.nodesFetched - s0.nodesFetched) * BATCH) / b.ops }
+          ? {
+              nodesFetchedPerBatch: ((s1.nodesFetched - s0.nodesFetched) * BATCH) / b.ops,
+              readRunsPerBatch: ((s1.readRuns - s0.readRuns) * BATCH) / b.ops,
+              budgetShare: s1.budgetShare,
+              residentBytes: s1.residentBytes,
+              cacheBytes: s1.cacheBytes,
+            }
           : {}),
       }),
     );
@@ -796,7 +806,7 @@ async function abRun(n: number, pct: number): Promise<Record<string, unknown>> {
       String(stateBytes),
       ...(args['sync-reads'] ? ['--sync-reads'] : []),
     ],
-    args['heap-cap'] ? heapCapMiB((stateBytes * pct) / 100) : undefined,
+    !args['no-heap-cap'] ? heapCapMiB((stateBytes * pct) / 100) : undefined,
   );
   await tiered.next(); // warmed and ready
   const ask = async (c: typeof mem, cmd: string) => {
@@ -811,7 +821,7 @@ async function abRun(n: number, pct: number): Promise<Record<string, unknown>> {
       const ratio = (b.batchedProofsPerSec as number) / (a.batchedProofsPerSec as number);
       rounds.push({ round: r, keys: key, memory: a, tiered: b, ratio });
       console.log(
-        `A/B ${key} round ${r}: memory ${fmt(a.batchedProofsPerSec as number)} proofs/s, tiered ${pct}% ${fmt(b.batchedProofsPerSec as number)} (${(ratio * 100).toFixed(0)}%; ${fmt((b.nodesFetchedPerBatch as number) ?? 0)} nodes fetched a batch), load ${(a.loadavg as number).toFixed(1)}`,
+        `A/B ${key} round ${r}: memory ${fmt(a.batchedProofsPerSec as number)} proofs/s, tiered ${pct}% ${fmt(b.batchedProofsPerSec as number)} (${(ratio * 100).toFixed(0)}%; ${fmt((b.nodesFetchedPerBatch as number) ?? 0)} nodes fetched and ${((b.readRunsPerBatch as number) ?? 0).toFixed(1)} read runs a batch; share ${((b.budgetShare as number) ?? 1).toFixed(2)}, trees ${mb((b.residentBytes as number) ?? 0)}, cache ${mb((b.cacheBytes as number) ?? 0)}), load ${(a.loadavg as number).toFixed(1)}`,
       );
     }
   }
@@ -908,7 +918,7 @@ if (args.side !== undefined) {
           ...(args['remote-leveldb'] ? ['--remote-leveldb'] : []),
           ...(args['sync-reads'] ? ['--sync-reads'] : []),
         ],
-        args['heap-cap'] ? heapCapMiB((stateBytes * p) / 100) : undefined,
+        !args['no-heap-cap'] ? heapCapMiB((stateBytes * p) / 100) : undefined,
       );
       results.push(t);
       const budget = t.budgetBytes as number;
@@ -951,7 +961,8 @@ if (args.side !== undefined) {
     seconds: SECONDS,
     results,
   };
-  const file = join(root, 'bench', 'results', args.out);
+  // Relative to bench/results; an absolute path as it is.
+  const file = resolve(root, 'bench', 'results', args.out);
   mkdirSync(dirname(file), { recursive: true });
   writeFileSync(file, `${JSON.stringify(out, null, 2)}\n`);
   console.log(`wrote ${file}`);
