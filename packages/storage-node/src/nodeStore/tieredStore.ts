@@ -790,7 +790,7 @@ export class TieredStore implements VersionObserver, VerifiedNodeSource, NodeFau
         return;
       }
       this.stats.nodesFetched++;
-      this.cache.set(h, enc.toString('latin1'), true);
+      this.cache.set(h, enc.toString('latin1'), false); // pinned until its read ends (see NodeCache.get)
     });
     trip.settle();
   }
