@@ -20,12 +20,57 @@
  *
  *   npm run build && npm run bench -- tiered [--accounts 1000000] [--budgets 100,50,25,10,5] [--seconds 3]
  *     [--warm-proofs N (default: half the accounts)] [--warm-seconds 60 (cap)] [--remote-leveldb]
- *     [--sync-reads] [--skip-mpt] [--out tiered.json]
+ *     [--sync-reads] [--skip-mpt] [--no-heap-cap] [--ab <pct> [--rounds 3]] [--closure <pct>]
+ *     [--out tiered.json (in bench/results; an absolute path as given)]
  *   MONSOON_BENCH_CPU_PROF=<dir> …: a CPU profile of every child process there.
  * A tiered row also gives what one batch cost (round trips, nodes fetched, read and probe runs:
  * numbers a loaded box does not change) and where the RSS went (V8 heap committed, external,
  * new space).
  *
+ * Session 9 (why the 90/10 hot set did not stay resident, 13:16-14:10 UTC, the box shared with
+ * three other helpers: load 9-16 in every run below; ratios ±50%, per-batch counts are not):
+ *  - The hot set's closure does not fit the budget. 1M accounts, the 100K hot accounts' leaves
+ *    and every node on their paths: 218,243 nodes, 75.0 MB as the store accounts them
+ *    (residentNodeBytes; 2.1x the 35.4 MB budget, 2.4x the trees' 90% of it), 37.0 MB of bare
+ *    encodings (the whole state: 354 MB accounted, 163 MB encoded). Accounting is honest: a
+ *    plain 1M StateTree grew the heap 330 MB (243 bytes a node against 260 accounted); a
+ *    NodeCache entry of a 110-byte encoding costs 253 bytes (270 accounted; both one-off
+ *    measurements). So no policy can keep the hot set: the best static choice (`--closure 10`,
+ *    tiered-1m-closure-10.json: the nodes most wanted per byte; 3.67 node visits a read below the
+ *    resident levels) still fetches 1,390 nodes per 1,000 reads held decoded in the trees' 29.8
+ *    MiB (90% of the budget less LevelDB's block cache; the sketch not taken off), 1,188 as cache
+ *    entries in the whole 33.7 MiB, and 501 as packed encodings (+40 bytes a node) in 33.7 MiB.
+ *    Measured: 1,696-1,780 (below). The lever left is the representation (a packed arena of
+ *    encodings), or a cheaper fault.
+ *  - The lead's A/B on main (load 1.7-2.5): the governor had cut the nodes' share to 0.34 (trees
+ *    8.6 MiB): the child's V8 heap was uncapped, its garbage drove the RSS past budget x 1.2 +
+ *    96 MiB and the governor cut the nodes for it (at load 9-13 on main: share 0.15-1.0 over the
+ *    rounds, trees 3.0-29.4 MiB). The tiered child now runs with its heap capped by default
+ *    (--no-heap-cap for the old way): share 1.0, trees 16.3-30.7 MiB, no cut, peak anonymous
+ *    RSS growth 85-102 MiB (limit 136).
+ *  - A batch read its whole batch once before probing its parts, then again: 2.0-2.6 read runs a
+ *    batch on main; a read whose predecessor fetched now probes first: 1.4-2.7 (1.0-2.5 before
+ *    the NodeCache change; a pass slice between the probes and the read can still evict a node).
+ *  - NodeCache: every entry had its CLOCK bit set by the read that fetched it, so each trim walked
+ *    and re-inserted the whole cache; now the first use does not count.
+ *  - A/B at 1M, 10%, same command (`--accounts 1000000 --ab 10 --rounds 4 --seconds 3
+ *    --warm-seconds 40`), nodes fetched a 1,000-proof batch, 90/10 / uniform: main (run with
+ *    --no-heap-cap, load 9.3-12.8) 1,980-2,565 / 2,327-3,240; this branch (load 9.1-10.0)
+ *    1,696-1,780 / 2,116-2,179. Rate ratios did not move at that load: main 14-20% / 19-29%
+ *    (medians 15.5% / 23.7%), this branch 11-20% / 10-20% (15.1% / 14.1%); this branch with
+ *    --no-heap-cap at load 15-16 13-19% / 16-22% with the governor cutting again. Each batch
+ *    still makes 5.3-6.4 LevelDB round trips (one per cold level; the single-read run below).
+ *    --sync-reads (cold nodes read on the JS thread, load 13-14): 22-48% of memory mode, 434-1,867
+ *    nodes a skewed batch, but trees and cache held 26.8-80.1 and 16.5-72.7 MiB against the 33.7 MiB
+ *    budget: not a fix as it stands.
+ *  - Cold single reads, 1M, 10% (`--accounts 1000000 --budgets 10 --skip-mpt --state-bytes-given
+ *    353798439 --state-nodes-given 1358859 --seconds 3 --warm-seconds 40`, load 13.5-15.4): p50
+ *    0.29 ms, p99 11.6 ms (90/10) / 11.8 ms (uniform); an eviction slice held the loop up to 118
+ *    ms. Goal 2 ms: missed at this load. An earlier run at load ~11: p99 7.9 ms.
+ *  Results (bench/results): tiered-1m-ab-10-s9-main-quiet.json (the lead's run on main),
+ *  -s9-main.json (main's tieredStore.ts and nodeCache.ts built into this bench, --no-heap-cap),
+ *  -s9.json (this branch), -s9-first.json (before the NodeCache change), -s9-nocap.json,
+ *  -s9-sync.json, tiered-1m-10-s9-single.json.
  * Session 8 (eviction in slices, the process held to its budget, the state built once, A/B):
  * the state is built once per size (`--state-dir`, default <tmp>/monsoon-bench-tiered-<n>: the
  * streamed genesis' LevelDB, compacted, and its top levels as a checkpoint; 1M in 61 s, 10M in
@@ -114,14 +159,14 @@
 import { type ChildProcess, execFileSync, spawn } from 'node:child_process';
 import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { cpus, loadavg, tmpdir } from 'node:os';
-import { dirname, join } from 'node:path';
+import { dirname, join, resolve } from 'node:path';
 import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { getHeapSpaceStatistics, getHeapStatistics } from 'node:v8';
 import { createMerkleProof, createMPT, type MerklePatriciaTrie } from '@ethereumjs/mpt';
 import { ValueEncoding } from '@ethereumjs/util';
-import { makeAccount } from '@monsoon/dsm-tree';
+import { makeAccount, residentNodeBytes } from '@monsoon/dsm-tree';
 import { nativeKeccak } from '@monsoon/keccak';
 import {
   type AccountUpdate,
@@ -133,6 +178,7 @@ import {
   sealPow,
 } from '@monsoon/protocol';
 import {
+  CACHE_SHARE,
   CheckpointStore,
   connectRemoteNodeDb,
   decodeCheckpoint,
@@ -183,8 +229,14 @@ const { values: args } = parseArgs({
     'state-nodes-given': { type: 'string' },
     // The tiered node without its MemoryGovernor (only the accounted bytes held to the budget).
     'no-governor': { type: 'boolean', default: false },
-    // The tiered child's V8 heap capped from its budget (heapCapMiB): what holds the peak RSS.
+    // The tiered child's V8 heap is capped from its budget (heapCapMiB): what holds the peak RSS.
+    // Uncapped (--no-heap-cap), V8's garbage drove the RSS past the governor's limit and the
+    // governor cut the nodes' share (to 0.34 in an A/B): the hot set evicted for garbage.
+    'no-heap-cap': { type: 'boolean', default: false },
+    // (the default since session 9; kept so older command lines still run)
     'heap-cap': { type: 'boolean', default: false },
+    // What the 90/10 hot set's node closure costs against the budget at this % (closureSide).
+    closure: { type: 'string' },
     // A/B: memory mode and tiered at this budget (%), both processes up, measured in turns.
     ab: { type: 'string' },
     rounds: { type: 'string', default: '3' },
@@ -527,11 +579,125 @@ async function serve(
         batchedProofsPerSec: b.ops / b.s,
         loadavg: loadavg()[0],
         ...(s0 !== undefined && s1 !== undefined
-          ? { nodesFetchedPerBatch: ((s1.nodesFetched - s0.nodesFetched) * BATCH) / b.ops }
+          ? {
+              nodesFetchedPerBatch: ((s1.nodesFetched - s0.nodesFetched) * BATCH) / b.ops,
+              readRunsPerBatch: ((s1.readRuns - s0.readRuns) * BATCH) / b.ops,
+              budgetShare: s1.budgetShare,
+              residentBytes: s1.residentBytes,
+              cacheBytes: s1.cacheBytes,
+            }
           : {}),
       }),
     );
   }
+}
+
+/** What closureSide walks: a trie node (dsm-tree's kinds: 0 branch, 1 extension, 2 leaf). */
+interface WalkNode {
+  kind: number;
+  path: string;
+  child: WalkNode & ((i: number) => WalkNode | undefined);
+}
+
+/**
+ * Child (--closure <pct>): the 90/10 hot set's node closure (the hot accounts' leaves and every
+ * node on their paths) by level, as the store accounts it (residentNodeBytes) and encoded, and
+ * the best any static choice of resident nodes can do at the budget: the nodes most wanted per
+ * byte that fit (a node's want: the share of reads passing it, 90% over the hot accounts and 10%
+ * over the others), and the nodes a 1,000-read batch would then fetch, for nodes held decoded
+ * (what the trees hold), as cache entries (encoding + CACHE_ENTRY_OVERHEAD-like 143 bytes,
+ * measured) or packed (encoding + 40 bytes: a hash and an offset). Levels above residentLevels
+ * (3) are always resident and not counted.
+ */
+async function closureSide(n: number, budgetPct: number): Promise<Record<string, unknown>> {
+  const addresses = makeAddresses(n);
+  const node = StorageNode.fromGenesis(makeGenesis(addresses), { window: 16, forkWindow: 4 });
+  const tree = node.head.state.state.accounts;
+  const stateBytes = tree.residentBytes();
+  const hot = Math.max(1, Math.floor(n / 10));
+  const info = new Map<WalkNode, { hot: number; cold: number; acc: number; enc: number; level: number }>();
+  const nibble = (k: Uint8Array, j: number) => (j & 1 ? k[j >> 1]! & 15 : k[j >> 1]! >> 4);
+  for (let i = 0; i < n; i++) {
+    const key = keccak.keccak256(addressAt(addresses, i));
+    const proof = tree.prove(key); // the hashed nodes on the path, root first
+    let nd = tree.rootNodeForInternalUse as unknown as WalkNode | undefined;
+    for (let d = 0, level = 0; nd !== undefined; level++) {
+      let x = info.get(nd);
+      if (x === undefined) {
+        const acc = residentNodeBytes(nd as unknown as Parameters<typeof residentNodeBytes>[0]);
+        x = { hot: 0, cold: 0, acc, enc: proof[level]?.length ?? 0, level };
+        info.set(nd, x);
+      }
+      if (i < hot) x.hot++;
+      else x.cold++;
+      if (nd.kind === 2) break;
+      if (nd.kind === 0) nd = nd.child(nibble(key, d++));
+      else {
+        d += nd.path.length;
+        nd = nd.child;
+      }
+    }
+  }
+  const below = [...info.values()].filter((x) => x.level >= 3);
+  const levels: Record<
+    number,
+    { nodes: number; hotNodes: number; hotAccounted: number; hotEncoded: number }
+  > = {};
+  for (const x of info.values()) {
+    levels[x.level] ??= { nodes: 0, hotNodes: 0, hotAccounted: 0, hotEncoded: 0 };
+    const l = levels[x.level]!;
+    l.nodes++;
+    if (x.hot > 0) {
+      l.hotNodes++;
+      l.hotAccounted += x.acc;
+      l.hotEncoded += x.enc;
+    }
+  }
+  const want = (x: { hot: number; cold: number }) => (0.9 * x.hot) / hot + (0.1 * x.cold) / (n - hot);
+  const visits = below.reduce((s, x) => s + want(x), 0);
+  const budget = (stateBytes * budgetPct) / 100;
+  const leveldbCache = leveldbCacheFor(budget);
+  const treeBudget = (budget - leveldbCache) * (1 - CACHE_SHARE);
+  const best: Record<string, number> = {};
+  const costs: [string, (x: { acc: number; enc: number }) => number][] = [
+    ['decoded', (x) => x.acc],
+    ['cacheEntries', (x) => x.enc + 143],
+    ['packed', (x) => x.enc + 40],
+  ];
+  for (const [name, cost] of costs) {
+    const sorted = [...below].sort((a, b) => want(b) / cost(b) - want(a) / cost(a));
+    for (const [what, bytes] of [
+      ['AtTreeBudget', treeBudget],
+      ['AtBudget', budget],
+    ] as const) {
+      let used = 0;
+      let kept = 0;
+      for (const x of sorted) {
+        const c = cost(x);
+        if (used + c > bytes) continue;
+        used += c;
+        kept += want(x);
+      }
+      best[`${name}${what}`] = 1000 * (visits - kept);
+    }
+  }
+  const hotOnes = [...info.values()].filter((x) => x.hot > 0);
+  return {
+    side: 'closure',
+    accounts: n,
+    budgetPct,
+    budgetBytes: budget,
+    treeBudgetBytes: treeBudget,
+    stateBytes,
+    stateNodes: info.size,
+    stateEncodedBytes: [...info.values()].reduce((s, x) => s + x.enc, 0),
+    hotClosureNodes: hotOnes.length,
+    hotClosureAccountedBytes: hotOnes.reduce((s, x) => s + x.acc, 0),
+    hotClosureEncodedBytes: hotOnes.reduce((s, x) => s + x.enc, 0),
+    nodeVisitsPerReadBelowResident: visits,
+    bestFetchedPer1000Reads: best,
+    levels,
+  };
 }
 
 /** Child: memory mode. */
@@ -796,7 +962,7 @@ async function abRun(n: number, pct: number): Promise<Record<string, unknown>> {
       String(stateBytes),
       ...(args['sync-reads'] ? ['--sync-reads'] : []),
     ],
-    args['heap-cap'] ? heapCapMiB((stateBytes * pct) / 100) : undefined,
+    !args['no-heap-cap'] ? heapCapMiB((stateBytes * pct) / 100) : undefined,
   );
   await tiered.next(); // warmed and ready
   const ask = async (c: typeof mem, cmd: string) => {
@@ -811,7 +977,7 @@ async function abRun(n: number, pct: number): Promise<Record<string, unknown>> {
       const ratio = (b.batchedProofsPerSec as number) / (a.batchedProofsPerSec as number);
       rounds.push({ round: r, keys: key, memory: a, tiered: b, ratio });
       console.log(
-        `A/B ${key} round ${r}: memory ${fmt(a.batchedProofsPerSec as number)} proofs/s, tiered ${pct}% ${fmt(b.batchedProofsPerSec as number)} (${(ratio * 100).toFixed(0)}%; ${fmt((b.nodesFetchedPerBatch as number) ?? 0)} nodes fetched a batch), load ${(a.loadavg as number).toFixed(1)}`,
+        `A/B ${key} round ${r}: memory ${fmt(a.batchedProofsPerSec as number)} proofs/s, tiered ${pct}% ${fmt(b.batchedProofsPerSec as number)} (${(ratio * 100).toFixed(0)}%; ${fmt((b.nodesFetchedPerBatch as number) ?? 0)} nodes fetched and ${((b.readRunsPerBatch as number) ?? 0).toFixed(1)} read runs a batch; share ${((b.budgetShare as number) ?? 1).toFixed(2)}, trees ${mb((b.residentBytes as number) ?? 0)}, cache ${mb((b.cacheBytes as number) ?? 0)}), load ${(a.loadavg as number).toFixed(1)}`,
       );
     }
   }
@@ -849,6 +1015,7 @@ if (args.side !== undefined) {
   let res: Record<string, unknown>;
   if (args.side === 'memory') res = await memorySide(n);
   else if (args.side === 'build') res = await buildSide(n);
+  else if (args.side === 'closure') res = await closureSide(n, Number(args['budget-pct']));
   else if (args.side === 'tiered')
     res = await tieredSide(n, Number(args['budget-pct']), Number(args['state-bytes']));
   else res = await mptSide(n, args.budgets.split(',').map(Number), Number(args['state-nodes']));
@@ -873,6 +1040,21 @@ if (args.side !== undefined) {
       );
     if (args.ab !== undefined) {
       results.push(await abRun(N, Number(args.ab)));
+      continue;
+    }
+    if (args.closure !== undefined) {
+      load.push(loadavg());
+      const c = child(['--side', 'closure', '--n', String(N), '--budget-pct', args.closure]);
+      results.push(c);
+      const best = c.bestFetchedPer1000Reads as Record<string, number>;
+      console.log(
+        `hot set closure: ${fmt(c.hotClosureNodes as number)} nodes, ${mb(c.hotClosureAccountedBytes as number)} accounted, ${mb(c.hotClosureEncodedBytes as number)} encoded; budget ${mb(c.budgetBytes as number)} (trees ${mb(c.treeBudgetBytes as number)}); ${(c.nodeVisitsPerReadBelowResident as number).toFixed(2)} node visits a read below the resident levels`,
+      );
+      console.log(
+        `  best static choice, nodes fetched per 1,000 reads: ${Object.entries(best)
+          .map(([k, v]) => `${k} ${fmt(v)}`)
+          .join(', ')}`,
+      );
       continue;
     }
     load.push(loadavg());
@@ -908,7 +1090,7 @@ if (args.side !== undefined) {
           ...(args['remote-leveldb'] ? ['--remote-leveldb'] : []),
           ...(args['sync-reads'] ? ['--sync-reads'] : []),
         ],
-        args['heap-cap'] ? heapCapMiB((stateBytes * p) / 100) : undefined,
+        !args['no-heap-cap'] ? heapCapMiB((stateBytes * p) / 100) : undefined,
       );
       results.push(t);
       const budget = t.budgetBytes as number;
@@ -951,7 +1133,8 @@ if (args.side !== undefined) {
     seconds: SECONDS,
     results,
   };
-  const file = join(root, 'bench', 'results', args.out);
+  // Relative to bench/results; an absolute path as it is.
+  const file = resolve(root, 'bench', 'results', args.out);
   mkdirSync(dirname(file), { recursive: true });
   writeFileSync(file, `${JSON.stringify(out, null, 2)}\n`);
   console.log(`wrote ${file}`);

@@ -206,6 +206,8 @@ export class TieredStore implements VersionObserver, VerifiedNodeSource, NodeFau
   private readonly checkpointVersions: Version[] = [];
   /** Set while a read runs: the stubs it reached that the cache lacked. */
   private misses: Set<string> | undefined;
+  /** Whether the last read given its parts (probes) had to fetch: the next runs its parts first. */
+  private probeFirst = false;
   /** Set while a read runs: the nodes it has faulted in or fetched, pinned until it ends. */
   private pinning: Set<string> | undefined;
   /** Fetches on the way, by hash, and those waiting for the next batch. */
@@ -593,7 +595,22 @@ export class TieredStore implements VersionObserver, VerifiedNodeSource, NodeFau
     const absent = new Set<string>();
     /** Parts of the read that still reach nodes not resident (all of them, until the read misses once). */
     let pending: (() => unknown)[] | undefined;
+    let fetched = false;
     try {
+      // The last read with parts had to fetch: this one likely does too, so its parts find what
+      // it misses before the read runs (a read that misses is run again once all is resident:
+      // its first run would be wasted, and it costs more than its parts' paths).
+      if (probes !== undefined && this.probeFirst) {
+        const want = new Set<string>();
+        this.pinning = pinned;
+        pending = probes().filter((p) => this.probe(p, absent, want));
+        this.pinning = undefined;
+        if (want.size > 0) {
+          fetched = true;
+          const found = await this.fetch([...want], pinned);
+          for (const h of want) if (!found.has(h)) absent.add(h);
+        }
+      }
       for (;;) {
         if (pending !== undefined && pending.length > 0) {
           // Only the parts that missed last time, until none does: then the read itself.
@@ -602,6 +619,7 @@ export class TieredStore implements VersionObserver, VerifiedNodeSource, NodeFau
           pending = pending.filter((p) => this.probe(p, absent, want));
           this.pinning = undefined;
           if (want.size > 0) {
+            fetched = true;
             const found = await this.fetch([...want], pinned);
             for (const h of want) if (!found.has(h)) absent.add(h);
             continue;
@@ -634,6 +652,7 @@ export class TieredStore implements VersionObserver, VerifiedNodeSource, NodeFau
           this.pinning = undefined;
         }
         this.misses = undefined;
+        fetched = true;
         const found = await this.fetch([...want], pinned);
         want.forEach((h) => {
           if (!found.has(h)) absent.add(h);
@@ -643,6 +662,7 @@ export class TieredStore implements VersionObserver, VerifiedNodeSource, NodeFau
       this.misses = undefined;
       this.pinning = undefined;
       for (const h of pinned) this.cache.unpin(h);
+      if (probes !== undefined) this.probeFirst = fetched;
       this.evictSoon();
     }
   }
@@ -770,7 +790,7 @@ export class TieredStore implements VersionObserver, VerifiedNodeSource, NodeFau
         return;
       }
       this.stats.nodesFetched++;
-      this.cache.set(h, enc.toString('latin1'), true);
+      this.cache.set(h, enc.toString('latin1'), false); // pinned until its read ends (see NodeCache.get)
     });
     trip.settle();
   }

@@ -337,6 +337,35 @@ describe.each([
     expect(db.roundTrips - trips).toBeLessThanOrEqual(8);
   });
 
+  it('a batch after one that fetched finds its misses through its parts first: its read runs once', async () => {
+    const cold = addresses.filter((a) => mineSet.has(chain.shardOf(a)));
+    const batchOf = (xs: Uint8Array[]): BatchGetRequest => ({
+      at: HEAD,
+      omitLevels: 0,
+      queries: xs.map((address) => ({ address, slots: [], code: false })),
+    });
+    /** The batch's answer (checked against memory mode's) and how often its read ran. */
+    const runs = async (r: BatchGetRequest) => {
+      const before = store.tieredStats().readRuns;
+      expect(await reads.batch(tiered, r)).toEqual(await reads.batch(memory, r));
+      return store.tieredStats().readRuns - before;
+    };
+    store.cache.clear();
+    store.setMemoryBudget(1);
+    const a = batchOf(cold.slice(0, 20));
+    await runs(a);
+    // The same batch again before the eviction it scheduled: nothing to fetch, one run; and the
+    // next batch is expected not to miss.
+    expect(await runs(a)).toBe(1);
+    await store.evicted();
+    expect(await runs(batchOf(cold.slice(20, 40)))).toBeGreaterThan(1); // the read ran, missed, ran again
+    await store.evicted();
+    // That batch fetched: this one's parts are probed (and their misses fetched) before its read.
+    expect(await runs(batchOf(cold.slice(0, 20)))).toBe(1);
+    await store.evicted();
+    expect(await runs(batchOf(cold.slice(40, 60)))).toBe(1);
+  });
+
   it('the Prometheus endpoint reports what the store counted', async () => {
     const metrics = new StorageMetrics();
     metrics.watchTiered(() => store.tieredStats(), 1);
