@@ -484,7 +484,8 @@ export class Miner {
         this.source = p.bag;
         try {
           const outcomes = await this.pending.executor.executeBatch(run);
-          for (const [k, o] of outcomes.entries()) results.push(this.settle(run[k]!.tx, o, p.prefetchedRoot));
+          for (const [k, o] of outcomes.entries())
+            results.push(this.settle(run[k]!.tx, o, p.prefetchedRoot, run[k]!.key));
         } finally {
           this.source = undefined;
         }
@@ -499,9 +500,12 @@ export class Miner {
    * each other, and all fitting in it (count, bytes, and their gas limits summed), so none
    * would have made include() seal the block first.
    */
-  private batchFrom(items: PreparedSubmission['items'], i: number): { tx: SignedTx; sender: Uint8Array }[] {
+  private batchFrom(
+    items: PreparedSubmission['items'],
+    i: number,
+  ): { tx: SignedTx; sender: Uint8Array; key: string }[] {
     const p = this.pending;
-    const run: { tx: SignedTx; sender: Uint8Array }[] = [];
+    const run: { tx: SignedTx; sender: Uint8Array; key: string }[] = [];
     const seen = new Set<string>();
     let bytes = p.bytes;
     let gas = p.executor.blockGasUsed;
@@ -519,7 +523,7 @@ export class Miner {
       )
         break;
       seen.add(k);
-      run.push(item);
+      run.push({ tx: item.tx, sender: item.sender, key: k });
     }
     return run;
   }
@@ -553,19 +557,22 @@ export class Miner {
     if (this.blockFull(tx)) await this.sealNow();
     this.source = bag;
     try {
-      return this.settle(tx, await this.pending.executor.execute(tx, sender), prefetchedRoot);
+      return this.settle(tx, await this.pending.executor.execute(tx, sender), prefetchedRoot, k);
     } finally {
       this.source = undefined;
     }
   }
 
-  /** The pending block takes an executed transaction's outcome: its result for the submitter. */
-  private settle(tx: SignedTx, o: TxOutcome, prefetchedRoot: Uint8Array): TxResult {
+  /**
+   * The pending block takes an executed transaction's outcome: its result for the submitter.
+   * `key`: its hash as hex (the pending block's index), made once per transaction by the caller.
+   */
+  private settle(tx: SignedTx, o: TxOutcome, prefetchedRoot: Uint8Array, key: string): TxResult {
     const hash = tx.hash;
     if (o.status === 'included') {
       this.pending.raws.push(tx.raw);
       this.pending.bytes += tx.raw.length;
-      this.pending.hashes.add(toHex(hash));
+      this.pending.hashes.add(key);
       this.counters.accepted++;
       return result(hash, TxStatus.Accepted, '');
     }
