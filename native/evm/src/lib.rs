@@ -16,14 +16,16 @@
 use napi::{Error, Result, Status};
 use napi_derive::napi;
 use revm::bytecode::Bytecode;
-use revm::context::result::{EVMError, ExecutionResult, Output};
+use revm::context::result::{EVMError, ExecutionResult, Output, ResultAndState};
 use revm::context::{BlockEnv, CfgEnv, Context, ContextTr, Evm, Journal, TxEnv};
 use revm::context_interface::transaction::{AccessList, AccessListItem};
 use revm::database_interface::{DBErrorMarker, Database};
 use revm::handler::instructions::EthInstructions;
 use revm::handler::{EthFrame, EthPrecompiles, PrecompileProvider};
 use revm::context_interface::context::ContextError;
-use revm::bytecode::opcode::{CALL, CALLCODE, DELEGATECALL, SELFDESTRUCT, SSTORE, STATICCALL};
+use revm::bytecode::opcode::{
+    BALANCE, CALL, CALLCODE, DELEGATECALL, EXTCODECOPY, EXTCODEHASH, EXTCODESIZE, SELFDESTRUCT, SSTORE, STATICCALL,
+};
 use revm::interpreter::instructions::utility::IntoAddress;
 use revm::interpreter::instructions::{contract, gas_table_spec, host};
 use revm::interpreter::interpreter::EthInterpreter;
@@ -87,6 +89,22 @@ struct WitnessDb {
     /// What the current run lacked, in the order it asked.
     lacking: Vec<Key>,
     lacking_set: HashSet<Key>,
+    /// While a run ahead is recorded (see `Engine::look_ahead`): every account and slot it read
+    /// from here, with the value it read.
+    log: Option<Vec<Read>>,
+    /// The run aimed an opcode at the block's coinbase (BALANCE, EXTCODE*, a CALL, SELFDESTRUCT):
+    /// it may have seen the coinbase's balance, which every transaction's fee changes.
+    eyed_coinbase: bool,
+}
+
+/// An account's fields as a run read them (None: no account).
+type AccountRead = Option<(u64, U256, B256)>;
+
+/// A value a run read from the committed state.
+#[derive(Clone, Copy)]
+enum Read {
+    Account(Address, AccountRead),
+    Slot(Address, U256, U256),
 }
 
 impl WitnessDb {
@@ -114,6 +132,22 @@ impl WitnessDb {
         self.cleared.remove(address);
     }
 
+    /// The account as held now: None when lacking, Some(None) when known not to exist.
+    fn peek_account(&self, address: &Address) -> Option<AccountRead> {
+        self.accounts.get(address).map(|a| a.as_ref().map(|i| (i.nonce, i.balance, i.code_hash)))
+    }
+
+    /// The slot as held now: None when lacking.
+    fn peek_slot(&self, address: &Address, index: &U256) -> Option<U256> {
+        if let Some(v) = self.storage.get(address).and_then(|m| m.get(index)) {
+            return Some(*v);
+        }
+        if self.cleared.contains(address) || matches!(self.accounts.get(address), Some(None)) {
+            return Some(U256::ZERO);
+        }
+        None
+    }
+
     /// Everything goes, code too: JS reads it all again (and records the reads).
     fn reset(&mut self) {
         self.accounts.clear();
@@ -129,6 +163,9 @@ impl Database for WitnessDb {
 
     fn basic(&mut self, address: Address) -> std::result::Result<Option<AccountInfo>, Unresolvable> {
         if let Some(a) = self.accounts.get(&address) {
+            if let Some(log) = &mut self.log {
+                log.push(Read::Account(address, a.as_ref().map(|i| (i.nonce, i.balance, i.code_hash))));
+            }
             return Ok(a.clone());
         }
         self.lack(Key::Account(address))?;
@@ -148,11 +185,11 @@ impl Database for WitnessDb {
     }
 
     fn storage(&mut self, address: Address, index: StorageKey) -> std::result::Result<StorageValue, Unresolvable> {
-        if let Some(v) = self.storage.get(&address).and_then(|m| m.get(&index)) {
-            return Ok(*v);
-        }
-        if self.cleared.contains(&address) || matches!(self.accounts.get(&address), Some(None)) {
-            return Ok(U256::ZERO);
+        if let Some(v) = self.peek_slot(&address, &index) {
+            if let Some(log) = &mut self.log {
+                log.push(Read::Slot(address, index, v));
+            }
+            return Ok(v);
         }
         self.lack(Key::Slot(address, index))?;
         Ok(U256::ZERO)
@@ -252,6 +289,26 @@ fn read_first(host: &mut Ctx, key: Key) -> InstructionExecResult {
     }
 }
 
+/// Notes an opcode aimed at `target`: when that is the coinbase, the run may have seen its balance.
+fn eye(host: &mut Ctx, target: Address) {
+    if target == host.block.beneficiary {
+        host.journaled_state.database.eyed_coinbase = true;
+    }
+}
+
+/// BALANCE, EXTCODESIZE, EXTCODECOPY or EXTCODEHASH (`KIND`), its target noted (`eye`), then as revm's.
+fn account_op_eyeing<const KIND: u8>(ctx: Ictx<'_>) -> InstructionExecResult {
+    if let Ok(target) = ctx.interpreter.stack.peek(0) {
+        eye(ctx.host, target.into_address());
+    }
+    match KIND {
+        BALANCE => host::balance(ctx),
+        EXTCODESIZE => host::extcodesize(ctx),
+        EXTCODECOPY => host::extcodecopy(ctx),
+        _ => host::extcodehash(ctx),
+    }
+}
+
 /// Stops the run on an unresolvable key the way revm stops on a database error.
 fn fail(host: &mut Ctx, e: Unresolvable) -> InstructionExecResult {
     host.error = Err(ContextError::Db(e));
@@ -272,6 +329,7 @@ fn call_target_first(ctx: &mut Ictx<'_>, args: usize, has_value: bool, new_accou
         return Ok(()); // revm's own instruction underflows, as the reference does before any read
     }
     let to = ctx.interpreter.stack.peek(1)?.into_address();
+    eye(ctx.host, to);
     let value = if has_value { ctx.interpreter.stack.peek(2)? } else { U256::ZERO };
     if has_value && !value.is_zero() && ctx.interpreter.runtime_flag.is_static() && new_account_check {
         return Ok(()); // a value CALL in a static frame fails before anything is read
@@ -296,6 +354,7 @@ fn call_reading_first<const KIND: u8>(mut ctx: Ictx<'_>) -> InstructionExecResul
 fn selfdestruct_reading_first(ctx: Ictx<'_>) -> InstructionExecResult {
     if !ctx.interpreter.runtime_flag.is_static() {
         if let Ok(to) = ctx.interpreter.stack.peek(0) {
+            eye(ctx.host, to.into_address());
             let me = ctx.interpreter.input.target_address();
             let has_balance = ctx.host.journaled_state.inner.state.get(&me).is_some_and(|a| !a.info.balance.is_zero());
             if has_balance {
@@ -316,6 +375,10 @@ fn instructions(spec: SpecId) -> EthInstructions<EthInterpreter, Ctx> {
     t.insert_instruction(DELEGATECALL, Instruction::new(call_reading_first::<DELEGATECALL>), gas[DELEGATECALL as usize]);
     t.insert_instruction(STATICCALL, Instruction::new(call_reading_first::<STATICCALL>), gas[STATICCALL as usize]);
     t.insert_instruction(SELFDESTRUCT, Instruction::new(selfdestruct_reading_first), gas[SELFDESTRUCT as usize]);
+    t.insert_instruction(BALANCE, Instruction::new(account_op_eyeing::<BALANCE>), gas[BALANCE as usize]);
+    t.insert_instruction(EXTCODESIZE, Instruction::new(account_op_eyeing::<EXTCODESIZE>), gas[EXTCODESIZE as usize]);
+    t.insert_instruction(EXTCODECOPY, Instruction::new(account_op_eyeing::<EXTCODECOPY>), gas[EXTCODECOPY as usize]);
+    t.insert_instruction(EXTCODEHASH, Instruction::new(account_op_eyeing::<EXTCODEHASH>), gas[EXTCODEHASH as usize]);
     t
 }
 
@@ -423,6 +486,19 @@ pub struct Engine {
     /// How many more runs ahead (see `look_ahead`) the batch under way may make; None before
     /// its first.
     ahead_left: Option<u32>,
+    /// Runs ahead of the batch under way that lacked nothing, by transaction index: taken
+    /// instead of running the transaction again when nothing they read has changed since.
+    trials: HashMap<u32, Trial>,
+    /// Transactions whose run ahead was taken (for tests and benchmarks).
+    reused: u32,
+}
+
+/// A run ahead that lacked nothing: its result, what it read, and the transaction it ran.
+struct Trial {
+    tx: Vec<u8>,
+    rs: ResultAndState,
+    reads: Vec<Read>,
+    eyed_coinbase: bool,
 }
 
 /// How many transactions after one that lacks keys are run ahead to learn what they lack too,
@@ -455,7 +531,15 @@ impl Engine {
         let ctx: Ctx = Context::mainnet().with_db(WitnessDb::default()).with_cfg(cfg).with_block(block);
         let mut evm = ctx.build_mainnet().with_precompiles(MonsoonPrecompiles { inner: EthPrecompiles::new(spec) });
         evm.instruction = instructions(spec);
-        Ok(Engine { evm, pending: None, out: Vec::with_capacity(1024), batch: BatchChanges::default(), ahead_left: None })
+        Ok(Engine {
+            evm,
+            pending: None,
+            out: Vec::with_capacity(1024),
+            batch: BatchChanges::default(),
+            ahead_left: None,
+            trials: HashMap::default(),
+            reused: 0,
+        })
     }
 
     /// Makes this engine a new one for another block (`config` as for the constructor), all its
@@ -471,7 +555,16 @@ impl Engine {
         self.pending = None;
         self.batch = BatchChanges::default();
         self.ahead_left = None;
+        self.trials.clear();
+        self.reused = 0;
         Ok(())
+    }
+
+    /// Transactions of batches whose run ahead was taken instead of a second run, since the
+    /// engine was made or reset.
+    #[napi]
+    pub fn reused(&self) -> u32 {
+        self.reused
     }
 
     /// Applies state records (see `feed_records`).
@@ -567,6 +660,7 @@ impl Engine {
             self.feed_records(records)?;
         }
         self.pending = None;
+        self.trials.clear();
         let (env, is_create) = read_tx(tx)?;
         let caller = env.caller;
         let nonce = env.nonce;
@@ -625,7 +719,17 @@ impl Engine {
                 return Ok(());
             }
             let (caller, nonce) = (env.caller, env.nonce);
-            let outcome = self.transact(env);
+            let reuse = self.trials.remove(&i).and_then(|t| self.still_holds(t, bytes, &env));
+            let outcome = match reuse {
+                Some(rs) => {
+                    self.reused += 1;
+                    let db = self.evm.ctx.db_mut();
+                    db.lacking.clear();
+                    db.lacking_set.clear();
+                    Ok(rs)
+                }
+                None => self.transact(env),
+            };
             let db = self.evm.ctx.db_mut();
             if !db.lacking.is_empty() {
                 let mut keys = std::mem::take(&mut db.lacking);
@@ -633,7 +737,7 @@ impl Engine {
                 let ahead = (count - i - 1).min(LOOK_AHEAD).min(left);
                 if ahead > 0 {
                     self.ahead_left = Some(left - ahead);
-                    self.look_ahead(r, ahead, &mut keys)?;
+                    self.look_ahead(r, i + 1, ahead, &mut keys)?;
                 }
                 out.push(LACKING);
                 out.extend_from_slice(&i.to_le_bytes());
@@ -669,14 +773,31 @@ impl Engine {
     /// ask for a key the real run will not read, or miss one it will (a key a transaction
     /// before it writes, or makes it read): the first costs JS a read, the second a round, and
     /// neither changes an outcome: every key the engine holds is the committed state.
-    fn look_ahead(&mut self, mut r: Reader<'_>, count: u32, keys: &mut Vec<Key>) -> Result<()> {
+    ///
+    /// A run ahead that lacked nothing is kept (`trials`, by index from `first`) with what it
+    /// read: when the batch reaches that transaction and every account and slot it read still
+    /// holds the value it read, its result is the one running it again would give (a run is a
+    /// function of what it reads), so it is taken instead. The coinbase is the exception every
+    /// fee makes: see `still_holds`.
+    fn look_ahead(&mut self, mut r: Reader<'_>, first: u32, count: u32, keys: &mut Vec<Key>) -> Result<()> {
         let mut seen: HashSet<Key> = keys.iter().copied().collect();
-        for _ in 0..count {
+        for j in 0..count {
             let n = r.u32()? as usize;
-            let (env, _) = read_tx(r.take(n)?)?;
-            // A refusal or a key JS cannot resolve ends that guess, not the batch.
-            let _ = self.transact(env);
+            let bytes = r.take(n)?;
+            let (env, _) = read_tx(bytes)?;
             let db = self.evm.ctx.db_mut();
+            db.log = Some(Vec::new());
+            db.eyed_coinbase = false;
+            // A refusal or a key JS cannot resolve ends that guess, not the batch.
+            let outcome = self.transact(env);
+            let db = self.evm.ctx.db_mut();
+            let reads = db.log.take().unwrap_or_default();
+            if db.lacking.is_empty() {
+                if let Ok(rs) = outcome {
+                    let trial = Trial { tx: bytes.to_vec(), rs, reads, eyed_coinbase: db.eyed_coinbase };
+                    self.trials.insert(first + j, trial);
+                }
+            }
             for k in db.lacking.drain(..) {
                 if seen.insert(k) {
                     keys.push(k);
@@ -684,6 +805,48 @@ impl Engine {
             }
         }
         Ok(())
+    }
+
+    /// The result of `t` (the run ahead of transaction `tx`) when it is still the result of
+    /// running `tx` now: every account and slot it read holds the value it read. The coinbase's
+    /// balance may differ (each transaction's fee raised it since) when the run aimed no opcode
+    /// at the coinbase and the coinbase neither sends nor receives the transaction: then the
+    /// run's fee is added to the balance the coinbase has now.
+    fn still_holds(&self, t: Trial, tx: &[u8], env: &TxEnv) -> Option<ResultAndState> {
+        if t.tx != tx {
+            return None;
+        }
+        let db = self.evm.ctx.db();
+        let coinbase = self.evm.ctx.block.beneficiary;
+        let mut coinbase_moved: Option<(U256, U256)> = None;
+        for read in &t.reads {
+            match *read {
+                Read::Account(a, then) => {
+                    let now = db.peek_account(&a)?;
+                    if now == then {
+                        continue;
+                    }
+                    let blind = !t.eyed_coinbase && env.caller != coinbase && env.kind.to() != Some(&coinbase);
+                    match (then, now) {
+                        (Some((n0, b0, h0)), Some((n1, b1, h1))) if a == coinbase && blind && n0 == n1 && h0 == h1 => {
+                            coinbase_moved = Some((b0, b1));
+                        }
+                        _ => return None,
+                    }
+                }
+                Read::Slot(a, k, then) => {
+                    if db.peek_slot(&a, &k)? != then {
+                        return None;
+                    }
+                }
+            }
+        }
+        let mut rs = t.rs;
+        if let Some((then, now)) = coinbase_moved {
+            let acc = rs.state.get_mut(&coinbase)?;
+            acc.info.balance = acc.info.balance.checked_sub(then)?.checked_add(now)?;
+        }
+        Some(rs)
     }
 
     /// Runs one transaction over the committed state, what it lacks recorded afresh in the db.
@@ -704,6 +867,7 @@ impl Engine {
             None => out.push(BATCH_END),
         }
         self.ahead_left = None;
+        self.trials.clear();
         let db = self.evm.ctx.db_mut();
         self.batch.write(out, db);
     }
@@ -1086,6 +1250,7 @@ impl Engine {
                     db.reset();
                     // A batch JS gave up on (it failed on the JS side) is not reported either.
                     self.batch = BatchChanges::default();
+                    self.trials.clear();
                 }
                 10 => db.unresolvable.clear(),
                 11 => {

@@ -22,6 +22,11 @@ export interface EngineBinding {
   discard(): void;
   /** Makes this engine a new one for another block (constructor's `config`), its state dropped. */
   reset(config: Uint8Array): void;
+  /**
+   * Transactions of batches whose run ahead was taken instead of running them again (nothing
+   * that run read had changed), since the engine was made or reset.
+   */
+  reused(): number;
 }
 
 /** The addon's exports. */

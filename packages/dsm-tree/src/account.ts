@@ -91,7 +91,7 @@ function readScalar(b: Uint8Array, pos: number): [bigint, number] | undefined {
     for (let i = pos + 1; i <= pos + n; i++) v = v * 256 + b[i]!;
     return [BigInt(v), pos + 1 + n];
   }
-  return [BigInt(`0x${Buffer.from(b.buffer, b.byteOffset + pos + 1, n).toString('hex')}`), pos + 1 + n];
+  return [bytesToBigint(b, pos + 1, pos + 1 + n), pos + 1 + n];
 }
 
 /** The usual account encoding read in one pass; undefined for anything unusual. */

@@ -316,6 +316,11 @@ export class BlockExecutor {
     return this.revm?.batched ?? 0;
   }
 
+  /** Of those, the ones whose run ahead revm took instead of running them again (until finish). */
+  get reusedRuns(): number {
+    return this.revm?.reused ?? 0;
+  }
+
   static async create(
     state: StateTree,
     env: BlockEnv,

@@ -150,6 +150,14 @@ export class RevmEngine {
   /** Transactions executed inside batches (not left to `run`): for tests and benchmarks. */
   batched = 0;
 
+  /**
+   * Transactions of this block's batches whose run ahead the engine took instead of running
+   * them again (nothing that run read had changed since): for tests and benchmarks.
+   */
+  get reused(): number {
+    return this.engine?.reused() ?? 0;
+  }
+
   constructor(
     private readonly sm: TreeStateManager,
     env: EngineEnv,

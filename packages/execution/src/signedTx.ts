@@ -10,17 +10,11 @@ import type { Common } from '@ethereumjs/common';
 import { getCalldataFloorGas, TransactionType, type TypedTransaction } from '@ethereumjs/tx';
 import { hashOne, type RlpSpan, toHex } from '@monsoon/dsm-tree';
 import { keccak } from '@monsoon/keccak';
+import { bytesToBigint } from '@monsoon/util';
 import { assertSupportedFork } from './chain.js';
 import { ExecutionErrorCode } from './executionError.js';
 import { type TxInfo, txFields, txOptionsFor } from './transactions.js';
-import {
-  bad,
-  checkChainAndSignature,
-  type Envelope,
-  readEnvelope,
-  spanBytes,
-  toBigint,
-} from './txEnvelope.js';
+import { bad, checkChainAndSignature, type Envelope, readEnvelope, spanBytes } from './txEnvelope.js';
 
 /** An access list as bytes: [address (20 bytes), [storage keys (32 bytes each)…]] per entry. */
 export type AccessListBytes = readonly (readonly [Uint8Array, readonly Uint8Array[]])[];
@@ -266,7 +260,7 @@ function fromEnvelope(env: Envelope, rules: TxRules): SignedTx {
       refuse(`${name} cannot have leading zeroes, found 0x${toHex(spanBytes(raw, s))}`);
     }
     if (s.end - s.dataStart > 32) refuse(`${name} cannot exceed 2^256-1, found ${s.end - s.dataStart} bytes`);
-    return toBigint(raw, s.dataStart, s.end);
+    return bytesToBigint(raw, s.dataStart, s.end);
   };
   const nonce = int(fields[at.nonce]!, 'nonce');
   const maxFeePerGas = int(

@@ -7,6 +7,7 @@
  */
 import { TransactionType } from '@ethereumjs/tx';
 import { listItems, type RlpSpan, readWhole, toHex } from '@monsoon/dsm-tree';
+import { bytesToBigint } from '@monsoon/util';
 import { ExecutionError, ExecutionErrorCode } from './executionError.js';
 
 /** The order of the secp256k1 group. */
@@ -46,17 +47,6 @@ export function bad(
   cause?: unknown,
 ): never {
   throw new ExecutionError(code, message, meta, cause);
-}
-
-/** Big-endian unsigned integer of any length (empty is 0). */
-export function toBigint(b: Uint8Array, from = 0, to = b.length): bigint {
-  const n = to - from;
-  if (n <= 6) {
-    let x = 0;
-    for (let i = from; i < to; i++) x = x * 256 + b[i]!;
-    return BigInt(x);
-  }
-  return BigInt(`0x${Buffer.from(b.buffer, b.byteOffset + from, n).toString('hex')}`);
 }
 
 /** The transaction's type from its first byte: a type byte, or an RLP list for legacy. */
@@ -204,7 +194,7 @@ export function checkChainAndSignature(env: Envelope, chainId: bigint): void {
       type,
     });
   }
-  const v = toBigint(raw, vSpan.dataStart, vSpan.end);
+  const v = bytesToBigint(raw, vSpan.dataStart, vSpan.end);
   if (type === TransactionType.Legacy) {
     if (vSpan.end === vSpan.dataStart) {
       bad(ExecutionErrorCode.BadSignature, 'legacy transaction is not signed: v is empty');
@@ -227,7 +217,7 @@ export function checkChainAndSignature(env: Envelope, chainId: bigint): void {
     }
   } else {
     const c = fields[0]!;
-    const signedFor = toBigint(raw, c.dataStart, c.end);
+    const signedFor = bytesToBigint(raw, c.dataStart, c.end);
     if (signedFor !== chainId) {
       bad(
         ExecutionErrorCode.WrongChain,
@@ -240,8 +230,8 @@ export function checkChainAndSignature(env: Envelope, chainId: bigint): void {
     }
   }
   const why = signatureValuesError(
-    toBigint(raw, rSpan.dataStart, rSpan.end),
-    toBigint(raw, sSpan.dataStart, sSpan.end),
+    bytesToBigint(raw, rSpan.dataStart, rSpan.end),
+    bytesToBigint(raw, sSpan.dataStart, sSpan.end),
   );
   if (why !== undefined) bad(ExecutionErrorCode.BadSignature, `${layout.name} transaction: ${why}`, { type });
 }

@@ -165,6 +165,29 @@ export interface SealedBlock {
 /** Blocks whose changed paths the miner keeps for revising witnesses. */
 const RECENT_BLOCKS = 4;
 
+/**
+ * One block's changed paths (proof nodes), hashed into a bag the first time they are looked
+ * in: the miner looks in them only for a node a submission's bag lacks (a witness to revise),
+ * so a block's sealing does not hash them again for nothing.
+ */
+class ChangedPaths {
+  private held: NodeBag | undefined;
+
+  constructor(
+    private nodes: Uint8Array[],
+    private readonly keccak: Keccak,
+  ) {}
+
+  bag(): NodeBag {
+    if (this.held === undefined) {
+      this.held = new NodeBag({ hash: this.keccak });
+      this.held.addNodes(this.nodes);
+      this.nodes = [];
+    }
+    return this.held;
+  }
+}
+
 export interface MinerCounters {
   accepted: number;
   invalid: number;
@@ -217,7 +240,7 @@ export class Miner {
   /** Where stubs resolve from right now: the bag of the submission (or peer block) executing. */
   private source: NodeBag | undefined;
   /** The paths the last RECENT_BLOCKS blocks changed, newest first (see rememberChanges). */
-  private recent: NodeBag[] = [];
+  private recent: ChangedPaths[] = [];
   /** Every node the resolver served while the pending block executed: the block's witness. */
   private served = new NodeBag();
   private readonly layout: ShardLayout;
@@ -300,7 +323,7 @@ export class Miner {
     const n = this.served.takeFrom(this.source, h);
     if (n !== undefined) return n;
     for (const r of this.recent) {
-      const m = this.served.takeFrom(r, h);
+      const m = this.served.takeFrom(r.bag(), h);
       if (m !== undefined) return m;
     }
     return undefined;
@@ -311,21 +334,35 @@ export class Miner {
    * it) for the next few blocks. Pruning back to r forgets them, yet they are exactly what a
    * client's witness from a root a block or two old has wrong: with them the miner revises such
    * a witness itself instead of answering stale (hot accounts change in nearly every block).
+   * The proofs are taken now (before the prune) from the trie keys the block already has, the
+   * slots' hashed in one call; they are hashed into a bag only when first looked in.
    */
-  private rememberChanges(state: StateTree, updates: readonly AccountUpdate[]): void {
-    const kept = new NodeBag({ hash: this.keccak });
-    const live = updates.filter((u) => !u.deleted);
-    kept.addNodes(state.proveAccounts(live.map((u) => u.address)));
-    for (const u of live) {
-      if (u.storage.length > 0)
-        kept.addNodes(
-          state.proveStorageMany(
-            u.address,
-            u.storage.map((w) => w.slot),
-          ),
-        );
+  private rememberChanges(
+    state: StateTree,
+    updates: readonly AccountUpdate[],
+    keys: readonly Uint8Array[],
+  ): void {
+    state.rootBin();
+    const accountKeys: Uint8Array[] = [];
+    const slots: Uint8Array[] = [];
+    for (let i = 0; i < updates.length; i++) {
+      const u = updates[i]!;
+      if (u.deleted) continue;
+      accountKeys.push(keys[i]!);
+      for (const w of u.storage) slots.push(w.slot);
     }
-    this.recent.unshift(kept);
+    const nodes = state.accounts.proveMany(accountKeys);
+    const slotKeys = slots.length === 0 ? new Uint8Array(0) : this.keccak.keccak256Batch(slots);
+    let at = 0;
+    for (let i = 0; i < updates.length; i++) {
+      const u = updates[i]!;
+      if (u.deleted || u.storage.length === 0) continue;
+      const wrote: Uint8Array[] = [];
+      for (let j = 0; j < u.storage.length; j++, at++) wrote.push(slotKeys.subarray(32 * at, 32 * at + 32));
+      const t = state.storageTrieAt(keys[i]!);
+      if (t !== undefined) for (const n of t.proveMany(wrote)) nodes.push(n);
+    }
+    this.recent.unshift(new ChangedPaths(nodes, this.keccak));
     if (this.recent.length > RECENT_BLOCKS) this.recent.pop();
   }
 
@@ -447,7 +484,8 @@ export class Miner {
         this.source = p.bag;
         try {
           const outcomes = await this.pending.executor.executeBatch(run);
-          for (const [k, o] of outcomes.entries()) results.push(this.settle(run[k]!.tx, o, p.prefetchedRoot));
+          for (const [k, o] of outcomes.entries())
+            results.push(this.settle(run[k]!.tx, o, p.prefetchedRoot, run[k]!.key));
         } finally {
           this.source = undefined;
         }
@@ -462,9 +500,12 @@ export class Miner {
    * each other, and all fitting in it (count, bytes, and their gas limits summed), so none
    * would have made include() seal the block first.
    */
-  private batchFrom(items: PreparedSubmission['items'], i: number): { tx: SignedTx; sender: Uint8Array }[] {
+  private batchFrom(
+    items: PreparedSubmission['items'],
+    i: number,
+  ): { tx: SignedTx; sender: Uint8Array; key: string }[] {
     const p = this.pending;
-    const run: { tx: SignedTx; sender: Uint8Array }[] = [];
+    const run: { tx: SignedTx; sender: Uint8Array; key: string }[] = [];
     const seen = new Set<string>();
     let bytes = p.bytes;
     let gas = p.executor.blockGasUsed;
@@ -482,7 +523,7 @@ export class Miner {
       )
         break;
       seen.add(k);
-      run.push(item);
+      run.push({ tx: item.tx, sender: item.sender, key: k });
     }
     return run;
   }
@@ -516,19 +557,22 @@ export class Miner {
     if (this.blockFull(tx)) await this.sealNow();
     this.source = bag;
     try {
-      return this.settle(tx, await this.pending.executor.execute(tx, sender), prefetchedRoot);
+      return this.settle(tx, await this.pending.executor.execute(tx, sender), prefetchedRoot, k);
     } finally {
       this.source = undefined;
     }
   }
 
-  /** The pending block takes an executed transaction's outcome: its result for the submitter. */
-  private settle(tx: SignedTx, o: TxOutcome, prefetchedRoot: Uint8Array): TxResult {
+  /**
+   * The pending block takes an executed transaction's outcome: its result for the submitter.
+   * `key`: its hash as hex (the pending block's index), made once per transaction by the caller.
+   */
+  private settle(tx: SignedTx, o: TxOutcome, prefetchedRoot: Uint8Array, key: string): TxResult {
     const hash = tx.hash;
     if (o.status === 'included') {
       this.pending.raws.push(tx.raw);
       this.pending.bytes += tx.raw.length;
-      this.pending.hashes.add(toHex(hash));
+      this.pending.hashes.add(key);
       this.counters.accepted++;
       return result(hash, TxStatus.Accepted, '');
     }
@@ -602,7 +646,7 @@ export class Miner {
       shard,
       root: state.accounts.refAt(this.layout.path(shard)) ?? new Uint8Array(0),
     }));
-    this.rememberChanges(state, done.updates);
+    this.rememberChanges(state, done.updates, done.updateKeys);
     this.pruneKeepingCoinbase(state);
     // Transactions and bag nodes are views into the messages they came in (a client's whole
     // submission, bag included): a block kept for `keepBlocks` must not keep those alive.

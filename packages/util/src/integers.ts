@@ -37,15 +37,24 @@ function minimalBytes(n: bigint): Uint8Array {
   return new Uint8Array(Buffer.from(hex, 'hex'));
 }
 
-/** Big-endian bytes (any length, leading zeros allowed; empty is zero) → bigint. */
-export function bytesToBigint(b: Uint8Array): bigint {
-  if (b.length === 0) return 0n;
-  if (b.length <= 6) {
-    let v = 0;
-    for (let i = 0; i < b.length; i++) v = v * 256 + b[i]!;
-    return BigInt(v);
+/**
+ * Big-endian bytes `b[from, to)` (any length, leading zeros allowed; empty is zero) → bigint.
+ * Read in 48-bit chunks of plain number arithmetic, no hex string: a balance (9 bytes or more)
+ * is decoded for every account a block reads.
+ */
+export function bytesToBigint(b: Uint8Array, from = 0, to = b.length): bigint {
+  const n = to - from;
+  if (n <= 0) return 0n;
+  let at = from + (n % 6 || 6);
+  let head = 0;
+  for (let i = from; i < at; i++) head = head * 256 + b[i]!;
+  let v = BigInt(head);
+  while (at < to) {
+    let c = 0;
+    for (const end = at + 6; at < end; at++) c = c * 256 + b[at]!;
+    v = (v << 48n) | BigInt(c);
   }
-  return BigInt(`0x${Buffer.from(b.buffer, b.byteOffset, b.length).toString('hex')}`);
+  return v;
 }
 
 function badInteger(n: bigint, expected: string): never {

@@ -6,7 +6,9 @@
  * and see the state the ones before them left; and one call per transaction ends as
  * @ethereumjs/evm does there. And a batch whose transactions each read a slot the engine
  * lacks gets them all in one round (they are run ahead), with the same outcomes, receipts
- * (logs bloom from revm) and root. The random blocks of engineFuzz.test.ts hold batches to
+ * (logs bloom from revm) and root; a transaction whose run ahead read nothing that changed
+ * since is not run again (the coinbase's fees aside), one that read the coinbase's balance is.
+ * The random blocks of engineFuzz.test.ts hold batches to
  * single calls more broadly.
  */
 import { createFeeMarket1559Tx, type TypedTransaction } from '@ethereumjs/tx';
@@ -125,6 +127,9 @@ describeRevm('revm batches hand a transaction back mid-batch', () => {
 /** Eight senders, each calling READER once. */
 const READER_KEYS = Array.from({ length: 8 }, (_, i) => keccak.keccak256(Uint8Array.of(0xb0 + i)));
 const READERS = READER_KEYS.map((k) => privateToAddress(k));
+/** A ninth caller, funded, its slot set and proven like the readers'. */
+const LATE_KEY = keccak.keccak256(Uint8Array.of(0xb8));
+const LATE = privateToAddress(LATE_KEY);
 /** LOG1(topic CALLER) of SLOAD(CALLER), then SSTORE(0, SLOAD(CALLER)): a slot per caller, one shared. */
 const READER = new Uint8Array(20).fill(0xd2);
 const READER_CODE = Uint8Array.from(
@@ -140,27 +145,38 @@ const callerWord = (a: Uint8Array): Uint8Array => {
   return w;
 };
 
-/** Every reader funded, READER's slot of each reader set (and slot 0), all proven. */
-function readerState(): StateTree {
+/**
+ * Every reader funded, READER (running `code`) with the slot of each reader set (and slot 0),
+ * all proven (and a ninth caller's, LATE, below); the coinbase, when `coinbase` is given,
+ * holding that balance.
+ */
+function readerState(code: Uint8Array = READER_CODE, coinbase?: bigint): StateTree {
   const full = new StateTree();
-  for (const a of READERS)
+  for (const a of [...READERS, LATE])
     full.putAccount(a, makeAccount({ nonce: 0n, balance: 10n ** 20n, codeHash: EMPTY_CODE_HASH }));
-  const code = full.putCode(READER_CODE);
-  full.putAccount(READER, makeAccount({ nonce: 1n, balance: 0n, codeHash: code }));
+  if (coinbase !== undefined)
+    full.putAccount(env.coinbase, makeAccount({ balance: coinbase, codeHash: EMPTY_CODE_HASH }));
+  const codeHash = full.putCode(code);
+  full.putAccount(READER, makeAccount({ nonce: 1n, balance: 0n, codeHash }));
   full.putStorage(READER, word(0), LONG);
-  for (const [i, a] of READERS.entries()) full.putStorage(READER, callerWord(a), word(i + 1));
+  for (const [i, a] of [...READERS, LATE].entries()) full.putStorage(READER, callerWord(a), word(i + 1));
   const bag = new NodeBag();
-  bag.addNodes(full.proveAccounts([...READERS, READER, env.coinbase]));
-  bag.addNodes(full.proveStorageMany(READER, [word(0), ...READERS.map(callerWord)]));
-  bag.add(READER_CODE);
+  bag.addNodes(full.proveAccounts([...READERS, LATE, READER, env.coinbase]));
+  bag.addNodes(full.proveStorageMany(READER, [word(0), ...[...READERS, LATE].map(callerWord)]));
+  bag.add(code);
   return StateTree.fromRootHash(full.root(), { source: bag });
 }
 
-async function readAll(batch: boolean, engine: 'revm' | 'ethereumjs' = 'revm') {
-  const ex = await executor(readerState(), batch, engine);
+async function readAll(
+  batch: boolean,
+  engine: 'revm' | 'ethereumjs' = 'revm',
+  state: () => StateTree = () => readerState(),
+) {
+  const ex = await executor(state(), batch, engine);
   const items = READER_KEYS.map((k, i) => ({ tx: tx(k, 0n, READER, 0n), sender: READERS[i]! }));
   const outcomes = await ex.executeBatch(items);
   const crossings = ex.engineCrossings;
+  const reused = ex.reusedRuns;
   const done = await ex.finish();
   return {
     outcomes: outcomes.map(show),
@@ -169,6 +185,7 @@ async function readAll(batch: boolean, engine: 'revm' | 'ethereumjs' = 'revm') {
     logs: done.receipts.map((r) => toHex(logsBloom(r.logs))),
     root: toHex(done.stateRoot),
     crossings,
+    reused,
   };
 }
 
@@ -191,5 +208,61 @@ describeRevm('revm batches read what their transactions lack in one round', () =
     // needs a round each.
     expect(batch.crossings).toBe(2);
     expect(one.crossings).toBeGreaterThanOrEqual(2 * READERS.length);
+    // Each run ahead read slot 0, which every transaction before it wrote: none is taken.
+    expect(batch.reused).toBe(0);
+  });
+});
+
+/** SSTORE(CALLER, SLOAD(CALLER) + 1); LOG1(0, 0, CALLER): each caller's own slot only. */
+const COUNTER_CODE = Uint8Array.from(Buffer.from('33546001013355' + '3360006000a1' + '00', 'hex'));
+/** SSTORE(CALLER, BALANCE(COINBASE)): what each caller saw of the coinbase's balance. */
+const COINBASE_READER_CODE = Uint8Array.from(Buffer.from('4131335500', 'hex'));
+
+/**
+ * Two batches over `code`: the eight readers once (the engine learns their slots), then the
+ * ninth caller (whose slot it lacks, so it runs the eight ahead of it) and the eight again.
+ */
+async function twice(code: Uint8Array, engine: 'revm' | 'ethereumjs') {
+  const full = readerState(code, 10n ** 18n);
+  const ex = await executor(full, engine === 'revm', engine);
+  const first = READER_KEYS.map((k, i) => ({ tx: tx(k, 0n, READER, 0n), sender: READERS[i]! }));
+  const second = [
+    { tx: tx(LATE_KEY, 0n, READER, 0n), sender: LATE },
+    ...READER_KEYS.map((k, i) => ({ tx: tx(k, 1n, READER, 0n), sender: READERS[i]! })),
+  ];
+  const outcomes = [...(await ex.executeBatch(first))];
+  const reusedFirst = ex.reusedRuns;
+  outcomes.push(...(await ex.executeBatch(second)));
+  const reused = ex.reusedRuns - reusedFirst;
+  const done = await ex.finish();
+  return {
+    outcomes: outcomes.map(show),
+    receipts: done.receipts.map((r) => toHex(encodeReceipt(r))),
+    root: toHex(done.stateRoot),
+    reusedFirst,
+    reused,
+  };
+}
+
+describeRevm('revm batches take a run ahead instead of a second run when what it read still holds', () => {
+  it('runs ahead that lacked nothing and read only their own slots are taken (the fees paid since added to the coinbase)', async () => {
+    const reference = await twice(COUNTER_CODE, 'ethereumjs');
+    const batch = await twice(COUNTER_CODE, 'revm');
+    expect(batch.outcomes).toEqual(reference.outcomes);
+    expect(batch.outcomes.every((o) => o.startsWith('1 '))).toBe(true);
+    expect(batch.receipts).toEqual(reference.receipts);
+    expect(batch.root).toBe(reference.root);
+    // First batch: every run ahead lacked its slot, so none could be taken. Second: the ninth
+    // caller lacked its slot and ran again; the eight run ahead of it were taken.
+    expect(batch.reusedFirst).toBe(0);
+    expect(batch.reused).toBe(READERS.length);
+  });
+
+  it('a run ahead that read the coinbase balance is run again (every fee before it moved that balance)', async () => {
+    const reference = await twice(COINBASE_READER_CODE, 'ethereumjs');
+    const batch = await twice(COINBASE_READER_CODE, 'revm');
+    expect(batch.outcomes).toEqual(reference.outcomes);
+    expect(batch.root).toBe(reference.root);
+    expect(batch.reused).toBe(0);
   });
 });

@@ -88,4 +88,16 @@ describe('bigintToBytes / bytesToBigint', () => {
     expect(bytesToBigint(Uint8Array.of(0, 0, 1))).toBe(1n);
     expect(bytesToBigint(Uint8Array.of(0, 1, 2, 3, 4, 5, 6, 7))).toBe(0x01020304050607n);
   });
+
+  it('reads a range of a larger array, every length 0-40 at every offset, as the hex of those bytes', () => {
+    const r = new Prng(48);
+    const b = r.bytes(64);
+    for (let from = 0; from < 24; from++) {
+      for (let to = from; to <= from + 40; to++) {
+        const hex = Buffer.from(b.subarray(from, to)).toString('hex');
+        expect(bytesToBigint(b, from, to)).toBe(hex === '' ? 0n : BigInt(`0x${hex}`));
+        expect(bytesToBigint(b.subarray(from, to))).toBe(bytesToBigint(b, from, to));
+      }
+    }
+  });
 });
