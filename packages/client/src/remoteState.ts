@@ -14,7 +14,6 @@
  * nodes a minute under the soak's load, ~1 KiB each).
  */
 import {
-  type Account,
   byteKey,
   bytesEqual,
   DsmError,
@@ -24,6 +23,7 @@ import {
   hashedChildren,
   isDsmError,
   NodeBag,
+  type SharedNodes,
   StateTree,
   toHex,
 } from '@monsoon/dsm-tree';
@@ -92,6 +92,12 @@ export interface FetchCounters {
 }
 
 /** A BatchGet answer as `check` proved it: its nodes under the hashes computed, and the tree that read them. */
+/** A decoded node as a SharedNodes store holds it. */
+type SharedNode = NonNullable<ReturnType<SharedNodes['get']>>;
+
+/** Decoded branches shared between trees, per generation (see SharedDecoded). */
+const MAX_SHARED_DECODED = 16_384;
+
 /** Most account queries in one BatchGet. */
 const MAX_BATCH = 1000;
 
@@ -111,6 +117,12 @@ export class RemoteState {
   /** Hashes (binary strings) of account-trie nodes above the compaction level (the miners hold them), per generation. */
   private top = new Set<string>();
   private olderTop = new Set<string>();
+  /**
+   * Branches decoded from cached nodes, shared by every tree read here (see
+   * VerifiedNodeSource.decoded), in two generations like the cache: a BatchGet's check and
+   * every pre-execution at the same root decoded the same upper nodes each again.
+   */
+  private readonly decoded = new SharedDecoded();
   readonly counters: FetchCounters = { calls: 0, bytes: 0, refused: 0, oneSided: 0 };
 
   constructor(
@@ -149,6 +161,7 @@ export class RemoteState {
       hash: this.keccak,
       source: {
         getBin: (h) => this.cached(h, served),
+        decoded: this.decoded,
       },
       // Code blobs (looked up by code hash, not through the trie).
       resolver: (h) => {
@@ -172,7 +185,17 @@ export class RemoteState {
 
   /** The nodes of `served` a miner needs (those above the compaction level left out), without hashing any. */
   bagOf(served: NodeBag): NodeBag {
-    return served.filter((h) => !this.isTop(h));
+    const bag = new NodeBag({ hash: this.keccak });
+    this.addToBag(bag, served);
+    return bag;
+  }
+
+  /**
+   * Adds to `bag` the nodes of `served` a miner needs (as bagOf picks them), with no bag in
+   * between; returns their bytes (what the transaction alone would have shipped).
+   */
+  addToBag(bag: NodeBag, served: NodeBag): number {
+    return bag.mergeWhere(served, (h) => !this.isTop(h));
   }
 
   /**
@@ -283,7 +306,7 @@ export class RemoteState {
     // Both bags keep nodes under the hashes they computed: the tree uses them unhashed.
     const tree = StateTree.fromRootHash(at.stateRoot, {
       hash: this.keccak,
-      source: { getBin: (h) => bag.getBin(h) ?? this.cached(h) },
+      source: { getBin: (h) => bag.getBin(h) ?? this.cached(h), decoded: this.decoded },
     });
     qs.forEach((q, i) => {
       const r = res.results[i]!;
@@ -291,16 +314,20 @@ export class RemoteState {
       const where = () => `account ${toHex(q.address)}`;
       if (!bytesEqual(r.address, q.address))
         refuse(`result ${i} is for ${toHex(r.address)}, asked ${where()}`);
-      let proven: Account | undefined;
+      // The account's leaf value as the proof gives it, compared as bytes with the claim (a
+      // storage node sends the value it holds): decoded only where its slots or code are checked.
+      let provenRlp: Uint8Array | undefined;
       try {
-        proven = tree.getAccount(q.address);
+        provenRlp = tree.accounts.get(this.keccak.keccak256(q.address));
       } catch (e) {
         if (isDsmError(e, DsmErrorCode.MissingNode) || isDsmError(e, DsmErrorCode.HashMismatch))
           refuse(`the proof of ${where()} does not reach it from state root ${toHex(at.stateRoot)}`);
         throw e;
       }
-      const claimed = r.accountRlp === undefined ? undefined : decodeAccount(r.accountRlp);
-      if (!sameAccount(proven, claimed)) refuse(`claims a value for ${where()} that its proof does not give`);
+      if (!sameBytes(provenRlp, r.accountRlp))
+        refuse(`claims a value for ${where()} that its proof does not give`);
+      if (q.slots.length === 0 && !q.code) return;
+      const proven = provenRlp === undefined ? undefined : decodeAccount(provenRlp);
       q.slots.forEach((slot, j) => {
         let value: Uint8Array | undefined;
         try {
@@ -349,6 +376,11 @@ export class RemoteState {
     const wanted = first.filter(
       (q) =>
         !resolvable(() => {
+          // Only where slots or code are looked for is the account decoded (its roots name them).
+          if (q.slots.length === 0 && !q.code) {
+            probe.accounts.get(this.keccak.keccak256(q.address));
+            return;
+          }
           const a = probe.getAccount(q.address);
           for (const slot of q.slots) probe.getStorage(q.address, slot);
           if (
@@ -463,14 +495,34 @@ function resolvable(f: () => unknown): boolean {
   }
 }
 
-function sameAccount(a: Account | undefined, b: Account | undefined): boolean {
-  if (a === undefined || b === undefined) return a === b;
-  return (
-    a.nonce === b.nonce &&
-    a.balance === b.balance &&
-    bytesEqual(a.storageRoot, b.storageRoot) &&
-    bytesEqual(a.codeHash, b.codeHash)
-  );
+function sameBytes(a: Uint8Array | undefined, b: Uint8Array | undefined): boolean {
+  return a === undefined || b === undefined ? a === b : bytesEqual(a, b);
+}
+
+/**
+ * Decoded nodes in two generations (see RemoteState.decoded): when the newer holds
+ * MAX_SHARED_DECODED it becomes the older and the oldest is dropped; one found in the older
+ * moves to the newer. Nodes of roots a few blocks old are dead, so a few thousand suffice.
+ */
+class SharedDecoded implements SharedNodes {
+  private newer = new Map<string, SharedNode>();
+  private older = new Map<string, SharedNode>();
+
+  get(hash: string): SharedNode | undefined {
+    const n = this.newer.get(hash);
+    if (n !== undefined || this.older.size === 0) return n;
+    const o = this.older.get(hash);
+    if (o !== undefined) this.set(hash, o);
+    return o;
+  }
+
+  set(hash: string, node: SharedNode): void {
+    if (this.newer.size >= MAX_SHARED_DECODED) {
+      this.older = this.newer;
+      this.newer = new Map();
+    }
+    this.newer.set(hash, node);
+  }
 }
 
 function trim(b: Uint8Array): Uint8Array {

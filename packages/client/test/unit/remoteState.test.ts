@@ -152,6 +152,25 @@ describe('RemoteState', () => {
     remote.storage.close();
   });
 
+  it('hands every read at a root its whole witness, the branches decoded once shared by all', async () => {
+    const remote = await remoteOver([honest], 0);
+    const q = [{ address: token, slots: [slot], code: false }];
+    const read = () => remote.withState(at, q, (t) => t.getStorage(token, slot));
+    const first = await read();
+    // The same keys again on a new tree: its branches come decoded already, not decoded
+    // again; yet the witness, every node the run used, is the same.
+    const again = await read();
+    expect(again.read.tree).not.toBe(first.read.tree);
+    expect(again.value).toEqual(Uint8Array.of(42));
+    const nodesOf = (bag: { values(): Uint8Array[] }) =>
+      new Set(bag.values().map((n) => Buffer.from(n).toString('hex')));
+    const witness = nodesOf(again.served);
+    expect(witness).toEqual(nodesOf(first.served));
+    for (const n of state.accounts.prove(keccak.keccak256(token)))
+      expect(witness.has(Buffer.from(n).toString('hex'))).toBe(true);
+    remote.storage.close();
+  });
+
   it("runs on a read tree handed on only at that tree's own root", async () => {
     const remote = await remoteOver([honest]);
     const q = [{ address: addrs[7]!, slots: [], code: false }];
