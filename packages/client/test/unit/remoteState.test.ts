@@ -8,7 +8,7 @@
 import type { Server } from '@grpc/grpc-js';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { ClientErrorCode, isClientError, RemoteState, ShardedStorage } from '@monsoon/client';
-import { makeAccount, StateTree } from '@monsoon/dsm-tree';
+import { makeAccount, NodeBag, StateTree } from '@monsoon/dsm-tree';
 import { keccak } from '@monsoon/keccak';
 import { serveStorage } from '../helpers/storageStandIn.js';
 
@@ -72,6 +72,12 @@ describe('RemoteState', () => {
         .some((n) => Buffer.from(n).equals(Buffer.from(rootNode))),
     ).toBe(false);
     expect(remote.bagOf(served).size).toBe(served.size - 1);
+    // Added to a submission's bag the same way, with the bytes the transaction alone ships.
+    const bag = new NodeBag();
+    bag.add(rootNode);
+    expect(remote.addToBag(bag, served)).toBe(served.byteSize - rootNode.length);
+    expect(bag.size).toBe(served.size);
+    expect(bag.byteSize).toBe(served.byteSize);
     remote.storage.close();
   });
 
