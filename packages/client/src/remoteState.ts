@@ -21,6 +21,7 @@ import {
   decodeAccount,
   EMPTY_CODE_HASH,
   hashedChildren,
+  hashOne,
   isDsmError,
   NodeBag,
   type SharedNodes,
@@ -205,7 +206,7 @@ export class RemoteState {
   async fetch(at: StateRef, queries: readonly AccountQuery[]): Promise<void> {
     const byShard = new Map<number, AccountQuery[]>();
     for (const q of queries) {
-      const shard = this.storage.shardOfKey(this.keccak.keccak256(q.address));
+      const shard = this.storage.shardOfKey(hashOne(this.keccak, q.address));
       const list = byShard.get(shard);
       if (list === undefined) byShard.set(shard, [q]);
       else list.push(q);
@@ -318,7 +319,7 @@ export class RemoteState {
       // storage node sends the value it holds): decoded only where its slots or code are checked.
       let provenRlp: Uint8Array | undefined;
       try {
-        provenRlp = tree.accounts.get(this.keccak.keccak256(q.address));
+        provenRlp = tree.accounts.get(hashOne(this.keccak, q.address));
       } catch (e) {
         if (isDsmError(e, DsmErrorCode.MissingNode) || isDsmError(e, DsmErrorCode.HashMismatch))
           refuse(`the proof of ${where()} does not reach it from state root ${toHex(at.stateRoot)}`);
@@ -352,8 +353,9 @@ export class RemoteState {
 
   /**
    * Runs `f` on the state at `at`, fetching what it turns out to need: first `first` (those
-   * of its accounts not already resolvable), then, each time `f` stops at a missing node, the
-   * account (and slot, and code) the node belongs to. `f` reports a missing node by throwing
+   * of its accounts not already resolvable; on a tree handed on in `opts.from`, looked for only
+   * once `f` stops at a miss, and fetched with it), then, each time `f` stops at a missing node,
+   * the account (and slot, and code) the node belongs to. `f` reports a missing node by throwing
    * an ExecutionError MISSING_NODE naming the account (and slot), or a DsmError MISSING_NODE.
    * Returns what `f` returned, every node and code blob its last, complete run used (the
    * first run also holds what `first` read: `f` runs on the tree that looked for them, so the
@@ -367,45 +369,29 @@ export class RemoteState {
     opts: WithStateOptions = {},
   ): Promise<{ value: T; served: NodeBag; rounds: number; read: ReadTree }> {
     const maxRounds = opts.maxRounds ?? 8;
-    // Looking only faults nodes in (a miss changes nothing): the tree is as good as a fresh one.
-    let read =
-      opts.from !== undefined && bytesEqual(opts.from.stateRoot, at.stateRoot)
-        ? opts.from
-        : this.readTree(at.stateRoot);
-    const probe = read.tree;
-    const wanted = first.filter(
-      (q) =>
-        !resolvable(() => {
-          // Only where slots or code are looked for is the account decoded (its roots name them).
-          if (q.slots.length === 0 && !q.code) {
-            probe.accounts.get(this.keccak.keccak256(q.address));
-            return;
-          }
-          const a = probe.getAccount(q.address);
-          for (const slot of q.slots) probe.getStorage(q.address, slot);
-          if (
-            q.code &&
-            a !== undefined &&
-            !bytesEqual(a.codeHash, EMPTY_CODE_HASH) &&
-            probe.getCode(a.codeHash) === undefined &&
-            this.cached(byteKey(a.codeHash)) === undefined
-          )
-            throw new DsmError(DsmErrorCode.MissingNode, 'code not cached');
-        }),
-    );
+    // A tree handed on has read `first` already (the same keys, but for a new guess or so): it is
+    // looked through again only if the run stops at a miss, not before every run on it.
+    const reuse = opts.from !== undefined && bytesEqual(opts.from.stateRoot, at.stateRoot);
+    let read = reuse ? opts.from! : this.readTree(at.stateRoot);
+    let unprobed = reuse ? first : [];
     let rounds = 0;
-    if (wanted.length > 0) {
-      await this.fetch(at, wanted);
-      rounds++;
+    if (!reuse) {
+      // Looking only faults nodes in (a miss changes nothing): the tree is as good as a fresh one.
+      const wanted = this.lacking(read.tree, first);
+      if (wanted.length > 0) {
+        await this.fetch(at, wanted);
+        rounds++;
+      }
     }
     const asked = new Set<string>();
     for (;;) {
       try {
         return { value: await f(read.tree), served: read.served, rounds, read };
       } catch (e) {
+        // A miss the error names, or (a tree handed on, `first` not looked for yet) any miss.
         const q = missingKey(e);
-        if (q === undefined) throw e;
-        const key = `${toHex(q.address)}/${q.slots.map(toHex).join()}`;
+        if (q === undefined && !(unprobed.length > 0 && isMiss(e))) throw e;
+        const key = q === undefined ? '' : `${toHex(q.address)}/${q.slots.map(toHex).join()}`;
         if (asked.has(key)) {
           throw new ClientError(
             ClientErrorCode.BadProof,
@@ -419,12 +405,40 @@ export class RemoteState {
           );
         }
         asked.add(key);
-        await this.fetch(at, [q]);
-        rounds++;
         // `f` may have written to the tree before it stopped: the next run starts afresh.
         read = this.readTree(at.stateRoot);
+        const wanted = this.lacking(read.tree, unprobed);
+        unprobed = [];
+        if (q !== undefined) wanted.push(q);
+        else if (wanted.length === 0) throw e;
+        await this.fetch(at, wanted);
+        rounds++;
       }
     }
+  }
+
+  /** The queries of `first` that `tree` cannot answer from the cache (a miss faults nothing in). */
+  private lacking(tree: StateTree, first: readonly AccountQuery[]): AccountQuery[] {
+    return first.filter(
+      (q) =>
+        !resolvable(() => {
+          // Only where slots or code are looked for is the account decoded (its roots name them).
+          if (q.slots.length === 0 && !q.code) {
+            tree.accounts.get(hashOne(this.keccak, q.address));
+            return;
+          }
+          const a = tree.getAccount(q.address);
+          for (const slot of q.slots) tree.getStorage(q.address, slot);
+          if (
+            q.code &&
+            a !== undefined &&
+            !bytesEqual(a.codeHash, EMPTY_CODE_HASH) &&
+            tree.getCode(a.codeHash) === undefined &&
+            this.cached(byteKey(a.codeHash)) === undefined
+          )
+            throw new DsmError(DsmErrorCode.MissingNode, 'code not cached');
+        }),
+    );
   }
 
   /**
@@ -467,14 +481,19 @@ export class RemoteState {
   }
 }
 
+/** Whether `e` says a node was missing (or did not hash to what its parent named). */
+function isMiss(e: unknown): boolean {
+  return (
+    isExecutionError(e, ExecutionErrorCode.MissingNode) ||
+    isDsmError(e, DsmErrorCode.MissingNode) ||
+    isDsmError(e, DsmErrorCode.HashMismatch)
+  );
+}
+
 /** The query that fetches what a missing-node error names, or undefined for another error. */
 function missingKey(e: unknown): AccountQuery | undefined {
   const meta = (e as { meta?: Record<string, unknown> }).meta;
-  const missing =
-    isExecutionError(e, ExecutionErrorCode.MissingNode) ||
-    isDsmError(e, DsmErrorCode.MissingNode) ||
-    isDsmError(e, DsmErrorCode.HashMismatch);
-  if (!missing || !(meta?.address instanceof Uint8Array)) return undefined;
+  if (!isMiss(e) || !(meta?.address instanceof Uint8Array)) return undefined;
   const slot = meta.slot;
   return { address: meta.address, slots: slot instanceof Uint8Array ? [slot] : [], code: true };
 }

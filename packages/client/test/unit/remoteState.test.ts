@@ -187,6 +187,18 @@ describe('RemoteState', () => {
     expect(again.value).toBe(first.read.tree);
     expect(again.served).toBe(first.read.served);
     expect(remote.counters.calls).toBe(calls);
+
+    // Keys the tree handed on lacks: fetched in one round once the run stops at the first.
+    const more = [addrs[7]!, addrs[21]!, addrs[22]!].map((address) => ({ address, slots: [], code: false }));
+    const both = await remote.withState(
+      at,
+      more,
+      (t) => [t.getAccount(addrs[21]!)?.nonce, t.getAccount(addrs[22]!)?.nonce],
+      { from: first.read },
+    );
+    expect(both.value).toEqual([21n, 22n]);
+    expect(both.rounds).toBe(1);
+    expect(remote.counters.calls).toBe(calls + 1);
     remote.storage.close();
 
     // Another root (the account changed): the tree proven under the first root is not read.
