@@ -55,12 +55,12 @@ interface Unanswered {
 }
 
 /** One transaction's fate as SendTransactions reports it; throws what must fail the whole call. */
-async function fateOf(raw: Uint8Array, submitted: Promise<unknown>): Promise<SendResult | Unanswered> {
-  const txHash = keccak.keccak256(raw);
+async function fateOf(raw: Uint8Array, submitted: Promise<Uint8Array>): Promise<SendResult | Unanswered> {
   try {
-    await submitted;
-    return { txHash, accepted: true };
+    return { txHash: await submitted, accepted: true };
   } catch (e) {
+    // A refused transaction's hash, hashed here (an accepted one's came with it).
+    const txHash = keccak.keccak256(raw);
     if (isClientError(e, ClientErrorCode.MinerUnavailable))
       return { result: { txHash, accepted: false, error: e.message, fateUnknown: true }, error: e };
     if (e instanceof MinerRefused) return { txHash, accepted: false, error: e.message, refusedBy: 'miner' };

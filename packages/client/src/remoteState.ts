@@ -14,7 +14,6 @@
  * nodes a minute under the soak's load, ~1 KiB each).
  */
 import {
-  type Account,
   byteKey,
   bytesEqual,
   DsmError,
@@ -22,8 +21,10 @@ import {
   decodeAccount,
   EMPTY_CODE_HASH,
   hashedChildren,
+  hashOne,
   isDsmError,
   NodeBag,
+  type SharedNodes,
   StateTree,
   toHex,
 } from '@monsoon/dsm-tree';
@@ -92,6 +93,12 @@ export interface FetchCounters {
 }
 
 /** A BatchGet answer as `check` proved it: its nodes under the hashes computed, and the tree that read them. */
+/** A decoded node as a SharedNodes store holds it. */
+type SharedNode = NonNullable<ReturnType<SharedNodes['get']>>;
+
+/** Decoded branches shared between trees, per generation (see SharedDecoded). */
+const MAX_SHARED_DECODED = 16_384;
+
 /** Most account queries in one BatchGet. */
 const MAX_BATCH = 1000;
 
@@ -111,6 +118,12 @@ export class RemoteState {
   /** Hashes (binary strings) of account-trie nodes above the compaction level (the miners hold them), per generation. */
   private top = new Set<string>();
   private olderTop = new Set<string>();
+  /**
+   * Branches decoded from cached nodes, shared by every tree read here (see
+   * VerifiedNodeSource.decoded), in two generations like the cache: a BatchGet's check and
+   * every pre-execution at the same root decoded the same upper nodes each again.
+   */
+  private readonly decoded = new SharedDecoded();
   readonly counters: FetchCounters = { calls: 0, bytes: 0, refused: 0, oneSided: 0 };
 
   constructor(
@@ -149,6 +162,7 @@ export class RemoteState {
       hash: this.keccak,
       source: {
         getBin: (h) => this.cached(h, served),
+        decoded: this.decoded,
       },
       // Code blobs (looked up by code hash, not through the trie).
       resolver: (h) => {
@@ -172,7 +186,17 @@ export class RemoteState {
 
   /** The nodes of `served` a miner needs (those above the compaction level left out), without hashing any. */
   bagOf(served: NodeBag): NodeBag {
-    return served.filter((h) => !this.isTop(h));
+    const bag = new NodeBag({ hash: this.keccak });
+    this.addToBag(bag, served);
+    return bag;
+  }
+
+  /**
+   * Adds to `bag` the nodes of `served` a miner needs (as bagOf picks them), with no bag in
+   * between; returns their bytes (what the transaction alone would have shipped).
+   */
+  addToBag(bag: NodeBag, served: NodeBag): number {
+    return bag.mergeWhere(served, (h) => !this.isTop(h));
   }
 
   /**
@@ -182,7 +206,7 @@ export class RemoteState {
   async fetch(at: StateRef, queries: readonly AccountQuery[]): Promise<void> {
     const byShard = new Map<number, AccountQuery[]>();
     for (const q of queries) {
-      const shard = this.storage.shardOfKey(this.keccak.keccak256(q.address));
+      const shard = this.storage.shardOfKey(hashOne(this.keccak, q.address));
       const list = byShard.get(shard);
       if (list === undefined) byShard.set(shard, [q]);
       else list.push(q);
@@ -283,7 +307,7 @@ export class RemoteState {
     // Both bags keep nodes under the hashes they computed: the tree uses them unhashed.
     const tree = StateTree.fromRootHash(at.stateRoot, {
       hash: this.keccak,
-      source: { getBin: (h) => bag.getBin(h) ?? this.cached(h) },
+      source: { getBin: (h) => bag.getBin(h) ?? this.cached(h), decoded: this.decoded },
     });
     qs.forEach((q, i) => {
       const r = res.results[i]!;
@@ -291,16 +315,20 @@ export class RemoteState {
       const where = () => `account ${toHex(q.address)}`;
       if (!bytesEqual(r.address, q.address))
         refuse(`result ${i} is for ${toHex(r.address)}, asked ${where()}`);
-      let proven: Account | undefined;
+      // The account's leaf value as the proof gives it, compared as bytes with the claim (a
+      // storage node sends the value it holds): decoded only where its slots or code are checked.
+      let provenRlp: Uint8Array | undefined;
       try {
-        proven = tree.getAccount(q.address);
+        provenRlp = tree.accounts.get(hashOne(this.keccak, q.address));
       } catch (e) {
         if (isDsmError(e, DsmErrorCode.MissingNode) || isDsmError(e, DsmErrorCode.HashMismatch))
           refuse(`the proof of ${where()} does not reach it from state root ${toHex(at.stateRoot)}`);
         throw e;
       }
-      const claimed = r.accountRlp === undefined ? undefined : decodeAccount(r.accountRlp);
-      if (!sameAccount(proven, claimed)) refuse(`claims a value for ${where()} that its proof does not give`);
+      if (!sameBytes(provenRlp, r.accountRlp))
+        refuse(`claims a value for ${where()} that its proof does not give`);
+      if (q.slots.length === 0 && !q.code) return;
+      const proven = provenRlp === undefined ? undefined : decodeAccount(provenRlp);
       q.slots.forEach((slot, j) => {
         let value: Uint8Array | undefined;
         try {
@@ -325,8 +353,9 @@ export class RemoteState {
 
   /**
    * Runs `f` on the state at `at`, fetching what it turns out to need: first `first` (those
-   * of its accounts not already resolvable), then, each time `f` stops at a missing node, the
-   * account (and slot, and code) the node belongs to. `f` reports a missing node by throwing
+   * of its accounts not already resolvable; on a tree handed on in `opts.from`, looked for only
+   * once `f` stops at a miss, and fetched with it), then, each time `f` stops at a missing node,
+   * the account (and slot, and code) the node belongs to. `f` reports a missing node by throwing
    * an ExecutionError MISSING_NODE naming the account (and slot), or a DsmError MISSING_NODE.
    * Returns what `f` returned, every node and code blob its last, complete run used (the
    * first run also holds what `first` read: `f` runs on the tree that looked for them, so the
@@ -340,40 +369,29 @@ export class RemoteState {
     opts: WithStateOptions = {},
   ): Promise<{ value: T; served: NodeBag; rounds: number; read: ReadTree }> {
     const maxRounds = opts.maxRounds ?? 8;
-    // Looking only faults nodes in (a miss changes nothing): the tree is as good as a fresh one.
-    let read =
-      opts.from !== undefined && bytesEqual(opts.from.stateRoot, at.stateRoot)
-        ? opts.from
-        : this.readTree(at.stateRoot);
-    const probe = read.tree;
-    const wanted = first.filter(
-      (q) =>
-        !resolvable(() => {
-          const a = probe.getAccount(q.address);
-          for (const slot of q.slots) probe.getStorage(q.address, slot);
-          if (
-            q.code &&
-            a !== undefined &&
-            !bytesEqual(a.codeHash, EMPTY_CODE_HASH) &&
-            probe.getCode(a.codeHash) === undefined &&
-            this.cached(byteKey(a.codeHash)) === undefined
-          )
-            throw new DsmError(DsmErrorCode.MissingNode, 'code not cached');
-        }),
-    );
+    // A tree handed on has read `first` already (the same keys, but for a new guess or so): it is
+    // looked through again only if the run stops at a miss, not before every run on it.
+    const reuse = opts.from !== undefined && bytesEqual(opts.from.stateRoot, at.stateRoot);
+    let read = reuse ? opts.from! : this.readTree(at.stateRoot);
+    let unprobed = reuse ? first : [];
     let rounds = 0;
-    if (wanted.length > 0) {
-      await this.fetch(at, wanted);
-      rounds++;
+    if (!reuse) {
+      // Looking only faults nodes in (a miss changes nothing): the tree is as good as a fresh one.
+      const wanted = this.lacking(read.tree, first);
+      if (wanted.length > 0) {
+        await this.fetch(at, wanted);
+        rounds++;
+      }
     }
     const asked = new Set<string>();
     for (;;) {
       try {
         return { value: await f(read.tree), served: read.served, rounds, read };
       } catch (e) {
+        // A miss the error names, or (a tree handed on, `first` not looked for yet) any miss.
         const q = missingKey(e);
-        if (q === undefined) throw e;
-        const key = `${toHex(q.address)}/${q.slots.map(toHex).join()}`;
+        if (q === undefined && !(unprobed.length > 0 && isMiss(e))) throw e;
+        const key = q === undefined ? '' : `${toHex(q.address)}/${q.slots.map(toHex).join()}`;
         if (asked.has(key)) {
           throw new ClientError(
             ClientErrorCode.BadProof,
@@ -387,12 +405,40 @@ export class RemoteState {
           );
         }
         asked.add(key);
-        await this.fetch(at, [q]);
-        rounds++;
         // `f` may have written to the tree before it stopped: the next run starts afresh.
         read = this.readTree(at.stateRoot);
+        const wanted = this.lacking(read.tree, unprobed);
+        unprobed = [];
+        if (q !== undefined) wanted.push(q);
+        else if (wanted.length === 0) throw e;
+        await this.fetch(at, wanted);
+        rounds++;
       }
     }
+  }
+
+  /** The queries of `first` that `tree` cannot answer from the cache (a miss faults nothing in). */
+  private lacking(tree: StateTree, first: readonly AccountQuery[]): AccountQuery[] {
+    return first.filter(
+      (q) =>
+        !resolvable(() => {
+          // Only where slots or code are looked for is the account decoded (its roots name them).
+          if (q.slots.length === 0 && !q.code) {
+            tree.accounts.get(hashOne(this.keccak, q.address));
+            return;
+          }
+          const a = tree.getAccount(q.address);
+          for (const slot of q.slots) tree.getStorage(q.address, slot);
+          if (
+            q.code &&
+            a !== undefined &&
+            !bytesEqual(a.codeHash, EMPTY_CODE_HASH) &&
+            tree.getCode(a.codeHash) === undefined &&
+            this.cached(byteKey(a.codeHash)) === undefined
+          )
+            throw new DsmError(DsmErrorCode.MissingNode, 'code not cached');
+        }),
+    );
   }
 
   /**
@@ -435,14 +481,19 @@ export class RemoteState {
   }
 }
 
+/** Whether `e` says a node was missing (or did not hash to what its parent named). */
+function isMiss(e: unknown): boolean {
+  return (
+    isExecutionError(e, ExecutionErrorCode.MissingNode) ||
+    isDsmError(e, DsmErrorCode.MissingNode) ||
+    isDsmError(e, DsmErrorCode.HashMismatch)
+  );
+}
+
 /** The query that fetches what a missing-node error names, or undefined for another error. */
 function missingKey(e: unknown): AccountQuery | undefined {
   const meta = (e as { meta?: Record<string, unknown> }).meta;
-  const missing =
-    isExecutionError(e, ExecutionErrorCode.MissingNode) ||
-    isDsmError(e, DsmErrorCode.MissingNode) ||
-    isDsmError(e, DsmErrorCode.HashMismatch);
-  if (!missing || !(meta?.address instanceof Uint8Array)) return undefined;
+  if (!isMiss(e) || !(meta?.address instanceof Uint8Array)) return undefined;
   const slot = meta.slot;
   return { address: meta.address, slots: slot instanceof Uint8Array ? [slot] : [], code: true };
 }
@@ -463,14 +514,34 @@ function resolvable(f: () => unknown): boolean {
   }
 }
 
-function sameAccount(a: Account | undefined, b: Account | undefined): boolean {
-  if (a === undefined || b === undefined) return a === b;
-  return (
-    a.nonce === b.nonce &&
-    a.balance === b.balance &&
-    bytesEqual(a.storageRoot, b.storageRoot) &&
-    bytesEqual(a.codeHash, b.codeHash)
-  );
+function sameBytes(a: Uint8Array | undefined, b: Uint8Array | undefined): boolean {
+  return a === undefined || b === undefined ? a === b : bytesEqual(a, b);
+}
+
+/**
+ * Decoded nodes in two generations (see RemoteState.decoded): when the newer holds
+ * MAX_SHARED_DECODED it becomes the older and the oldest is dropped; one found in the older
+ * moves to the newer. Nodes of roots a few blocks old are dead, so a few thousand suffice.
+ */
+class SharedDecoded implements SharedNodes {
+  private newer = new Map<string, SharedNode>();
+  private older = new Map<string, SharedNode>();
+
+  get(hash: string): SharedNode | undefined {
+    const n = this.newer.get(hash);
+    if (n !== undefined || this.older.size === 0) return n;
+    const o = this.older.get(hash);
+    if (o !== undefined) this.set(hash, o);
+    return o;
+  }
+
+  set(hash: string, node: SharedNode): void {
+    if (this.newer.size >= MAX_SHARED_DECODED) {
+      this.older = this.newer;
+      this.newer = new Map();
+    }
+    this.newer.set(hash, node);
+  }
 }
 
 function trim(b: Uint8Array): Uint8Array {

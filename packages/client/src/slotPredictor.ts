@@ -15,7 +15,7 @@
  * A guess is only a prefetch: the pre-execution still reads through proofs and fetches what it
  * lacks, so a wrong guess costs one needless slot proof, never a wrong witness.
  */
-import { byteKey } from '@monsoon/dsm-tree';
+import { byteKey, hashOne } from '@monsoon/dsm-tree';
 import type { SignedTx } from '@monsoon/execution';
 import type { Keccak } from '@monsoon/keccak';
 
@@ -62,7 +62,7 @@ export class SlotPredictor {
     const l = k === undefined ? undefined : this.learned.get(k);
     if (l === undefined || l.rules.length === 0) return [];
     return l.rules.map((r) =>
-      r.kind === 'plain' ? r.slot : this.keccak.keccak256(mappingInput(keyWord(tx, sender, r.word), r.p)),
+      r.kind === 'plain' ? r.slot : hashOne(this.keccak, mappingInput(keyWord(tx, sender, r.word), r.p)),
     );
   }
 

@@ -16,7 +16,7 @@
  */
 import type { Common } from '@ethereumjs/common';
 import { type ServiceError, status } from '@grpc/grpc-js';
-import { NodeBag, toHex } from '@monsoon/dsm-tree';
+import { bytesEqual, NodeBag, toHex } from '@monsoon/dsm-tree';
 import { unary } from '@monsoon/edge';
 import type { ChainRules, EvmPool, SignedTx } from '@monsoon/execution';
 import { keccak } from '@monsoon/keccak';
@@ -227,11 +227,11 @@ export class SubmitQueue {
   private flush(): void {
     this.flushScheduled = false;
     while (this.inFlight < this.opts.maxInFlight && this.batch.length > 0) {
-      const root = toHex(this.batch[0]!.at.stateRoot);
+      const root = this.batch[0]!.at.stateRoot;
       const group: Batched[] = [];
       const rest: Batched[] = [];
       for (const q of this.batch) {
-        if (group.length < this.opts.maxBatch && toHex(q.at.stateRoot) === root) group.push(q);
+        if (group.length < this.opts.maxBatch && bytesEqual(q.at.stateRoot, root)) group.push(q);
         else rest.push(q);
       }
       this.batch = rest;
@@ -248,9 +248,7 @@ export class SubmitQueue {
     const bag = new NodeBag({ hash: keccak });
     for (const q of group) {
       counters.rawWitnessBytes += q.served.byteSize;
-      const needed = remote.bagOf(q.served);
-      counters.unbaggedWitnessBytes += needed.byteSize;
-      bag.merge(needed);
+      counters.unbaggedWitnessBytes += remote.addToBag(bag, q.served);
     }
     const nodes = bag.values();
     counters.submissions++;

@@ -42,6 +42,22 @@ export interface VerifiedNodeSource {
    * (`DsmTree.evictCold`). How a tiered store keeps one resident copy of each node.
    */
   readonly inPlace?: boolean;
+  /**
+   * Decoded nodes shared by every tree over this source, by hash (32 chars): a branch whose
+   * children are all hashes is decoded once and the same frozen object handed to each tree that
+   * faults it in. Such a branch depends on its encoding alone (not on where it sits) and no tree
+   * changes it (a write changes a copy), so sharing it is safe; the source still hands out the
+   * encoding first (`getBin`), so whatever it tracks per tree is unchanged. For many short-lived
+   * trees at the same roots (a client's pre-executions), where every tree decoded the same top
+   * levels again.
+   */
+  readonly decoded?: SharedNodes;
+}
+
+/** Decoded nodes by hash (see VerifiedNodeSource.decoded); a Map is one. */
+export interface SharedNodes {
+  get(hash: string): InnerNode | undefined;
+  set(hash: string, node: InnerNode): unknown;
 }
 
 /** Anything nodes can be faulted in from. */
@@ -148,6 +164,22 @@ function decodeAt(enc: Uint8Array, key: Uint8Array, d: number, extra: number): I
   let n = d;
   if (extra >= 0) prefix[n++] = extra;
   return decodeNode(enc, prefix, n);
+}
+
+/** The node `enc` (verified to hash to `ref`) decodes to, from `shared` where it is a lazy branch kept there. */
+function sharedNode(
+  shared: SharedNodes,
+  ref: Bin,
+  enc: Uint8Array,
+  key: Uint8Array,
+  d: number,
+  extra: number,
+): InnerNode {
+  const known = shared.get(ref);
+  if (known !== undefined) return known;
+  const n = decodeAt(enc, key, d, extra);
+  if (n.kind === BRANCH && n.lazy) shared.set(ref, n);
+  return n;
 }
 
 /**
@@ -512,8 +544,11 @@ export class DsmTree {
       } else enc = source(fromBin(stub.ref));
     } else {
       enc = this.source?.getBin(stub.ref);
-      if (enc !== undefined) checked = true;
-      else if (this.resolver !== undefined) enc = this.resolver(fromBin(stub.ref));
+      if (enc !== undefined) {
+        const shared = this.source!.decoded;
+        if (shared !== undefined) return sharedNode(shared, stub.ref, enc, key, d, extra);
+        checked = true;
+      } else if (this.resolver !== undefined) enc = this.resolver(fromBin(stub.ref));
     }
     if (enc === undefined) {
       throw new DsmError(DsmErrorCode.MissingNode, `node ${binToHex(stub.ref)} is not in memory`, {

@@ -25,6 +25,7 @@ export {
   type NodeResolver,
   type NodeSource,
   residentNodeBytes,
+  type SharedNodes,
   type VerifiedNodeSource,
   type WitnessCheck,
 } from './dsmTree.js';

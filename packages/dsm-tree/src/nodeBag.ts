@@ -68,6 +68,20 @@ export class NodeBag {
     return out;
   }
 
+  /**
+   * Adds the nodes of another bag whose hashes `keep` accepts (merge of a filter, with no bag
+   * in between); returns the bytes of the nodes accepted, whether this bag had them or not.
+   */
+  mergeWhere(other: NodeBag, keep: (hash: Bin) => boolean): number {
+    let bytes = 0;
+    for (const [h, n] of other.nodes) {
+      if (!keep(h)) continue;
+      bytes += n.length;
+      this.put(h, n);
+    }
+    return bytes;
+  }
+
   /** Adds every node of another bag. */
   merge(other: NodeBag): void {
     for (const [h, n] of other.nodes) this.put(h, n);

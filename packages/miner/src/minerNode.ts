@@ -161,6 +161,8 @@ export class MinerNode {
   /** The chain log, with `dataDir`. */
   private blockLog: BlockLog | undefined;
   private timer: NodeJS.Timeout | undefined;
+  /** Blocks' SubscribeBlocks messages, kept while the block is (see blockMessage). */
+  private readonly blockMessages = new WeakMap<ChainBlock, minerPb.BlockWithReceipts>();
 
   private constructor(
     readonly miner: Miner,
@@ -398,13 +400,7 @@ export class MinerNode {
       for (const n of [...sent.keys()]) if (n > tip.header.number || n < oldest) sent.delete(n);
       for (const b of fresh.reverse()) {
         sent.set(b.header.number, toHex(b.hash));
-        call.write(
-          blockWithReceiptsToProto({
-            headerRlp: encodeHeader(b.header),
-            transactions: b.transactions,
-            receipts: b.receipts.map((r) => encodeReceipt(r)),
-          }),
-        );
+        call.write(this.blockMessage(b));
       }
     };
     const unsubscribe = this.heads.subscribe(send);
@@ -423,6 +419,20 @@ export class MinerNode {
     call.on('error', finish);
     send(head);
     return end;
+  }
+
+  /** `b` as SubscribeBlocks streams it, built once for every stream (not its receipts encoded once a subscriber). */
+  private blockMessage(b: ChainBlock): minerPb.BlockWithReceipts {
+    let m = this.blockMessages.get(b);
+    if (m === undefined) {
+      m = blockWithReceiptsToProto({
+        headerRlp: encodeHeader(b.header),
+        transactions: b.transactions,
+        receipts: b.receipts.map((r) => encodeReceipt(r)),
+      });
+      this.blockMessages.set(b, m);
+    }
+    return m;
   }
 
   private dial(address: string): void {

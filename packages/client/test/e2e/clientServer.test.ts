@@ -13,9 +13,15 @@ import { keccak } from '@monsoon/keccak';
 import { ClientServiceClient, sendResultsFromProto } from '@monsoon/protocol';
 import { rejection } from '@monsoon/test-utils';
 
-/** A client whose submissions end as `fate(raw)` says. */
+/** A client whose submissions end as `fate(raw)` says (an accepted one with its hash, as Client's do). */
 function standIn(fate: (raw: Uint8Array) => Promise<void>): Client {
-  return { submitTransactions: (raws: Uint8Array[]) => raws.map(fate) } as unknown as Client;
+  return {
+    submitTransactions: (raws: Uint8Array[]) =>
+      raws.map(async (raw) => {
+        await fate(raw);
+        return keccak.keccak256(raw);
+      }),
+  } as unknown as Client;
 }
 
 let server: ClientServer | undefined;

@@ -8,7 +8,7 @@
 import type { Server } from '@grpc/grpc-js';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { ClientErrorCode, isClientError, RemoteState, ShardedStorage } from '@monsoon/client';
-import { makeAccount, StateTree } from '@monsoon/dsm-tree';
+import { makeAccount, NodeBag, StateTree } from '@monsoon/dsm-tree';
 import { keccak } from '@monsoon/keccak';
 import { serveStorage } from '../helpers/storageStandIn.js';
 
@@ -72,6 +72,12 @@ describe('RemoteState', () => {
         .some((n) => Buffer.from(n).equals(Buffer.from(rootNode))),
     ).toBe(false);
     expect(remote.bagOf(served).size).toBe(served.size - 1);
+    // Added to a submission's bag the same way, with the bytes the transaction alone ships.
+    const bag = new NodeBag();
+    bag.add(rootNode);
+    expect(remote.addToBag(bag, served)).toBe(served.byteSize - rootNode.length);
+    expect(bag.size).toBe(served.size);
+    expect(bag.byteSize).toBe(served.byteSize);
     remote.storage.close();
   });
 
@@ -152,6 +158,25 @@ describe('RemoteState', () => {
     remote.storage.close();
   });
 
+  it('hands every read at a root its whole witness, the branches decoded once shared by all', async () => {
+    const remote = await remoteOver([honest], 0);
+    const q = [{ address: token, slots: [slot], code: false }];
+    const read = () => remote.withState(at, q, (t) => t.getStorage(token, slot));
+    const first = await read();
+    // The same keys again on a new tree: its branches come decoded already, not decoded
+    // again; yet the witness, every node the run used, is the same.
+    const again = await read();
+    expect(again.read.tree).not.toBe(first.read.tree);
+    expect(again.value).toEqual(Uint8Array.of(42));
+    const nodesOf = (bag: { values(): Uint8Array[] }) =>
+      new Set(bag.values().map((n) => Buffer.from(n).toString('hex')));
+    const witness = nodesOf(again.served);
+    expect(witness).toEqual(nodesOf(first.served));
+    for (const n of state.accounts.prove(keccak.keccak256(token)))
+      expect(witness.has(Buffer.from(n).toString('hex'))).toBe(true);
+    remote.storage.close();
+  });
+
   it("runs on a read tree handed on only at that tree's own root", async () => {
     const remote = await remoteOver([honest]);
     const q = [{ address: addrs[7]!, slots: [], code: false }];
@@ -162,6 +187,18 @@ describe('RemoteState', () => {
     expect(again.value).toBe(first.read.tree);
     expect(again.served).toBe(first.read.served);
     expect(remote.counters.calls).toBe(calls);
+
+    // Keys the tree handed on lacks: fetched in one round once the run stops at the first.
+    const more = [addrs[7]!, addrs[21]!, addrs[22]!].map((address) => ({ address, slots: [], code: false }));
+    const both = await remote.withState(
+      at,
+      more,
+      (t) => [t.getAccount(addrs[21]!)?.nonce, t.getAccount(addrs[22]!)?.nonce],
+      { from: first.read },
+    );
+    expect(both.value).toEqual([21n, 22n]);
+    expect(both.rounds).toBe(1);
+    expect(remote.counters.calls).toBe(calls + 1);
     remote.storage.close();
 
     // Another root (the account changed): the tree proven under the first root is not read.
