@@ -305,6 +305,16 @@ export class MinerNode {
       Number(this.miner.head.header.number),
     );
     m.gauge(
+      'monsoon_miner_blocks_held',
+      "Blocks the miner holds: the head's window (`--keep-blocks`), forks included.",
+      () => this.miner.blockCount,
+    );
+    m.gauge(
+      'monsoon_miner_indexed_transactions',
+      'Transactions indexed by the held blocks that hold them.',
+      () => this.miner.indexedTransactions,
+    );
+    m.gauge(
       'monsoon_miner_pending_transactions',
       'Transactions in the pending block.',
       () => this.miner.pendingCount,

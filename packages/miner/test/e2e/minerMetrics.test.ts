@@ -56,6 +56,9 @@ describe('miner --metrics', () => {
     const before = await scrape(metrics);
     expect(sample(before, 'monsoon_miner_transactions_total{result="accepted"}')).toBe(0);
     expect(sample(before, 'monsoon_miner_pending_transactions')).toBe(0);
+    // Genesis alone: one block held, no transaction indexed.
+    expect(sample(before, 'monsoon_miner_blocks_held')).toBe(1);
+    expect(sample(before, 'monsoon_miner_indexed_transactions')).toBe(0);
     expect(sample(before, 'monsoon_miner_head_number')).toBe(0);
 
     const full = genesisTree();
