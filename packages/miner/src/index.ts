@@ -9,6 +9,7 @@ export {
   type ChainBlock,
   defaultMinerOptions,
   inlineRecovery,
+  KEEP_BLOCKS_FLOOR,
   Miner,
   type MinerCounters,
   type MinerOptions,

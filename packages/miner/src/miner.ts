@@ -83,6 +83,13 @@ export interface MinerOptions {
    * older than this is refused (unknown parent), and SubscribeBlocks replays only this far.
    */
   keepBlocks: number;
+  /**
+   * Bytes of transactions and witnesses the head chain's kept blocks hold at most: beyond it
+   * the oldest go too, down to {@link KEEP_BLOCKS_FLOOR} blocks. A block costs what it carries,
+   * so a window counted in blocks alone held as much as the blocks were full, and the miner's
+   * memory rose with throughput.
+   */
+  keepBytes: number;
   /** The EVM engine (default: revm where its addon is built, else @ethereumjs/evm). */
   engine?: EngineName;
   /**
@@ -132,9 +139,16 @@ export const defaultMinerOptions: Omit<MinerOptions, 'rules'> = {
   maxBlockBytes: 8 * 1024 * 1024,
   recovery: inlineRecovery,
   keepBlocks: 128,
+  keepBytes: 64 * 1024 * 1024,
   maxQueueWaitMs: 5_000,
   now: () => performance.now(),
 };
+
+/**
+ * Blocks below the head kept whatever `keepBytes` says (fewer only where `keepBlocks` is
+ * smaller): peers' forks, storage catch-ups and block streams reach this far at least.
+ */
+export const KEEP_BLOCKS_FLOOR = 64;
 
 /** A block this miner holds, with the state after it (its top layer). */
 export interface ChainBlock {
@@ -212,6 +226,8 @@ export class Miner {
    */
   private readonly txBlocks = new Map<string, ChainBlock[]>();
   private readonly txKeys = new WeakMap<ChainBlock, readonly string[]>();
+  /** Each held block's transaction and witness bytes (what `keepBytes` counts). */
+  private readonly sizes = new WeakMap<ChainBlock, number>();
   private headBlock: ChainBlock;
   private pending!: Pending;
   /** Where stubs resolve from right now: the bag of the submission (or peer block) executing. */
@@ -620,6 +636,10 @@ export class Miner {
     };
     this.blocks.set(toHex(block.hash), block);
     this.txKeys.set(block, txKeys);
+    let size = 0;
+    for (const x of raws) size += x.length;
+    for (const x of witness) size += x.length;
+    this.sizes.set(block, size);
     for (const k of txKeys) {
       const list = this.txBlocks.get(k);
       if (list === undefined) this.txBlocks.set(k, [block]);
@@ -638,11 +658,23 @@ export class Miner {
   }
 
   /**
-   * Forgets the blocks more than `keepBlocks` below the head, and the parent links into them,
-   * so nothing (not even a chain of parents) keeps them alive.
+   * Forgets the blocks more than `keepBlocks` below the head (or below where the head chain's
+   * blocks hold `keepBytes`, KEEP_BLOCKS_FLOOR blocks kept), and the parent links into them, so
+   * nothing (not even a chain of parents) keeps them alive.
    */
   private forgetOldBlocks(): void {
-    const floor = this.headBlock.header.number - BigInt(this.opts.keepBlocks);
+    let floor = this.headBlock.header.number - BigInt(this.opts.keepBlocks);
+    let bytes = 0;
+    let depth = 0;
+    for (
+      let b: ChainBlock | undefined = this.headBlock;
+      b !== undefined && b.header.number >= floor;
+      depth++
+    ) {
+      bytes += this.sizes.get(b) ?? 0;
+      if (bytes > this.opts.keepBytes && depth >= KEEP_BLOCKS_FLOOR) floor = b.header.number + 1n;
+      b = b.parent;
+    }
     if (floor <= 0n) return;
     for (const [k, b] of this.blocks) {
       if (b.header.number < floor) {

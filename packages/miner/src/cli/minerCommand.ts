@@ -22,7 +22,7 @@ import {
 } from '@monsoon/edge';
 import { chainRulesOf, SenderRecoveryPool } from '@monsoon/execution';
 import { type Genesis, minDifficultyOf, parseGenesis } from '@monsoon/protocol';
-import { defaultMinerOptions, Miner } from '../miner.js';
+import { defaultMinerOptions, KEEP_BLOCKS_FLOOR, Miner } from '../miner.js';
 import { defaultMinerNodeOptions, MinerNode } from '../minerNode.js';
 import { defaultStoragePeerOptions } from '../storagePeer.js';
 
@@ -99,6 +99,11 @@ export const MINER_OPTIONS: readonly RoleOption[] = [
     description: `blocks kept below the head; older ones are forgotten (default: ${defaultMinerOptions.keepBlocks})`,
   },
   {
+    name: 'keepBytes',
+    arg: '<n>',
+    description: `transaction and witness bytes those blocks hold at most: beyond it the oldest go too, down to ${KEEP_BLOCKS_FLOOR} blocks (default: ${defaultMinerOptions.keepBytes})`,
+  },
+  {
     name: 'maxQueueWait',
     arg: '<ms>',
     description: `a submission that waited longer for its turn is answered stale, unexecuted (its client resubmits) (default: ${defaultMinerOptions.maxQueueWaitMs})`,
@@ -130,6 +135,7 @@ export interface MinerRoleConfig {
   readonly recoveryThreads: number;
   readonly shardCount: 16 | 256;
   readonly keepBlocks: number;
+  readonly keepBytes: number;
   readonly maxQueueWaitMs: number;
   readonly dataDir: string | undefined;
   readonly fsync: 'always' | 'none';
@@ -183,6 +189,7 @@ async function loadMiner(raw: RawOptions): Promise<MinerRoleConfig> {
     recoveryThreads: read.int(raw.recoveryThreads ?? defaultRecoveryThreads(), 'recoveryThreads'),
     shardCount: shardCount as 16 | 256,
     keepBlocks: read.int(raw.keepBlocks ?? defaultMinerOptions.keepBlocks, 'keepBlocks', 1),
+    keepBytes: read.int(raw.keepBytes ?? defaultMinerOptions.keepBytes, 'keepBytes', 1),
     maxQueueWaitMs: read.int(raw.maxQueueWait ?? defaultMinerOptions.maxQueueWaitMs, 'maxQueueWait', 1),
     dataDir: raw.dataDir === undefined ? undefined : read.str(raw.dataDir, 'dataDir'),
     fsync: read.oneOf(raw.fsync ?? defaultMinerNodeOptions.fsync, 'fsync', ['always', 'none'] as const),
@@ -220,6 +227,7 @@ async function startMiner(o: MinerRoleConfig, { logger }: RoleContext): Promise<
     maxBlockTransactions: o.maxBlockTxs,
     shardCount: o.shardCount,
     keepBlocks: o.keepBlocks,
+    keepBytes: o.keepBytes,
     maxQueueWaitMs: o.maxQueueWaitMs,
     ...(o.recoveryThreads > 0
       ? { recovery: await SenderRecoveryPool.create({ threads: o.recoveryThreads }) }
