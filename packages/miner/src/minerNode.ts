@@ -513,8 +513,17 @@ export class MinerNode {
   private keepSealed(sealed: SealedBlock): void {
     this.recentSealed.set(toHex(sealed.block.hash), sealed);
     const floor = this.miner.head.header.number - BigInt(this.opts.storageCatchUpBlocks);
-    if (this.recentSealed.size <= this.opts.storageCatchUpBlocks) return;
-    for (const [k, s] of this.recentSealed) if (s.block.header.number < floor) this.recentSealed.delete(k);
+    // A block the miner forgot (its window, `keepBytes`) goes too: kept here, it would keep its
+    // transactions, witness and top layer alive past the miner's window.
+    for (const [k, s] of this.recentSealed) {
+      if (s.block.header.number < floor || this.miner.block(s.block.hash) === undefined)
+        this.recentSealed.delete(k);
+    }
+  }
+
+  /** Sealed blocks (with their shard updates) kept for catching storage nodes up. */
+  get sealedHeld(): number {
+    return this.recentSealed.size;
   }
 
   /** Waits until every storage node has been sent every block so far. */

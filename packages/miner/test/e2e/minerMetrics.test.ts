@@ -133,4 +133,23 @@ describe('MinerNode metrics', () => {
       await node.close();
     }
   });
+
+  it('keeps sealed blocks for storage catch-ups only while the miner holds them (its window bounds both)', async () => {
+    const dead = await freeAddress();
+    const miner = await Miner.create(genesis, { rules, keepBlocks: 4 });
+    const node = await MinerNode.start(miner, {
+      blockIntervalMs: 0,
+      storage: [dead],
+      storageFeed: { retryMinMs: 5, retryMaxMs: 20, maxBacklog: 2 },
+    });
+    try {
+      for (let i = 0; i < 12; i++) await node.sealNow();
+      // The miner holds blocks 8-12; 128 catch-up blocks would otherwise keep all 12 (and with
+      // them their transactions, witnesses and top layers) alive.
+      expect(miner.blockCount).toBe(5);
+      expect(node.sealedHeld).toBe(5);
+    } finally {
+      await node.close();
+    }
+  });
 });
