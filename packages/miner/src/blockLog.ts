@@ -7,7 +7,7 @@
  */
 
 import type { FileHandle } from 'node:fs/promises';
-import { mkdir, open, readFile } from 'node:fs/promises';
+import { mkdir, open } from 'node:fs/promises';
 import { join } from 'node:path';
 import { crc32 } from 'node:zlib';
 import { type Logger, silentLogger } from '@monsoon/edge';
@@ -33,64 +33,80 @@ export class BlockLog {
     private size: number,
   ) {}
 
-  /** Opens (or creates) the log: the blocks it holds, oldest first, and the log to append to. */
+  /**
+   * Opens (or creates) the log: the log to append to, how many blocks it holds, and `blocks()`,
+   * which reads them back one frame at a time, oldest first. Nothing is held whole: a log grows
+   * with the chain (~1-3 MiB a block under the main job's load), and reading it into one buffer
+   * made a restart's memory grow with it, then fail outright past 2 GiB (readFile's limit).
+   * Frames are checked on open and a torn tail is cut; a frame that passes its checksum and does
+   * not decode fails `blocks()`.
+   */
   static async open(
     opts: Partial<BlockLogOptions> & { dataDir: string },
     log: Logger = silentLogger,
-  ): Promise<{ log: BlockLog; blocks: PeerBlock[] }> {
+  ): Promise<{ log: BlockLog; count: number; blocks: () => AsyncGenerator<PeerBlock> }> {
     const o: BlockLogOptions = { fsync: 'always', ...opts };
     await mkdir(o.dataDir, { recursive: true });
     const path = join(o.dataDir, 'blocks.log');
-    let bytes: Buffer;
-    try {
-      bytes = await readFile(path);
-    } catch (e) {
-      if ((e as NodeJS.ErrnoException).code !== 'ENOENT') throw e;
-      bytes = Buffer.alloc(0);
-    }
-    const blocks: PeerBlock[] = [];
+    const fh = await open(path, 'r+').catch((e: NodeJS.ErrnoException) => {
+      if (e.code !== 'ENOENT') throw e;
+      return open(path, 'w+');
+    });
+    const total = (await fh.stat()).size;
+    const header = Buffer.alloc(FRAME_HEADER);
+    /** The frame at `at`: its payload, or why it is no frame (a torn or corrupt tail). */
+    const frameAt = async (at: number): Promise<{ payload: Buffer } | { defect: string }> => {
+      if (total - at < FRAME_HEADER) return { defect: `a frame header of ${total - at} bytes` };
+      await fh.read(header, 0, FRAME_HEADER, at);
+      const len = header.readUInt32LE(0);
+      const crc = header.readUInt32LE(4);
+      if (total - at - FRAME_HEADER < len) {
+        return { defect: `a frame of ${len} bytes with ${total - at - FRAME_HEADER} left` };
+      }
+      const payload = Buffer.alloc(len);
+      await fh.read(payload, 0, len, at + FRAME_HEADER);
+      if (crc32(payload) !== crc) return { defect: 'a frame whose checksum does not match' };
+      return { payload };
+    };
     let at = 0;
+    let count = 0;
     let defect: string | undefined;
-    while (at < bytes.length) {
-      if (bytes.length - at < FRAME_HEADER) {
-        defect = `a frame header of ${bytes.length - at} bytes`;
+    while (at < total) {
+      const f = await frameAt(at);
+      if ('defect' in f) {
+        defect = f.defect;
         break;
       }
-      const len = bytes.readUInt32LE(at);
-      const crc = bytes.readUInt32LE(at + 4);
-      if (bytes.length - at - FRAME_HEADER < len) {
-        defect = `a frame of ${len} bytes with ${bytes.length - at - FRAME_HEADER} left`;
-        break;
-      }
-      const payload = bytes.subarray(at + FRAME_HEADER, at + FRAME_HEADER + len);
-      if (crc32(payload) !== crc) {
-        defect = 'a frame whose checksum does not match';
-        break;
-      }
-      try {
-        blocks.push(peerBlockFromProto(minerPb.Block.decode(payload)));
-      } catch (e) {
-        throw new ExecutionError(
-          ExecutionErrorCode.BadBlock,
-          `${path} at byte ${at}: expected a block, found a frame that does not decode (${(e as Error).message})`,
-          { path, offset: at },
-        );
-      }
-      at += FRAME_HEADER + len;
+      at += FRAME_HEADER + f.payload.length;
+      count++;
     }
-    const fh = await open(path, bytes.length === 0 ? 'w+' : 'r+');
     if (defect !== undefined) {
       // Only an append can be torn, and appends only ever go at the end.
       await fh.truncate(at);
       await fh.sync();
-      log.warn('block log: cut a torn tail', {
-        path,
-        offset: at,
-        bytesCut: bytes.length - at,
-        found: defect,
-      });
+      log.warn('block log: cut a torn tail', { path, offset: at, bytesCut: total - at, found: defect });
     }
-    return { log: new BlockLog(fh, o, at), blocks };
+    const end = at;
+    async function* blocks(): AsyncGenerator<PeerBlock> {
+      for (let from = 0; from < end; ) {
+        const f = await frameAt(from);
+        if ('defect' in f)
+          throw new ExecutionError(ExecutionErrorCode.BadBlock, `${path} at byte ${from}: ${f.defect}`);
+        let block: PeerBlock;
+        try {
+          block = peerBlockFromProto(minerPb.Block.decode(f.payload));
+        } catch (e) {
+          throw new ExecutionError(
+            ExecutionErrorCode.BadBlock,
+            `${path} at byte ${from}: expected a block, found a frame that does not decode (${(e as Error).message})`,
+            { path, offset: from },
+          );
+        }
+        yield block;
+        from += FRAME_HEADER + f.payload.length;
+      }
+    }
+    return { log: new BlockLog(fh, o, end), count, blocks };
   }
 
   /** Appends a block; resolves once it is written (and synced, under fsync 'always'). */

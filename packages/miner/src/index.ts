@@ -1,3 +1,4 @@
+export { BlockLog, type BlockLogOptions } from './blockLog.js';
 export {
   defaultRecoveryThreads,
   MINER_OPTIONS,

@@ -225,9 +225,13 @@ export class MinerNode {
   /** Re-executes the blocks the chain log holds, then logs every block adopted from now on. */
   private async restoreChain(dataDir: string): Promise<void> {
     const started = performance.now();
-    const { log: blockLog, blocks } = await BlockLog.open({ dataDir, fsync: this.opts.fsync }, this.log);
+    const {
+      log: blockLog,
+      count,
+      blocks,
+    } = await BlockLog.open({ dataDir, fsync: this.opts.fsync }, this.log);
     let refused = 0;
-    for (const b of blocks) {
+    for await (const b of blocks()) {
       try {
         const sealed = await this.miner.receiveBlock(b);
         // A storage node behind may need them: the restored blocks are kept for catch-ups too.
@@ -241,7 +245,7 @@ export class MinerNode {
     this.blockLog = blockLog;
     this.announcedHead = this.miner.head;
     this.log.info('chain restored', {
-      blocks: blocks.length,
+      blocks: count,
       refused,
       head: Number(this.miner.head.header.number),
       hash: toHex(this.miner.head.hash),
