@@ -4,15 +4,23 @@
  * restarted miner re-executes them from genesis, as a peer would, and continues where it
  * stopped. One file of frames `[u32 length][u32 crc32][Block protobuf]`; a torn or corrupt tail
  * (a crash mid-append) is cut on open, and anything it lost comes back from peers (GetBlocks).
+ *
+ * Compaction (`compact`): `checkpoint` (one frame of RLP `[header, td, top layer, code]`, see
+ * MinerCheckpoint) is written for a held block, then the log is rewritten with the held blocks
+ * after it, each through a temporary file and a rename. A restart resets the miner to the
+ * checkpoint and re-executes only the log; a crash between the two renames leaves the old log,
+ * whose blocks up to the checkpoint are skipped.
  */
 
 import type { FileHandle } from 'node:fs/promises';
-import { mkdir, open } from 'node:fs/promises';
+import { mkdir, open, readFile, rename } from 'node:fs/promises';
 import { join } from 'node:path';
 import { crc32 } from 'node:zlib';
 import { type Logger, silentLogger } from '@monsoon/edge';
 import { ExecutionError, ExecutionErrorCode } from '@monsoon/execution';
 import { minerPb, type PeerBlock, peerBlockFromProto, peerBlockToProto } from '@monsoon/protocol';
+import { bigintToBytes, bytesToBigint, rlpDecode, rlpEncode } from '@monsoon/util';
+import type { MinerCheckpoint } from './miner.js';
 
 export interface BlockLogOptions {
   /** The data directory; the log is `blocks.log` in it. */
@@ -23,14 +31,71 @@ export interface BlockLogOptions {
 
 const FRAME_HEADER = 8;
 
+/** `payload` framed: `[u32 length][u32 crc32][payload]`. */
+function frameOf(payload: Uint8Array): Buffer {
+  const frame = Buffer.alloc(FRAME_HEADER + payload.length);
+  frame.writeUInt32LE(payload.length, 0);
+  frame.writeUInt32LE(crc32(payload), 4);
+  frame.set(payload, FRAME_HEADER);
+  return frame;
+}
+
+function blockFrame(b: PeerBlock): Buffer {
+  return frameOf(minerPb.Block.encode(peerBlockToProto(b)).finish());
+}
+
+/** Writes `frames` to `path` through a temporary file and a rename (synced before it). */
+async function replaceFile(path: string, frames: Iterable<Uint8Array>): Promise<void> {
+  const tmp = `${path}.tmp`;
+  const fh = await open(tmp, 'w');
+  try {
+    let at = 0;
+    for (const f of frames) {
+      await fh.write(f, 0, f.length, at);
+      at += f.length;
+    }
+    await fh.sync();
+  } finally {
+    await fh.close();
+  }
+  await rename(tmp, path);
+}
+
+/** The checkpoint in `path`, or undefined when there is none; a damaged one is an error. */
+async function readCheckpoint(path: string): Promise<MinerCheckpoint | undefined> {
+  let bytes: Buffer;
+  try {
+    bytes = await readFile(path);
+  } catch (e) {
+    if ((e as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
+    throw e;
+  }
+  const bad = (why: string): never => {
+    throw new ExecutionError(ExecutionErrorCode.BadBlock, `${path}: expected a checkpoint, found ${why}`, {
+      path,
+    });
+  };
+  if (bytes.length < FRAME_HEADER) bad(`${bytes.length} bytes`);
+  const payload = bytes.subarray(FRAME_HEADER, FRAME_HEADER + bytes.readUInt32LE(0));
+  if (payload.length !== bytes.length - FRAME_HEADER || crc32(payload) !== bytes.readUInt32LE(4))
+    bad('a frame whose length or checksum does not match');
+  const v = rlpDecode(payload);
+  if (!Array.isArray(v) || v.length !== 4 || !Array.isArray(v[3]))
+    return bad('no [header, td, accounts, code] list');
+  const [headerRlp, td, accounts, code] = v as [Uint8Array, Uint8Array, Uint8Array, Uint8Array[]];
+  return { headerRlp, td: bytesToBigint(td), accounts, code };
+}
+
 export class BlockLog {
   /** Appends run one after another: a later frame never lands before an earlier one is written. */
   private tail: Promise<void> = Promise.resolve();
 
   private constructor(
-    private readonly fh: FileHandle,
+    private fh: FileHandle,
     private readonly opts: BlockLogOptions,
     private size: number,
+    /** Blocks in the log (since its last compaction), those still being appended included. */
+    public count: number,
   ) {}
 
   /**
@@ -44,7 +109,13 @@ export class BlockLog {
   static async open(
     opts: Partial<BlockLogOptions> & { dataDir: string },
     log: Logger = silentLogger,
-  ): Promise<{ log: BlockLog; count: number; blocks: () => AsyncGenerator<PeerBlock> }> {
+  ): Promise<{
+    log: BlockLog;
+    count: number;
+    blocks: () => AsyncGenerator<PeerBlock>;
+    /** The block the log's blocks follow, once it was compacted (absent: genesis). */
+    checkpoint: MinerCheckpoint | undefined;
+  }> {
     const o: BlockLogOptions = { fsync: 'always', ...opts };
     await mkdir(o.dataDir, { recursive: true });
     const path = join(o.dataDir, 'blocks.log');
@@ -106,21 +177,46 @@ export class BlockLog {
         from += FRAME_HEADER + f.payload.length;
       }
     }
-    return { log: new BlockLog(fh, o, end), count, blocks };
+    const checkpoint = await readCheckpoint(join(o.dataDir, 'checkpoint'));
+    return { log: new BlockLog(fh, o, end, count), count, blocks, checkpoint };
   }
 
   /** Appends a block; resolves once it is written (and synced, under fsync 'always'). */
   append(b: PeerBlock): Promise<void> {
-    const payload = minerPb.Block.encode(peerBlockToProto(b)).finish();
-    const frame = Buffer.alloc(FRAME_HEADER + payload.length);
-    frame.writeUInt32LE(payload.length, 0);
-    frame.writeUInt32LE(crc32(payload), 4);
-    frame.set(payload, FRAME_HEADER);
+    const frame = blockFrame(b);
+    this.count++;
     const run = this.tail.then(async () => {
       await this.fh.write(frame, 0, frame.length, this.size);
       this.size += frame.length;
       if (this.opts.fsync === 'always') await this.fh.datasync();
     });
+    this.tail = run.catch(() => undefined);
+    return run;
+  }
+
+  /**
+   * Compacts the log: `checkpoint` replaces everything up to its block, and the log keeps
+   * `after` (the held blocks after it, parents first). Appends wait for it.
+   */
+  compact(checkpoint: MinerCheckpoint, after: readonly PeerBlock[]): Promise<void> {
+    const run = this.tail.then(async () => {
+      const dir = this.opts.dataDir;
+      const cp = rlpEncode([
+        checkpoint.headerRlp,
+        bigintToBytes(checkpoint.td),
+        checkpoint.accounts,
+        [...checkpoint.code],
+      ]);
+      await replaceFile(join(dir, 'checkpoint'), [frameOf(cp)]);
+      const frames = after.map(blockFrame);
+      await this.fh.close();
+      const path = join(dir, 'blocks.log');
+      await replaceFile(path, frames);
+      this.fh = await open(path, 'r+');
+      this.size = frames.reduce((n, f) => n + f.length, 0);
+    });
+    // Appends queued before this are among `after` (held blocks); those queued after follow it.
+    this.count = after.length;
     this.tail = run.catch(() => undefined);
     return run;
   }

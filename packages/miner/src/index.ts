@@ -12,6 +12,7 @@ export {
   inlineRecovery,
   KEEP_BLOCKS_FLOOR,
   Miner,
+  type MinerCheckpoint,
   type MinerCounters,
   type MinerOptions,
   type PreparedSubmission,

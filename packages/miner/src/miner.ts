@@ -12,7 +12,15 @@
  * chain (total difficulty, then height, then first seen). A reorg re-queues the transactions
  * the losing branch had and the winning one does not.
  */
-import { bytesEqual, NodeBag, type StateTree, toHex, type VerifiedNodeSource } from '@monsoon/dsm-tree';
+import {
+  bytesEqual,
+  decodeTree,
+  encodeTree,
+  NodeBag,
+  StateTree,
+  toHex,
+  type VerifiedNodeSource,
+} from '@monsoon/dsm-tree';
 import {
   type BlockEnv,
   BlockExecutor,
@@ -167,6 +175,23 @@ export interface ChainBlock {
   parent: ChainBlock | undefined;
 }
 
+/**
+ * A held block's header and top layer as bytes: what a restart needs to continue from that
+ * block instead of re-executing the chain from genesis (the miner's chain log compaction).
+ */
+export interface MinerCheckpoint {
+  readonly headerRlp: Uint8Array;
+  readonly td: bigint;
+  /** The account trie as encodeTree writes it: the top `r` levels and the coinbase path, stubs below. */
+  readonly accounts: Uint8Array;
+  readonly code: readonly Uint8Array[];
+}
+
+/** A held block as peers (and the chain log) take it: header, transactions, witness. */
+export function peerBlockOf(b: ChainBlock): PeerBlock {
+  return { headerRlp: encodeHeader(b.header), transactions: b.transactions, bag: b.witness };
+}
+
 /** A block just sealed or adopted: what peers and storage nodes are sent. */
 export interface SealedBlock {
   readonly block: ChainBlock;
@@ -238,6 +263,8 @@ export class Miner {
   private served = new NodeBag();
   private readonly layout: ShardLayout;
   private readonly common;
+  /** What every state's stubs resolve from (the executing bag, see resolve). */
+  private nodeSource!: VerifiedNodeSource;
   /**
    * Hears every block this miner seals: on `seal()` and when a submission finds the pending
    * block full (count, bytes or gas) and seals it to make room. A node sends them on from here.
@@ -287,6 +314,7 @@ export class Miner {
       parent: undefined,
     };
     self = new Miner(o, g, keccak);
+    self.nodeSource = source;
     self.pruneKeepingCoinbase(st);
     await self.startPending();
     return self;
@@ -294,6 +322,67 @@ export class Miner {
 
   get head(): ChainBlock {
     return this.headBlock;
+  }
+
+  /** `b`'s header and top layer, to restart from (see {@link resetTo}). */
+  checkpointOf(b: ChainBlock): MinerCheckpoint {
+    return {
+      headerRlp: encodeHeader(b.header),
+      td: b.td,
+      accounts: encodeTree(b.state.accounts),
+      code: b.state.exportParts().code,
+    };
+  }
+
+  /**
+   * The blocks held, parents before children (by number): with {@link oldestHeld}'s checkpoint,
+   * what a compacted chain log keeps.
+   */
+  heldBlocks(): ChainBlock[] {
+    return [...this.blocks.values()].sort((a, b) => (a.header.number < b.header.number ? -1 : 1));
+  }
+
+  /** The oldest block of the head's chain still held (genesis while the window reaches it). */
+  get oldestHeld(): ChainBlock {
+    let b = this.headBlock;
+    while (b.parent !== undefined) b = b.parent;
+    return b;
+  }
+
+  /**
+   * Starts again from a checkpoint (a restart on a compacted chain log): every held block and
+   * the pending block are dropped, and the checkpoint's block, its top layer checked against
+   * its header's state root, becomes the head the log's later blocks re-execute on.
+   */
+  resetTo(cp: MinerCheckpoint): Promise<void> {
+    return this.serial(async () => {
+      const header = decodeHeader(cp.headerRlp);
+      const opts = { hash: this.keccak, source: this.nodeSource };
+      const state = StateTree.restore(decodeTree(cp.accounts, opts), { storage: [], code: cp.code }, opts);
+      if (!bytesEqual(state.root(), header.stateRoot)) {
+        throw new ExecutionError(
+          ExecutionErrorCode.BadBlock,
+          `checkpoint of block #${header.number}: its top layer has root ${toHex(state.root())}, its header ${toHex(header.stateRoot)}`,
+          { number: header.number },
+        );
+      }
+      const b: ChainBlock = {
+        hash: headerHash(header, this.keccak),
+        header,
+        state,
+        td: cp.td,
+        transactions: [],
+        witness: [],
+        receipts: [],
+        parent: undefined,
+      };
+      this.blocks.clear();
+      this.txBlocks.clear();
+      this.recent = [];
+      this.headBlock = b;
+      this.blocks.set(toHex(b.hash), b);
+      await this.startPending();
+    });
   }
 
   block(hash: Uint8Array): ChainBlock | undefined {

@@ -94,6 +94,11 @@ export const MINER_OPTIONS: readonly RoleOption[] = [
     description: 'fsync the chain log after every block, or leave it to the OS (default: always)',
   },
   {
+    name: 'logCompactAfter',
+    arg: '<n>',
+    description: `blocks logged before the chain log is compacted to a checkpoint of the oldest held block and the blocks after it (default: ${defaultMinerNodeOptions.logCompactAfter})`,
+  },
+  {
     name: 'keepBlocks',
     arg: '<n>',
     description: `blocks kept below the head; older ones are forgotten (default: ${defaultMinerOptions.keepBlocks})`,
@@ -139,6 +144,7 @@ export interface MinerRoleConfig {
   readonly maxQueueWaitMs: number;
   readonly dataDir: string | undefined;
   readonly fsync: 'always' | 'none';
+  readonly logCompactAfter: number;
   readonly storageRetryMaxMs: number;
   readonly storageCatchUpBlocks: number;
 }
@@ -193,6 +199,11 @@ async function loadMiner(raw: RawOptions): Promise<MinerRoleConfig> {
     maxQueueWaitMs: read.int(raw.maxQueueWait ?? defaultMinerOptions.maxQueueWaitMs, 'maxQueueWait', 1),
     dataDir: raw.dataDir === undefined ? undefined : read.str(raw.dataDir, 'dataDir'),
     fsync: read.oneOf(raw.fsync ?? defaultMinerNodeOptions.fsync, 'fsync', ['always', 'none'] as const),
+    logCompactAfter: read.int(
+      raw.logCompactAfter ?? defaultMinerNodeOptions.logCompactAfter,
+      'logCompactAfter',
+      1,
+    ),
     storageRetryMaxMs: read.int(
       raw.storageRetryMax ?? defaultStoragePeerOptions.retryMaxMs,
       'storageRetryMax',
@@ -249,6 +260,7 @@ async function startMiner(o: MinerRoleConfig, { logger }: RoleContext): Promise<
       storageFeed: { retryMaxMs: o.storageRetryMaxMs },
       storageCatchUpBlocks: o.storageCatchUpBlocks,
       fsync: o.fsync,
+      logCompactAfter: o.logCompactAfter,
       ...(o.dataDir !== undefined ? { dataDir: o.dataDir } : {}),
     },
     logger,
