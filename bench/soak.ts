@@ -9,7 +9,9 @@
  * the workload's mix through the clients' gRPC bulk path; every `--sample-seconds` the committed
  * count (the driver's, inclusion seen in the first miner's block stream) and each process's
  * VmRSS from /proc, and from its /metrics V8's committed and used heap (what of the RSS is the
- * JS heap, what is outside it). Writes bench/results/soak.json, soak.md (a table per minute, the first and
+ * JS heap, what is outside it) and what its windows hold (storage: versions; miner: blocks and
+ * the transactions they index; client: the chain view's blocks and transactions), so a curve
+ * can be told apart from a window still filling; and the box's 1-minute load average. Writes bench/results/soak.json, soak.md (a table per minute, the first and
  * last quarter's means, each role's RSS growth from the end of the first minute to the end, its
  * RSS at minute 5 and at the end, and its slope over the second half of the run: least squares,
  * MiB per minute; what ended the run and why transactions failed) and two SVG charts:
@@ -68,10 +70,32 @@ interface Sample {
   /** V8's committed heap and the part of it in use, MiB, by process name (absent: metrics unread). */
   readonly heapTotalMb: Record<string, number>;
   readonly heapUsedMb: Record<string, number>;
+  /** What each process's windows hold (WINDOW_GAUGES it reports), by process name. */
+  readonly held: Record<string, Record<string, number>>;
+  /** The box's 1-minute load average. */
+  readonly load: number;
 }
 
-/** A process's V8 heap from its /metrics, MiB; undefined when it has none or does not answer in time. */
-async function heapOf(p: ClusterProcess): Promise<{ total: number; used: number } | undefined> {
+/**
+ * The gauges of what grows with the chain and is bounded by a window: with these flat, a rising
+ * RSS is not the data the roles are meant to hold. (The workload creates no accounts or slots:
+ * every account holds ether and tokens from genesis, so the state's size is constant.)
+ */
+const WINDOW_GAUGES = {
+  monsoon_storage_versions: 'versions',
+  monsoon_miner_blocks_held: 'blocks',
+  monsoon_miner_indexed_transactions: 'txs',
+  monsoon_client_chain_blocks: 'blocks',
+  monsoon_client_chain_transactions: 'txs',
+} as const;
+
+/**
+ * A process's V8 heap from its /metrics, MiB, and its window gauges; undefined when it has none
+ * or does not answer in time.
+ */
+async function metricsOf(
+  p: ClusterProcess,
+): Promise<{ total: number; used: number; held: Record<string, number> } | undefined> {
   if (p.metrics === undefined) return undefined;
   try {
     const m = parsePrometheusText(
@@ -80,7 +104,12 @@ async function heapOf(p: ClusterProcess): Promise<{ total: number; used: number 
     const total = m.get('nodejs_heap_size_total_bytes');
     const used = m.get('nodejs_heap_size_used_bytes');
     if (total === undefined || used === undefined) return undefined;
-    return { total: Math.round(total / 2 ** 20), used: Math.round(used / 2 ** 20) };
+    const held: Record<string, number> = {};
+    for (const [name, short] of Object.entries(WINDOW_GAUGES)) {
+      const v = m.get(name);
+      if (v !== undefined) held[short] = v;
+    }
+    return { total: Math.round(total / 2 ** 20), used: Math.round(used / 2 ** 20), held };
   } catch {
     return undefined;
   }
@@ -120,6 +149,8 @@ try {
       rssMb,
       heapTotalMb: {},
       heapUsedMb: {},
+      held: {},
+      load: Number(loadavg()[0]?.toFixed(1)),
     };
     samples.push(sample);
     last = { t, committed };
@@ -127,12 +158,13 @@ try {
       `soak: ${Math.round(t)} s of ${MINUTES * 60}, ${committed.toLocaleString('en-US')} committed, ${fmtValue(samples.at(-1)!.committedPerSec)} tx/s now`,
     );
     // Filled in when the processes answer (after the RSS, which is read at the sample's time).
-    const heaps = await Promise.all(procs.map(heapOf));
+    const heaps = await Promise.all(procs.map(metricsOf));
     procs.forEach((p, i) => {
       const h = heaps[i];
       if (h === undefined) return;
       sample.heapTotalMb[p.name] = h.total;
       sample.heapUsedMb[p.name] = h.used;
+      sample.held[p.name] = h.held;
     });
   }, SAMPLE_S * 1000);
   try {
@@ -173,6 +205,7 @@ const slope = (name: string, of: (s: Sample) => Record<string, number> = (s) => 
   return den === 0 ? 0 : num / den;
 };
 const atMinute5 = samples.find((s) => s.t >= 300);
+const atMinute15 = samples.find((s) => s.t >= 900);
 const lastKnown = (name: string, of: (s: Sample) => Record<string, number>): number | undefined => {
   for (let i = samples.length - 1; i >= 0; i--) {
     const v = of(samples[i]!)[name];
@@ -185,6 +218,7 @@ const rssCurve = Object.fromEntries(
     p.name,
     {
       minute5: atMinute5?.rssMb[p.name] ?? null,
+      minute15: atMinute15?.rssMb[p.name] ?? null,
       end: end?.rssMb[p.name] ?? null,
       slopeSecondHalfMbPerMin: Number(slope(p.name).toFixed(2)),
       heapTotalEnd: lastKnown(p.name, (s) => s.heapTotalMb) ?? null,
@@ -242,11 +276,25 @@ const md = [
   '',
   `RSS growth from minute ${((afterWarmup?.t ?? 0) / 60).toFixed(1)} to the end, MiB: ${procs.map((p) => `${p.name} ${growth[p.name]! >= 0 ? '+' : ''}${growth[p.name]}`).join(', ')}.`,
   '',
-  `| process | RSS at minute 5, MiB | at the end (minute ${((end?.t ?? 0) / 60).toFixed(1)}) | slope over minutes ${((half[0]?.t ?? 0) / 60).toFixed(1)}-${((end?.t ?? 0) / 60).toFixed(1)}, MiB/min |`,
-  '|---|---|---|---|',
+  `| process | RSS at minute 5, MiB | at minute 15 | at the end (minute ${((end?.t ?? 0) / 60).toFixed(1)}) | slope over minutes ${((half[0]?.t ?? 0) / 60).toFixed(1)}-${((end?.t ?? 0) / 60).toFixed(1)}, MiB/min |`,
+  '|---|---|---|---|---|',
   ...procs.map((p) => {
     const c = rssCurve[p.name]!;
-    return `| ${p.name} | ${c.minute5 ?? '-'} | ${c.end ?? '-'} | ${c.slopeSecondHalfMbPerMin >= 0 ? '+' : ''}${c.slopeSecondHalfMbPerMin.toFixed(1)} |`;
+    return `| ${p.name} | ${c.minute5 ?? '-'} | ${c.minute15 ?? '-'} | ${c.end ?? '-'} | ${c.slopeSecondHalfMbPerMin >= 0 ? '+' : ''}${c.slopeSecondHalfMbPerMin.toFixed(1)} |`;
+  }),
+  '',
+  `1-minute load average at minute 5 / 15 / the end: ${[atMinute5, atMinute15, end].map((x) => x?.load ?? '-').join(' / ')}.`,
+  '',
+  "What the roles' windows held at the same times (storage: versions; miner: blocks held and the transactions they index; client: the chain view's blocks and transactions). The workload creates no accounts or slots (every account holds ether and tokens from genesis), so the state itself does not grow: with these flat, RSS should be too.",
+  '',
+  '| process | at minute 5 | at minute 15 | at the end |',
+  '|---|---|---|---|',
+  ...procs.map((p) => {
+    const at = (x: Sample | undefined) =>
+      Object.entries(x?.held[p.name] ?? {})
+        .map(([k, v]) => `${v.toLocaleString('en-US')} ${k}`)
+        .join(', ') || '-';
+    return `| ${p.name} | ${at(atMinute5)} | ${at(atMinute15)} | ${at(end)} |`;
   }),
   '',
   "Where the RSS is: V8's committed heap (and the part of it in use) at the end, and the slopes over the same minutes of the committed heap and of the rest of the RSS (native memory, array buffers, code).",
@@ -273,15 +321,15 @@ const md = [
   '',
   "![V8's committed heap per process](soak-heap.svg)",
   '',
-  `| minute | committed tx/s | ${procs.map((p) => `${p.name} MiB`).join(' | ')} |`,
-  `|---|---|${procs.map(() => '---').join('|')}|`,
+  `| minute | load | committed tx/s | ${procs.map((p) => `${p.name} MiB`).join(' | ')} |`,
+  `|---|---|---|${procs.map(() => '---').join('|')}|`,
   ...samples
     .filter(
       (_, i) => i % Math.max(1, Math.round(60 / SAMPLE_S)) === Math.max(1, Math.round(60 / SAMPLE_S)) - 1,
     )
     .map(
       (s) =>
-        `| ${(s.t / 60).toFixed(1)} | ${Math.round(s.committedPerSec)} | ${procs.map((p) => s.rssMb[p.name]).join(' | ')} |`,
+        `| ${(s.t / 60).toFixed(1)} | ${s.load} | ${Math.round(s.committedPerSec)} | ${procs.map((p) => s.rssMb[p.name]).join(' | ')} |`,
     ),
   '',
 ];

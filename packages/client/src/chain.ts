@@ -129,13 +129,31 @@ export interface ChainViewOptions {
    */
   window: number;
   /**
+   * Transactions kept at most (their hashes, receipts and raw bytes: the bulk of what a block
+   * costs here). Older blocks go while more are held, down to {@link CHAIN_TX_CAP_FLOOR} blocks:
+   * a window counted in blocks alone holds as many bytes as the blocks are full, so its memory
+   * rose with the load (a 30-minute soak's clients grew while throughput did).
+   */
+  maxTransactions: number;
+  /**
    * The chain's difficulty rule (ChainRules.minDifficulty, from the genesis): a block below it
    * is refused. The in-process default, 0, takes any.
    */
   minDifficulty: bigint;
 }
 
-export const defaultChainViewOptions: ChainViewOptions = { window: 512, minDifficulty: 0n };
+/** ~4 minutes of blocks at 500 tx/s; at the main job's load, ~250 MiB of a client's heap. */
+export const defaultChainViewOptions: ChainViewOptions = {
+  window: 512,
+  maxTransactions: 131_072,
+  minDifficulty: 0n,
+};
+
+/**
+ * Blocks held whatever `maxTransactions` says (fewer only where `window` is smaller): a reorg
+ * replacing a block below the oldest held is refused, and a late client anchors 16 deep.
+ */
+export const CHAIN_TX_CAP_FLOOR = 64;
 
 export class ChainView {
   readonly opts: ChainViewOptions;
@@ -149,12 +167,22 @@ export class ChainView {
 
   constructor(opts: Partial<ChainViewOptions> = {}) {
     this.opts = { ...defaultChainViewOptions, ...opts };
-    if (!Number.isSafeInteger(this.opts.window) || this.opts.window < 1) {
-      throw new ClientError(
-        ClientErrorCode.BadArgument,
-        `chain window: expected a positive integer, found ${this.opts.window}`,
-      );
+    for (const [name, v] of [
+      ['chain window', this.opts.window],
+      ['chain maxTransactions', this.opts.maxTransactions],
+    ] as const) {
+      if (!Number.isSafeInteger(v) || v < 1) {
+        throw new ClientError(
+          ClientErrorCode.BadArgument,
+          `${name}: expected a positive integer, found ${v}`,
+        );
+      }
     }
+  }
+
+  /** Transactions of the held blocks (indexed by hash). */
+  get transactionCount(): number {
+    return this.txs.size;
   }
 
   /** Canonical blocks held (genesis included once it has left the window). */
@@ -259,10 +287,19 @@ export class ChainView {
     for (const f of this.headListeners) f(b);
   }
 
-  /** Drops the blocks below the window (keeping genesis aside) and their transactions. */
+  /**
+   * Drops the blocks below the window, and the oldest while more than `maxTransactions` are
+   * held (keeping CHAIN_TX_CAP_FLOOR blocks), with their transactions; genesis is kept aside.
+   */
   private forgetOld(): void {
-    const over = this.canonical.length - this.opts.window;
-    if (over <= 0) return;
+    let over = Math.max(0, this.canonical.length - this.opts.window);
+    let held = this.txs.size;
+    for (let i = 0; i < over; i++) held -= this.canonical[i]!.txHashes.length;
+    while (held > this.opts.maxTransactions && this.canonical.length - over > CHAIN_TX_CAP_FLOOR) {
+      held -= this.canonical[over]!.txHashes.length;
+      over++;
+    }
+    if (over === 0) return;
     for (const gone of this.canonical.splice(0, over)) {
       if (gone.header.number === 0n) {
         this.genesis = gone;

@@ -64,6 +64,8 @@ export interface ClientOptions {
   txPool: TxPoolOptions;
   /** Canonical blocks (with transactions and receipts) kept; older ones are forgotten. */
   chainWindow: number;
+  /** Transactions the chain view keeps at most: fuller blocks, fewer of them (ChainViewOptions.maxTransactions). */
+  chainMaxTransactions: number;
   /**
    * Where a fresh client starts: the miner's head (served at once; that first header is an
    * unverified-ancestry anchor) or genesis (every block replayed and linked first).
@@ -83,6 +85,7 @@ export const defaultClientOptions: Omit<ClientOptions, 'miners' | 'storage' | 'r
   deadlineMs: defaultSubmitQueueOptions.deadlineMs,
   txPool: defaultTxPoolOptions,
   chainWindow: defaultChainViewOptions.window,
+  chainMaxTransactions: defaultChainViewOptions.maxTransactions,
   syncFrom: defaultChainFollowerOptions.syncFrom,
   logger: silentLogger,
   storageTransport: 'grpc',
@@ -125,7 +128,11 @@ export class Client implements RpcBackend {
     readonly opts: ClientOptions,
     readonly remote: RemoteState,
   ) {
-    this.chain = new ChainView({ window: opts.chainWindow, minDifficulty: opts.rules.minDifficulty });
+    this.chain = new ChainView({
+      window: opts.chainWindow,
+      maxTransactions: opts.chainMaxTransactions,
+      minDifficulty: opts.rules.minDifficulty,
+    });
     this.common = makeCommon(opts.rules, nativeCustomCrypto);
     this.miners = new MinerPool(opts.miners);
     this.follower = new ChainFollower(

@@ -114,6 +114,16 @@ export class ClientMetrics {
       client.chain.head === undefined ? undefined : Number(client.chain.head.header.number),
     );
     r.gauge(
+      'monsoon_client_chain_blocks',
+      'Canonical blocks the chain view holds (`--chain-window`, fewer where `--chain-max-transactions` binds).',
+      () => client.chain.size,
+    );
+    r.gauge(
+      'monsoon_client_chain_transactions',
+      "Transactions of the chain view's blocks (by hash, with their receipts).",
+      () => client.chain.transactionCount,
+    );
+    r.gauge(
       'monsoon_client_pending_transactions',
       'Accepted transactions not yet in a block.',
       () => client.pendingCount,

@@ -1,5 +1,6 @@
 export { createAccessList, MAX_ACCESS_LIST_RUNS } from './accessList.js';
 export {
+  CHAIN_TX_CAP_FLOOR,
   ChainView,
   type ChainViewOptions,
   type ClientBlock,

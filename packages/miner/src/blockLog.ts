@@ -4,15 +4,23 @@
  * restarted miner re-executes them from genesis, as a peer would, and continues where it
  * stopped. One file of frames `[u32 length][u32 crc32][Block protobuf]`; a torn or corrupt tail
  * (a crash mid-append) is cut on open, and anything it lost comes back from peers (GetBlocks).
+ *
+ * Compaction (`compact`): `checkpoint` (one frame of RLP `[header, td, top layer, code]`, see
+ * MinerCheckpoint) is written for a held block, then the log is rewritten with the held blocks
+ * after it, each through a temporary file and a rename. A restart resets the miner to the
+ * checkpoint and re-executes only the log; a crash between the two renames leaves the old log,
+ * whose blocks up to the checkpoint are skipped.
  */
 
 import type { FileHandle } from 'node:fs/promises';
-import { mkdir, open, readFile } from 'node:fs/promises';
+import { mkdir, open, readFile, rename } from 'node:fs/promises';
 import { join } from 'node:path';
 import { crc32 } from 'node:zlib';
 import { type Logger, silentLogger } from '@monsoon/edge';
 import { ExecutionError, ExecutionErrorCode } from '@monsoon/execution';
 import { minerPb, type PeerBlock, peerBlockFromProto, peerBlockToProto } from '@monsoon/protocol';
+import { bigintToBytes, bytesToBigint, rlpDecode, rlpEncode } from '@monsoon/util';
+import type { MinerCheckpoint } from './miner.js';
 
 export interface BlockLogOptions {
   /** The data directory; the log is `blocks.log` in it. */
@@ -23,88 +31,192 @@ export interface BlockLogOptions {
 
 const FRAME_HEADER = 8;
 
+/** `payload` framed: `[u32 length][u32 crc32][payload]`. */
+function frameOf(payload: Uint8Array): Buffer {
+  const frame = Buffer.alloc(FRAME_HEADER + payload.length);
+  frame.writeUInt32LE(payload.length, 0);
+  frame.writeUInt32LE(crc32(payload), 4);
+  frame.set(payload, FRAME_HEADER);
+  return frame;
+}
+
+function blockFrame(b: PeerBlock): Buffer {
+  return frameOf(minerPb.Block.encode(peerBlockToProto(b)).finish());
+}
+
+/** Writes `frames` to `path` through a temporary file and a rename (synced before it). */
+async function replaceFile(path: string, frames: Iterable<Uint8Array>): Promise<void> {
+  const tmp = `${path}.tmp`;
+  const fh = await open(tmp, 'w');
+  try {
+    let at = 0;
+    for (const f of frames) {
+      await fh.write(f, 0, f.length, at);
+      at += f.length;
+    }
+    await fh.sync();
+  } finally {
+    await fh.close();
+  }
+  await rename(tmp, path);
+}
+
+/** The checkpoint in `path`, or undefined when there is none; a damaged one is an error. */
+async function readCheckpoint(path: string): Promise<MinerCheckpoint | undefined> {
+  let bytes: Buffer;
+  try {
+    bytes = await readFile(path);
+  } catch (e) {
+    if ((e as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
+    throw e;
+  }
+  const bad = (why: string): never => {
+    throw new ExecutionError(ExecutionErrorCode.BadBlock, `${path}: expected a checkpoint, found ${why}`, {
+      path,
+    });
+  };
+  if (bytes.length < FRAME_HEADER) bad(`${bytes.length} bytes`);
+  const payload = bytes.subarray(FRAME_HEADER, FRAME_HEADER + bytes.readUInt32LE(0));
+  if (payload.length !== bytes.length - FRAME_HEADER || crc32(payload) !== bytes.readUInt32LE(4))
+    bad('a frame whose length or checksum does not match');
+  const v = rlpDecode(payload);
+  if (!Array.isArray(v) || v.length !== 4 || !Array.isArray(v[3]))
+    return bad('no [header, td, accounts, code] list');
+  const [headerRlp, td, accounts, code] = v as [Uint8Array, Uint8Array, Uint8Array, Uint8Array[]];
+  return { headerRlp, td: bytesToBigint(td), accounts, code };
+}
+
 export class BlockLog {
   /** Appends run one after another: a later frame never lands before an earlier one is written. */
   private tail: Promise<void> = Promise.resolve();
 
   private constructor(
-    private readonly fh: FileHandle,
+    private fh: FileHandle,
     private readonly opts: BlockLogOptions,
     private size: number,
+    /** Blocks in the log (since its last compaction), those still being appended included. */
+    public count: number,
   ) {}
 
-  /** Opens (or creates) the log: the blocks it holds, oldest first, and the log to append to. */
+  /**
+   * Opens (or creates) the log: the log to append to, how many blocks it holds, and `blocks()`,
+   * which reads them back one frame at a time, oldest first. Nothing is held whole: a log grows
+   * with the chain (~1-3 MiB a block under the main job's load), and reading it into one buffer
+   * made a restart's memory grow with it, then fail outright past 2 GiB (readFile's limit).
+   * Frames are checked on open and a torn tail is cut; a frame that passes its checksum and does
+   * not decode fails `blocks()`.
+   */
   static async open(
     opts: Partial<BlockLogOptions> & { dataDir: string },
     log: Logger = silentLogger,
-  ): Promise<{ log: BlockLog; blocks: PeerBlock[] }> {
+  ): Promise<{
+    log: BlockLog;
+    count: number;
+    blocks: () => AsyncGenerator<PeerBlock>;
+    /** The block the log's blocks follow, once it was compacted (absent: genesis). */
+    checkpoint: MinerCheckpoint | undefined;
+  }> {
     const o: BlockLogOptions = { fsync: 'always', ...opts };
     await mkdir(o.dataDir, { recursive: true });
     const path = join(o.dataDir, 'blocks.log');
-    let bytes: Buffer;
-    try {
-      bytes = await readFile(path);
-    } catch (e) {
-      if ((e as NodeJS.ErrnoException).code !== 'ENOENT') throw e;
-      bytes = Buffer.alloc(0);
-    }
-    const blocks: PeerBlock[] = [];
+    const fh = await open(path, 'r+').catch((e: NodeJS.ErrnoException) => {
+      if (e.code !== 'ENOENT') throw e;
+      return open(path, 'w+');
+    });
+    const total = (await fh.stat()).size;
+    const header = Buffer.alloc(FRAME_HEADER);
+    /** The frame at `at`: its payload, or why it is no frame (a torn or corrupt tail). */
+    const frameAt = async (at: number): Promise<{ payload: Buffer } | { defect: string }> => {
+      if (total - at < FRAME_HEADER) return { defect: `a frame header of ${total - at} bytes` };
+      await fh.read(header, 0, FRAME_HEADER, at);
+      const len = header.readUInt32LE(0);
+      const crc = header.readUInt32LE(4);
+      if (total - at - FRAME_HEADER < len) {
+        return { defect: `a frame of ${len} bytes with ${total - at - FRAME_HEADER} left` };
+      }
+      const payload = Buffer.alloc(len);
+      await fh.read(payload, 0, len, at + FRAME_HEADER);
+      if (crc32(payload) !== crc) return { defect: 'a frame whose checksum does not match' };
+      return { payload };
+    };
     let at = 0;
+    let count = 0;
     let defect: string | undefined;
-    while (at < bytes.length) {
-      if (bytes.length - at < FRAME_HEADER) {
-        defect = `a frame header of ${bytes.length - at} bytes`;
+    while (at < total) {
+      const f = await frameAt(at);
+      if ('defect' in f) {
+        defect = f.defect;
         break;
       }
-      const len = bytes.readUInt32LE(at);
-      const crc = bytes.readUInt32LE(at + 4);
-      if (bytes.length - at - FRAME_HEADER < len) {
-        defect = `a frame of ${len} bytes with ${bytes.length - at - FRAME_HEADER} left`;
-        break;
-      }
-      const payload = bytes.subarray(at + FRAME_HEADER, at + FRAME_HEADER + len);
-      if (crc32(payload) !== crc) {
-        defect = 'a frame whose checksum does not match';
-        break;
-      }
-      try {
-        blocks.push(peerBlockFromProto(minerPb.Block.decode(payload)));
-      } catch (e) {
-        throw new ExecutionError(
-          ExecutionErrorCode.BadBlock,
-          `${path} at byte ${at}: expected a block, found a frame that does not decode (${(e as Error).message})`,
-          { path, offset: at },
-        );
-      }
-      at += FRAME_HEADER + len;
+      at += FRAME_HEADER + f.payload.length;
+      count++;
     }
-    const fh = await open(path, bytes.length === 0 ? 'w+' : 'r+');
     if (defect !== undefined) {
       // Only an append can be torn, and appends only ever go at the end.
       await fh.truncate(at);
       await fh.sync();
-      log.warn('block log: cut a torn tail', {
-        path,
-        offset: at,
-        bytesCut: bytes.length - at,
-        found: defect,
-      });
+      log.warn('block log: cut a torn tail', { path, offset: at, bytesCut: total - at, found: defect });
     }
-    return { log: new BlockLog(fh, o, at), blocks };
+    const end = at;
+    async function* blocks(): AsyncGenerator<PeerBlock> {
+      for (let from = 0; from < end; ) {
+        const f = await frameAt(from);
+        if ('defect' in f)
+          throw new ExecutionError(ExecutionErrorCode.BadBlock, `${path} at byte ${from}: ${f.defect}`);
+        let block: PeerBlock;
+        try {
+          block = peerBlockFromProto(minerPb.Block.decode(f.payload));
+        } catch (e) {
+          throw new ExecutionError(
+            ExecutionErrorCode.BadBlock,
+            `${path} at byte ${from}: expected a block, found a frame that does not decode (${(e as Error).message})`,
+            { path, offset: from },
+          );
+        }
+        yield block;
+        from += FRAME_HEADER + f.payload.length;
+      }
+    }
+    const checkpoint = await readCheckpoint(join(o.dataDir, 'checkpoint'));
+    return { log: new BlockLog(fh, o, end, count), count, blocks, checkpoint };
   }
 
   /** Appends a block; resolves once it is written (and synced, under fsync 'always'). */
   append(b: PeerBlock): Promise<void> {
-    const payload = minerPb.Block.encode(peerBlockToProto(b)).finish();
-    const frame = Buffer.alloc(FRAME_HEADER + payload.length);
-    frame.writeUInt32LE(payload.length, 0);
-    frame.writeUInt32LE(crc32(payload), 4);
-    frame.set(payload, FRAME_HEADER);
+    const frame = blockFrame(b);
+    this.count++;
     const run = this.tail.then(async () => {
       await this.fh.write(frame, 0, frame.length, this.size);
       this.size += frame.length;
       if (this.opts.fsync === 'always') await this.fh.datasync();
     });
+    this.tail = run.catch(() => undefined);
+    return run;
+  }
+
+  /**
+   * Compacts the log: `checkpoint` replaces everything up to its block, and the log keeps
+   * `after` (the held blocks after it, parents first). Appends wait for it.
+   */
+  compact(checkpoint: MinerCheckpoint, after: readonly PeerBlock[]): Promise<void> {
+    const run = this.tail.then(async () => {
+      const dir = this.opts.dataDir;
+      const cp = rlpEncode([
+        checkpoint.headerRlp,
+        bigintToBytes(checkpoint.td),
+        checkpoint.accounts,
+        [...checkpoint.code],
+      ]);
+      await replaceFile(join(dir, 'checkpoint'), [frameOf(cp)]);
+      const frames = after.map(blockFrame);
+      await this.fh.close();
+      const path = join(dir, 'blocks.log');
+      await replaceFile(path, frames);
+      this.fh = await open(path, 'r+');
+      this.size = frames.reduce((n, f) => n + f.length, 0);
+    });
+    // Appends queued before this are among `after` (held blocks); those queued after follow it.
+    this.count = after.length;
     this.tail = run.catch(() => undefined);
     return run;
   }

@@ -1,3 +1,4 @@
+export { BlockLog, type BlockLogOptions } from './blockLog.js';
 export {
   defaultRecoveryThreads,
   MINER_OPTIONS,
@@ -9,7 +10,9 @@ export {
   type ChainBlock,
   defaultMinerOptions,
   inlineRecovery,
+  KEEP_BLOCKS_FLOOR,
   Miner,
+  type MinerCheckpoint,
   type MinerCounters,
   type MinerOptions,
   type PreparedSubmission,

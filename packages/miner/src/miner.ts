@@ -12,7 +12,15 @@
  * chain (total difficulty, then height, then first seen). A reorg re-queues the transactions
  * the losing branch had and the winning one does not.
  */
-import { bytesEqual, NodeBag, type StateTree, toHex, type VerifiedNodeSource } from '@monsoon/dsm-tree';
+import {
+  bytesEqual,
+  decodeTree,
+  encodeTree,
+  NodeBag,
+  StateTree,
+  toHex,
+  type VerifiedNodeSource,
+} from '@monsoon/dsm-tree';
 import {
   type BlockEnv,
   BlockExecutor,
@@ -83,6 +91,13 @@ export interface MinerOptions {
    * older than this is refused (unknown parent), and SubscribeBlocks replays only this far.
    */
   keepBlocks: number;
+  /**
+   * Bytes of transactions and witnesses the head chain's kept blocks hold at most: beyond it
+   * the oldest go too, down to {@link KEEP_BLOCKS_FLOOR} blocks. A block costs what it carries,
+   * so a window counted in blocks alone held as much as the blocks were full, and the miner's
+   * memory rose with throughput.
+   */
+  keepBytes: number;
   /** The EVM engine (default: revm where its addon is built, else @ethereumjs/evm). */
   engine?: EngineName;
   /**
@@ -132,9 +147,16 @@ export const defaultMinerOptions: Omit<MinerOptions, 'rules'> = {
   maxBlockBytes: 8 * 1024 * 1024,
   recovery: inlineRecovery,
   keepBlocks: 128,
+  keepBytes: 64 * 1024 * 1024,
   maxQueueWaitMs: 5_000,
   now: () => performance.now(),
 };
+
+/**
+ * Blocks below the head kept whatever `keepBytes` says (fewer only where `keepBlocks` is
+ * smaller): peers' forks, storage catch-ups and block streams reach this far at least.
+ */
+export const KEEP_BLOCKS_FLOOR = 64;
 
 /** A block this miner holds, with the state after it (its top layer). */
 export interface ChainBlock {
@@ -151,6 +173,23 @@ export interface ChainBlock {
   readonly receipts: readonly Receipt[];
   /** Undefined for genesis, and once the parent falls out of the kept window (`keepBlocks`). */
   parent: ChainBlock | undefined;
+}
+
+/**
+ * A held block's header and top layer as bytes: what a restart needs to continue from that
+ * block instead of re-executing the chain from genesis (the miner's chain log compaction).
+ */
+export interface MinerCheckpoint {
+  readonly headerRlp: Uint8Array;
+  readonly td: bigint;
+  /** The account trie as encodeTree writes it: the top `r` levels and the coinbase path, stubs below. */
+  readonly accounts: Uint8Array;
+  readonly code: readonly Uint8Array[];
+}
+
+/** A held block as peers (and the chain log) take it: header, transactions, witness. */
+export function peerBlockOf(b: ChainBlock): PeerBlock {
+  return { headerRlp: encodeHeader(b.header), transactions: b.transactions, bag: b.witness };
 }
 
 /** A block just sealed or adopted: what peers and storage nodes are sent. */
@@ -235,6 +274,8 @@ export class Miner {
    */
   private readonly txBlocks = new Map<string, ChainBlock[]>();
   private readonly txKeys = new WeakMap<ChainBlock, readonly string[]>();
+  /** Each held block's transaction and witness bytes (what `keepBytes` counts). */
+  private readonly sizes = new WeakMap<ChainBlock, number>();
   private headBlock: ChainBlock;
   private pending!: Pending;
   /** Where stubs resolve from right now: the bag of the submission (or peer block) executing. */
@@ -245,6 +286,8 @@ export class Miner {
   private served = new NodeBag();
   private readonly layout: ShardLayout;
   private readonly common;
+  /** What every state's stubs resolve from (the executing bag, see resolve). */
+  private nodeSource!: VerifiedNodeSource;
   /**
    * Hears every block this miner seals: on `seal()` and when a submission finds the pending
    * block full (count, bytes or gas) and seals it to make room. A node sends them on from here.
@@ -294,6 +337,7 @@ export class Miner {
       parent: undefined,
     };
     self = new Miner(o, g, keccak);
+    self.nodeSource = source;
     self.pruneKeepingCoinbase(st);
     await self.startPending();
     return self;
@@ -301,6 +345,67 @@ export class Miner {
 
   get head(): ChainBlock {
     return this.headBlock;
+  }
+
+  /** `b`'s header and top layer, to restart from (see {@link resetTo}). */
+  checkpointOf(b: ChainBlock): MinerCheckpoint {
+    return {
+      headerRlp: encodeHeader(b.header),
+      td: b.td,
+      accounts: encodeTree(b.state.accounts),
+      code: b.state.exportParts().code,
+    };
+  }
+
+  /**
+   * The blocks held, parents before children (by number): with {@link oldestHeld}'s checkpoint,
+   * what a compacted chain log keeps.
+   */
+  heldBlocks(): ChainBlock[] {
+    return [...this.blocks.values()].sort((a, b) => (a.header.number < b.header.number ? -1 : 1));
+  }
+
+  /** The oldest block of the head's chain still held (genesis while the window reaches it). */
+  get oldestHeld(): ChainBlock {
+    let b = this.headBlock;
+    while (b.parent !== undefined) b = b.parent;
+    return b;
+  }
+
+  /**
+   * Starts again from a checkpoint (a restart on a compacted chain log): every held block and
+   * the pending block are dropped, and the checkpoint's block, its top layer checked against
+   * its header's state root, becomes the head the log's later blocks re-execute on.
+   */
+  resetTo(cp: MinerCheckpoint): Promise<void> {
+    return this.serial(async () => {
+      const header = decodeHeader(cp.headerRlp);
+      const opts = { hash: this.keccak, source: this.nodeSource };
+      const state = StateTree.restore(decodeTree(cp.accounts, opts), { storage: [], code: cp.code }, opts);
+      if (!bytesEqual(state.root(), header.stateRoot)) {
+        throw new ExecutionError(
+          ExecutionErrorCode.BadBlock,
+          `checkpoint of block #${header.number}: its top layer has root ${toHex(state.root())}, its header ${toHex(header.stateRoot)}`,
+          { number: header.number },
+        );
+      }
+      const b: ChainBlock = {
+        hash: headerHash(header, this.keccak),
+        header,
+        state,
+        td: cp.td,
+        transactions: [],
+        witness: [],
+        receipts: [],
+        parent: undefined,
+      };
+      this.blocks.clear();
+      this.txBlocks.clear();
+      this.recent = [];
+      this.headBlock = b;
+      this.blocks.set(toHex(b.hash), b);
+      await this.startPending();
+    });
   }
 
   block(hash: Uint8Array): ChainBlock | undefined {
@@ -664,6 +769,10 @@ export class Miner {
     };
     this.blocks.set(toHex(block.hash), block);
     this.txKeys.set(block, txKeys);
+    let size = 0;
+    for (const x of raws) size += x.length;
+    for (const x of witness) size += x.length;
+    this.sizes.set(block, size);
     for (const k of txKeys) {
       const list = this.txBlocks.get(k);
       if (list === undefined) this.txBlocks.set(k, [block]);
@@ -682,11 +791,23 @@ export class Miner {
   }
 
   /**
-   * Forgets the blocks more than `keepBlocks` below the head, and the parent links into them,
-   * so nothing (not even a chain of parents) keeps them alive.
+   * Forgets the blocks more than `keepBlocks` below the head (or below where the head chain's
+   * blocks hold `keepBytes`, KEEP_BLOCKS_FLOOR blocks kept), and the parent links into them, so
+   * nothing (not even a chain of parents) keeps them alive.
    */
   private forgetOldBlocks(): void {
-    const floor = this.headBlock.header.number - BigInt(this.opts.keepBlocks);
+    let floor = this.headBlock.header.number - BigInt(this.opts.keepBlocks);
+    let bytes = 0;
+    let depth = 0;
+    for (
+      let b: ChainBlock | undefined = this.headBlock;
+      b !== undefined && b.header.number >= floor;
+      depth++
+    ) {
+      bytes += this.sizes.get(b) ?? 0;
+      if (bytes > this.opts.keepBytes && depth >= KEEP_BLOCKS_FLOOR) floor = b.header.number + 1n;
+      b = b.parent;
+    }
     if (floor <= 0n) return;
     for (const [k, b] of this.blocks) {
       if (b.header.number < floor) {

@@ -33,6 +33,7 @@ import {
 import { encodeReceipt, isExecutionError } from '@monsoon/execution';
 import {
   blockWithReceiptsToProto,
+  decodeHeader,
   encodeHeader,
   type Head,
   headToProto,
@@ -47,7 +48,7 @@ import {
   submitResponseToProto,
 } from '@monsoon/protocol';
 import { BlockLog } from './blockLog.js';
-import type { ChainBlock, Miner, SealedBlock } from './miner.js';
+import { type ChainBlock, type Miner, peerBlockOf, type SealedBlock } from './miner.js';
 import { defaultPeerSyncOptions, type PeerLink, PeerSync, type PeerSyncOptions } from './peerSync.js';
 import {
   defaultStoragePeerOptions,
@@ -87,6 +88,13 @@ export interface MinerNodeOptions {
   dataDir?: string;
   /** fsync the chain log after every block ('always') or leave it to the OS ('none'). */
   fsync: 'always' | 'none';
+  /**
+   * Blocks logged since the chain log's last compaction before it is compacted again: a
+   * checkpoint of the oldest held block of the head's chain replaces everything up to it, and
+   * the log keeps the held blocks after it. A restart then re-executes at most this many blocks
+   * plus the window, not the chain since genesis, and the log's size is bounded.
+   */
+  logCompactAfter: number;
   /** Fetching the missing ancestors of peers' blocks (how many per request, how many may wait). */
   peerSync: Partial<PeerSyncOptions>;
   maxReceiveMessageBytes: number;
@@ -100,6 +108,7 @@ export const defaultMinerNodeOptions: MinerNodeOptions = {
   storageFeed: {},
   storageCatchUpBlocks: 128,
   fsync: 'always',
+  logCompactAfter: 1024,
   peerSync: {},
   maxReceiveMessageBytes: 256 * 1024 * 1024,
 };
@@ -227,9 +236,21 @@ export class MinerNode {
   /** Re-executes the blocks the chain log holds, then logs every block adopted from now on. */
   private async restoreChain(dataDir: string): Promise<void> {
     const started = performance.now();
-    const { log: blockLog, blocks } = await BlockLog.open({ dataDir, fsync: this.opts.fsync }, this.log);
+    const {
+      log: blockLog,
+      count,
+      blocks,
+      checkpoint,
+    } = await BlockLog.open({ dataDir, fsync: this.opts.fsync }, this.log);
+    let from = 0n;
+    if (checkpoint !== undefined) {
+      await this.miner.resetTo(checkpoint);
+      from = this.miner.head.header.number;
+    }
     let refused = 0;
-    for (const b of blocks) {
+    for await (const b of blocks()) {
+      // A crash between a compaction's two renames left the old log: its blocks up to the checkpoint go.
+      if (decodeHeader(b.headerRlp).number <= from) continue;
       try {
         const sealed = await this.miner.receiveBlock(b);
         // A storage node behind may need them: the restored blocks are kept for catch-ups too.
@@ -243,7 +264,8 @@ export class MinerNode {
     this.blockLog = blockLog;
     this.announcedHead = this.miner.head;
     this.log.info('chain restored', {
-      blocks: blocks.length,
+      checkpoint: checkpoint === undefined ? undefined : Number(from),
+      blocks: count,
       refused,
       head: Number(this.miner.head.header.number),
       hash: toHex(this.miner.head.hash),
@@ -305,6 +327,16 @@ export class MinerNode {
     );
     m.gauge('monsoon_miner_head_number', 'Number of the head block.', () =>
       Number(this.miner.head.header.number),
+    );
+    m.gauge(
+      'monsoon_miner_blocks_held',
+      "Blocks the miner holds: the head's window (`--keep-blocks`), forks included.",
+      () => this.miner.blockCount,
+    );
+    m.gauge(
+      'monsoon_miner_indexed_transactions',
+      'Transactions indexed by the held blocks that hold them.',
+      () => this.miner.indexedTransactions,
     );
     m.gauge(
       'monsoon_miner_pending_transactions',
@@ -503,18 +535,50 @@ export class MinerNode {
       return;
     }
     // Head subscribers (clients) hear of a block once it is in the log: a head they saw survives a restart.
-    void this.blockLog
+    const log = this.blockLog;
+    void log
       .append(sealed.peer)
       .catch((e) => this.log.error('chain log append failed', { error: (e as Error).message }))
       .then(heard);
+    // The count restarts when a compaction is queued: the next waits for as many blocks again.
+    if (log.count > this.opts.logCompactAfter + this.miner.blockCount) this.compactLog(log);
+  }
+
+  /** Compacts the chain log to a checkpoint of the oldest held block of the head's chain and the held blocks after it. */
+  private compactLog(log: BlockLog): void {
+    const cp = this.miner.oldestHeld;
+    const after = this.miner
+      .heldBlocks()
+      .filter((b) => b.header.number > cp.header.number)
+      .map(peerBlockOf);
+    const started = performance.now();
+    void log
+      .compact(this.miner.checkpointOf(cp), after)
+      .then(() =>
+        this.log.info('chain log compacted', {
+          checkpoint: Number(cp.header.number),
+          blocks: after.length,
+          ms: Math.round(performance.now() - started),
+        }),
+      )
+      .catch((e) => this.log.error('chain log compaction failed', { error: (e as Error).message }));
   }
 
   /** Remembers `sealed` for catch-ups and forgets what fell out of the window below the head. */
   private keepSealed(sealed: SealedBlock): void {
     this.recentSealed.set(toHex(sealed.block.hash), sealed);
     const floor = this.miner.head.header.number - BigInt(this.opts.storageCatchUpBlocks);
-    if (this.recentSealed.size <= this.opts.storageCatchUpBlocks) return;
-    for (const [k, s] of this.recentSealed) if (s.block.header.number < floor) this.recentSealed.delete(k);
+    // A block the miner forgot (its window, `keepBytes`) goes too: kept here, it would keep its
+    // transactions, witness and top layer alive past the miner's window.
+    for (const [k, s] of this.recentSealed) {
+      if (s.block.header.number < floor || this.miner.block(s.block.hash) === undefined)
+        this.recentSealed.delete(k);
+    }
+  }
+
+  /** Sealed blocks (with their shard updates) kept for catching storage nodes up. */
+  get sealedHeld(): number {
+    return this.recentSealed.size;
   }
 
   /** Waits until every storage node has been sent every block so far. */

@@ -11,12 +11,11 @@ import { keccak } from '@monsoon/keccak';
 import {
   type BlockHeader,
   decodeHeader,
-  encodeHeader,
   headerHash,
   type PeerBlock,
   type PeerMessage,
 } from '@monsoon/protocol';
-import type { ChainBlock, Miner, SealedBlock } from './miner.js';
+import { type ChainBlock, type Miner, peerBlockOf, type SealedBlock } from './miner.js';
 
 export interface PeerSyncOptions {
   /** Most blocks asked for (and sent) in one GetBlocks. */
@@ -117,7 +116,7 @@ export class PeerSync<L extends PeerLink> {
     for (const b of out.reverse()) {
       to.send({
         kind: 'block',
-        block: { headerRlp: encodeHeader(b.header), transactions: b.transactions, bag: b.witness },
+        block: peerBlockOf(b),
       });
     }
   }

@@ -81,6 +81,7 @@ export {
 } from './streamGenesis.js';
 export {
   defaultVersionStoreOptions,
+  VERSION_CAP_FLOOR,
   type Version,
   VersionStore,
   type VersionStoreOptions,

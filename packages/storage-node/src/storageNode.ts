@@ -44,7 +44,7 @@ import { ShardState } from './shardState.js';
 import { decodeCheckpoint, encodeCheckpoint } from './stateCheckpoint.js';
 import { StorageError, StorageErrorCode } from './storageError.js';
 import { type GenesisAccounts, type GenesisSink, streamGenesis } from './streamGenesis.js';
-import { type Version, VersionStore } from './versionStore.js';
+import { defaultVersionStoreOptions, type Version, VersionStore } from './versionStore.js';
 import { type FsyncPolicy, WriteAheadLog } from './writeAheadLog.js';
 
 /**
@@ -105,6 +105,8 @@ export interface StorageNodeOptions {
   window: number;
   /** Blocks a losing fork is kept below the head. */
   forkWindow: number;
+  /** Account updates the head chain's versions hold at most (VersionStoreOptions.maxUpdates). */
+  maxVersionUpdates: number;
 }
 
 export const defaultStorageNodeOptions: StorageNodeOptions = {
@@ -112,6 +114,7 @@ export const defaultStorageNodeOptions: StorageNodeOptions = {
   shards: Array.from({ length: 16 }, (_, i) => i),
   window: 256,
   forkWindow: 64,
+  maxVersionUpdates: defaultVersionStoreOptions.maxUpdates,
 };
 
 export interface StorageNodeModules {
@@ -175,7 +178,11 @@ export class StorageNode {
     this.keccak = modules.hash ?? defaultKeccak;
     this.log = modules.logger ?? silentLogger;
     this.beforeInstall = modules.beforeInstall;
-    this.versions = new VersionStore(genesis, { window: opts.window, forkWindow: opts.forkWindow });
+    this.versions = new VersionStore(genesis, {
+      window: opts.window,
+      forkWindow: opts.forkWindow,
+      maxUpdates: opts.maxVersionUpdates,
+    });
     this.observers = modules.observers ?? [];
     this.faults = modules.faults;
     if (this.observers.length > 0) {
@@ -498,6 +505,7 @@ export class StorageNode {
     const v: Version = {
       ...(seq !== undefined ? { seq } : {}),
       record,
+      updates: req.shards.reduce((n, s) => n + s.accounts.length, 0),
       hash,
       id: VersionStore.idOf(hash),
       header,
@@ -526,7 +534,7 @@ export class StorageNode {
       number: Number(header.number),
       hash: v.id,
       head: this.versions.head === v,
-      accounts: req.shards.reduce((n, s) => n + s.accounts.length, 0),
+      accounts: v.updates,
       freed: gone.length,
       ms: Math.round((performance.now() - started) * 100) / 100,
     });

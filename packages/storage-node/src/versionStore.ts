@@ -3,7 +3,8 @@
  * The head is the version with the most total difficulty, then the highest number (so a chain
  * with difficulty 0, as in benchmarks, follows the longest), the first seen winning a tie; reads by
  * number follow the head's chain. Versions fall away when they are more than `window` blocks
- * below the head, or sit on a losing fork more than `forkWindow` blocks below it.
+ * below the head, or sit on a losing fork more than `forkWindow` blocks below it; and the head
+ * chain's oldest go while its versions changed more than `maxUpdates` accounts in all.
  */
 import type { BlockHeader, BlockRef } from '@monsoon/protocol';
 import { toHex } from '@monsoon/util';
@@ -19,6 +20,8 @@ export interface Version {
   readonly state: ShardState;
   /** The write-ahead log record of this block, on a durable node. */
   readonly seq?: bigint;
+  /** Accounts the block changed in this node's shards (what its version costs): 0 when unknown. */
+  readonly updates?: number;
   /**
    * The block's ApplyBlockRequest as applied here (protobuf), for replicas that catch up from
    * this node; absent for the version a node started from (genesis, checkpoint).
@@ -31,9 +34,28 @@ export interface VersionStoreOptions {
   window: number;
   /** Blocks below the head a version on another fork is kept. */
   forkWindow: number;
+  /**
+   * Account updates the head chain's versions hold at most: beyond it the oldest go too, down
+   * to {@link VERSION_CAP_FLOOR} blocks. A version's nodes are the paths its block changed, so a
+   * window counted in blocks alone holds as much as the blocks are full, and its memory rose
+   * with the load.
+   */
+  maxUpdates: number;
 }
 
-export const defaultVersionStoreOptions: VersionStoreOptions = { window: 256, forkWindow: 64 };
+/** ~256 blocks of ~500 updates (half of a 2-process cluster's ~1,000 tx/s). */
+export const defaultVersionStoreOptions: VersionStoreOptions = {
+  window: 256,
+  forkWindow: 64,
+  maxUpdates: 131_072,
+};
+
+/**
+ * Head-chain versions kept whatever `maxUpdates` says (fewer only where `window` is smaller):
+ * checkpoints are written 16 below the head, late clients anchor there, and replicas behind by
+ * fewer blocks catch up by blocks, not a checkpoint.
+ */
+export const VERSION_CAP_FLOOR = 64;
 
 const idOf = toHex;
 
@@ -101,12 +123,19 @@ export class VersionStore {
       canonical.add(v.id);
       v = this.byId.get(idOf(v.header.parentHash));
     }
+    // How deep the head's chain is kept: the window, or less where its updates exceed the cap.
+    let depth = BigInt(this.opts.window);
+    let updates = 0;
+    let at = 0n;
+    for (let v: Version | undefined = head; v !== undefined && at <= depth; at++) {
+      updates += v.updates ?? 0;
+      if (updates > this.opts.maxUpdates && at >= VERSION_CAP_FLOOR) depth = at - 1n;
+      v = this.byId.get(idOf(v.header.parentHash));
+    }
     const freed: Version[] = [];
     for (const [id, v] of this.byId) {
       const below = head.header.number - v.header.number;
-      const keep = canonical.has(id)
-        ? below <= BigInt(this.opts.window)
-        : below <= BigInt(this.opts.forkWindow);
+      const keep = canonical.has(id) ? below <= depth : below <= BigInt(this.opts.forkWindow);
       if (!keep) {
         this.byId.delete(id);
         freed.push(v);

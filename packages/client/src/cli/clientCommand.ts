@@ -18,6 +18,7 @@ import {
 } from '@monsoon/edge';
 import { type ChainRules, chainRulesOf } from '@monsoon/execution';
 import { parseGenesis } from '@monsoon/protocol';
+import { CHAIN_TX_CAP_FLOOR } from '../chain.js';
 import { SYNC_FROM, type SyncFrom } from '../chainFollower.js';
 import { Client, defaultClientOptions } from '../client.js';
 import { ClientError, ClientErrorCode } from '../clientError.js';
@@ -87,6 +88,11 @@ export const CLIENT_OPTIONS: readonly RoleOption[] = [
     description: `canonical blocks (transactions, receipts) kept; older ones are forgotten (default: ${defaultClientOptions.chainWindow})`,
   },
   {
+    name: 'chainMaxTransactions',
+    arg: '<n>',
+    description: `transactions those blocks hold at most: beyond it the oldest go too, down to ${CHAIN_TX_CAP_FLOOR} blocks (default: ${defaultClientOptions.chainMaxTransactions})`,
+  },
+  {
     name: 'maxCachedNodes',
     arg: '<n>',
     description: `proof nodes cached at most, in two generations (default: ${defaultClientOptions.maxCachedNodes})`,
@@ -111,6 +117,7 @@ export interface ClientRoleConfig {
   readonly maxInFlight: number;
   readonly storageTransport: StorageTransportKind;
   readonly chainWindow: number;
+  readonly chainMaxTransactions: number;
   readonly maxCachedNodes: number;
   readonly syncFrom: SyncFrom;
 }
@@ -149,6 +156,11 @@ async function loadClient(raw: RawOptions): Promise<ClientRoleConfig> {
       STORAGE_TRANSPORTS,
     ),
     chainWindow: read.int(raw.chainWindow ?? defaultClientOptions.chainWindow, 'chainWindow', 1),
+    chainMaxTransactions: read.int(
+      raw.chainMaxTransactions ?? defaultClientOptions.chainMaxTransactions,
+      'chainMaxTransactions',
+      1,
+    ),
     maxCachedNodes: read.int(raw.maxCachedNodes ?? defaultClientOptions.maxCachedNodes, 'maxCachedNodes', 2),
     syncFrom: read.oneOf(raw.syncFrom ?? defaultClientOptions.syncFrom, 'syncFrom', SYNC_FROM),
   };
@@ -166,6 +178,7 @@ async function startClient(o: ClientRoleConfig, { logger }: RoleContext): Promis
     maxInFlight: o.maxInFlight,
     storageTransport: o.storageTransport,
     chainWindow: o.chainWindow,
+    chainMaxTransactions: o.chainMaxTransactions,
     maxCachedNodes: o.maxCachedNodes,
     syncFrom: o.syncFrom,
     logger,

@@ -4,7 +4,14 @@
  * above (their transactions leave the index); a gap is refused; inclusion waiters fire.
  */
 import { describe, expect, it } from '@jest/globals';
-import { ChainView, type ClientBlock, clientBlockOf, decodeReceipt, isClientError } from '@monsoon/client';
+import {
+  CHAIN_TX_CAP_FLOOR,
+  ChainView,
+  type ClientBlock,
+  clientBlockOf,
+  decodeReceipt,
+  isClientError,
+} from '@monsoon/client';
 import { encodeReceipt, receiptsRoot, transactionsRoot } from '@monsoon/execution';
 import { keccak } from '@monsoon/keccak';
 import { type BlockHeader, encodeHeader } from '@monsoon/protocol';
@@ -93,6 +100,45 @@ describe('ChainView', () => {
     chain.add(b[2]!);
     expect(chain.head).toBe(b[7]);
     expect(chain.size).toBe(4);
+  });
+
+  it('holds at most maxTransactions however full the blocks, down to CHAIN_TX_CAP_FLOOR blocks', () => {
+    // Full blocks: the block window alone would hold 512 × 50 transactions.
+    const chain = new ChainView({ maxTransactions: 1_000 });
+    let parent: ClientBlock | undefined;
+    for (let n = 0; n < 400; n++) {
+      const txs = n === 0 ? [] : Array.from({ length: 50 }, (_, i) => Uint8Array.of(n >> 8, n & 255, i));
+      parent = block(BigInt(n), 0, txs, parent);
+      chain.add(parent);
+      expect(chain.transactionCount).toBeLessThanOrEqual(Math.max(1_000, CHAIN_TX_CAP_FLOOR * 50));
+    }
+    // 64 blocks of 50 (the floor binds over the cap), genesis aside.
+    expect(chain.transactionCount).toBe(CHAIN_TX_CAP_FLOOR * 50);
+    expect(chain.size).toBe(CHAIN_TX_CAP_FLOOR + 1);
+    expect(chain.byNumber(0n)).toBeDefined();
+    expect(chain.byNumber(399n - BigInt(CHAIN_TX_CAP_FLOOR))).toBeUndefined();
+    expect(chain.byNumber(400n - BigInt(CHAIN_TX_CAP_FLOOR))).toBeDefined();
+
+    // Sparse blocks (one transaction a block on average): the cap binds above the floor.
+    const sparse = new ChainView({ maxTransactions: 300 });
+    parent = undefined;
+    for (let n = 0; n < 1_000; n++) {
+      const txs = n === 0 ? [] : Array.from({ length: n % 3 }, (_, i) => Uint8Array.of(n >> 8, n & 255, i));
+      parent = block(BigInt(n), 0, txs, parent);
+      sparse.add(parent);
+      expect(sparse.transactionCount).toBeLessThanOrEqual(300);
+    }
+    expect(sparse.transactionCount).toBeGreaterThan(297);
+    expect(sparse.size).toBeGreaterThan(290);
+    expect(sparse.size).toBeLessThan(310);
+    // Empty blocks: the block window binds.
+    const empty = new ChainView({ window: 100, maxTransactions: 300 });
+    parent = undefined;
+    for (let n = 0; n < 1_000; n++) {
+      parent = block(BigInt(n), 0, [], parent);
+      empty.add(parent);
+    }
+    expect(empty.size).toBe(101);
   });
 
   it('refuses a block whose parent is not the block held below it, or below the difficulty rule', () => {

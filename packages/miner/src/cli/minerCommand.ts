@@ -22,7 +22,7 @@ import {
 } from '@monsoon/edge';
 import { chainRulesOf, SenderRecoveryPool } from '@monsoon/execution';
 import { type Genesis, minDifficultyOf, parseGenesis } from '@monsoon/protocol';
-import { defaultMinerOptions, Miner } from '../miner.js';
+import { defaultMinerOptions, KEEP_BLOCKS_FLOOR, Miner } from '../miner.js';
 import { defaultMinerNodeOptions, MinerNode } from '../minerNode.js';
 import { defaultStoragePeerOptions } from '../storagePeer.js';
 
@@ -94,9 +94,19 @@ export const MINER_OPTIONS: readonly RoleOption[] = [
     description: 'fsync the chain log after every block, or leave it to the OS (default: always)',
   },
   {
+    name: 'logCompactAfter',
+    arg: '<n>',
+    description: `blocks logged before the chain log is compacted to a checkpoint of the oldest held block and the blocks after it (default: ${defaultMinerNodeOptions.logCompactAfter})`,
+  },
+  {
     name: 'keepBlocks',
     arg: '<n>',
     description: `blocks kept below the head; older ones are forgotten (default: ${defaultMinerOptions.keepBlocks})`,
+  },
+  {
+    name: 'keepBytes',
+    arg: '<n>',
+    description: `transaction and witness bytes those blocks hold at most: beyond it the oldest go too, down to ${KEEP_BLOCKS_FLOOR} blocks (default: ${defaultMinerOptions.keepBytes})`,
   },
   {
     name: 'maxQueueWait',
@@ -130,9 +140,11 @@ export interface MinerRoleConfig {
   readonly recoveryThreads: number;
   readonly shardCount: 16 | 256;
   readonly keepBlocks: number;
+  readonly keepBytes: number;
   readonly maxQueueWaitMs: number;
   readonly dataDir: string | undefined;
   readonly fsync: 'always' | 'none';
+  readonly logCompactAfter: number;
   readonly storageRetryMaxMs: number;
   readonly storageCatchUpBlocks: number;
 }
@@ -183,9 +195,15 @@ async function loadMiner(raw: RawOptions): Promise<MinerRoleConfig> {
     recoveryThreads: read.int(raw.recoveryThreads ?? defaultRecoveryThreads(), 'recoveryThreads'),
     shardCount: shardCount as 16 | 256,
     keepBlocks: read.int(raw.keepBlocks ?? defaultMinerOptions.keepBlocks, 'keepBlocks', 1),
+    keepBytes: read.int(raw.keepBytes ?? defaultMinerOptions.keepBytes, 'keepBytes', 1),
     maxQueueWaitMs: read.int(raw.maxQueueWait ?? defaultMinerOptions.maxQueueWaitMs, 'maxQueueWait', 1),
     dataDir: raw.dataDir === undefined ? undefined : read.str(raw.dataDir, 'dataDir'),
     fsync: read.oneOf(raw.fsync ?? defaultMinerNodeOptions.fsync, 'fsync', ['always', 'none'] as const),
+    logCompactAfter: read.int(
+      raw.logCompactAfter ?? defaultMinerNodeOptions.logCompactAfter,
+      'logCompactAfter',
+      1,
+    ),
     storageRetryMaxMs: read.int(
       raw.storageRetryMax ?? defaultStoragePeerOptions.retryMaxMs,
       'storageRetryMax',
@@ -220,6 +238,7 @@ async function startMiner(o: MinerRoleConfig, { logger }: RoleContext): Promise<
     maxBlockTransactions: o.maxBlockTxs,
     shardCount: o.shardCount,
     keepBlocks: o.keepBlocks,
+    keepBytes: o.keepBytes,
     maxQueueWaitMs: o.maxQueueWaitMs,
     ...(o.recoveryThreads > 0
       ? { recovery: await SenderRecoveryPool.create({ threads: o.recoveryThreads }) }
@@ -241,6 +260,7 @@ async function startMiner(o: MinerRoleConfig, { logger }: RoleContext): Promise<
       storageFeed: { retryMaxMs: o.storageRetryMaxMs },
       storageCatchUpBlocks: o.storageCatchUpBlocks,
       fsync: o.fsync,
+      logCompactAfter: o.logCompactAfter,
       ...(o.dataDir !== undefined ? { dataDir: o.dataDir } : {}),
     },
     logger,

@@ -2,7 +2,9 @@
  * A miner with a data directory keeps its chain (issue 15): every block it adopts is logged, and
  * a restarted miner re-executes the log and continues where it stopped, instead of at genesis.
  * In-process: a clean restart, and a torn tail (a crash mid-append) cut on open. As a process:
- * SIGKILLed and restarted on the same directory, it still holds the head it had.
+ * SIGKILLed and restarted on the same directory, it still holds the head it had. Compacted: the
+ * log holds a checkpoint and the blocks after it, so it stays bounded and a restart re-executes
+ * only those.
  */
 import { appendFile, mkdtemp, readFile, rm, truncate } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -10,7 +12,8 @@ import { join } from 'node:path';
 import { credentials } from '@grpc/grpc-js';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { toHex } from '@monsoon/dsm-tree';
-import { Miner, MinerNode } from '@monsoon/miner';
+import { keccak } from '@monsoon/keccak';
+import { BlockLog, Miner, MinerNode } from '@monsoon/miner';
 import { decodeHeader, headerHash, MinerServiceClient, TxStatus } from '@monsoon/protocol';
 import { killAll, startRole, until, writeGenesis } from '@monsoon/test-utils';
 import { addrs, genesis, genesisTree, minerHead, rules, transfer } from '../helpers/minerProcess.js';
@@ -68,6 +71,57 @@ describe('the miner chain log', () => {
     const d = await startNode(dataDir);
     expect(toHex(d.miner.head.hash)).toBe(toHex(head.hash));
     await d.close();
+  }, 60_000);
+
+  it('compacts its log to a checkpoint and the held blocks; a restart resumes from it and executes on it', async () => {
+    const dataDir = join(dir, 'compact');
+    const start = async () =>
+      MinerNode.start(await Miner.create(genesis, { rules, keepBlocks: 4 }), {
+        blockIntervalMs: 0,
+        dataDir,
+        logCompactAfter: 8,
+      });
+    const a = await start();
+    const full = genesisTree();
+    const first = await a.miner.submit({
+      transactions: [transfer(0, addrs[40]!, 1234n)],
+      bag: full.proveAccounts([addrs[0]!, addrs[40]!]),
+      prefetchedRoot: full.root(),
+    });
+    expect(first.results.map((r) => r.status)).toEqual([TxStatus.Accepted]);
+    for (let i = 0; i < 40; i++) await a.sealNow();
+    const head = a.miner.head;
+    await a.close();
+
+    // At most logCompactAfter blocks past the window (5 blocks) stay in the log; 40 without compaction.
+    const logged = await BlockLog.open({ dataDir });
+    await logged.log.close();
+    expect(logged.checkpoint).toBeDefined();
+    expect(logged.count).toBeLessThanOrEqual(8 + 5 + 1);
+    expect(decodeHeader(logged.checkpoint!.headerRlp).number).toBeGreaterThan(20n);
+
+    const b = await start();
+    expect(toHex(b.miner.head.hash)).toBe(toHex(head.hash));
+    expect(toHex(b.miner.head.header.stateRoot)).toBe(toHex(head.header.stateRoot));
+    expect(b.miner.blockCount).toBeLessThanOrEqual(5);
+    // The restored top layer executes: a transfer between accounts whose subtrees block 1 left
+    // alone (a genesis witness revised there, not stale).
+    const touched = new Set([addrs[0]!, addrs[40]!].map((a) => keccak.keccak256(a)[0]));
+    const [from, to] = addrs
+      .map((a, i) => ({ i, bucket: keccak.keccak256(a)[0]! }))
+      .filter((x, k, all) => !touched.has(x.bucket) && all.findIndex((y) => y.bucket === x.bucket) === k)
+      .slice(0, 2)
+      .map((x) => x.i);
+    const res = await b.miner.submit({
+      transactions: [transfer(from!, addrs[to!]!, 5n)],
+      bag: full.proveAccounts([addrs[from!]!, addrs[to!]!]),
+      prefetchedRoot: full.root(),
+    });
+    expect(res.results.map((r) => r.status)).toEqual([TxStatus.Accepted]);
+    const next = await b.sealNow();
+    expect(next.block.header.number).toBe(head.header.number + 1n);
+    expect(next.block.transactions).toHaveLength(1);
+    await b.close();
   }, 60_000);
 
   it('a miner process SIGKILLed and restarted on its data directory holds the head it had', async () => {

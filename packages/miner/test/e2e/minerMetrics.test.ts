@@ -56,6 +56,9 @@ describe('miner --metrics', () => {
     const before = await scrape(metrics);
     expect(sample(before, 'monsoon_miner_transactions_total{result="accepted"}')).toBe(0);
     expect(sample(before, 'monsoon_miner_pending_transactions')).toBe(0);
+    // Genesis alone: one block held, no transaction indexed.
+    expect(sample(before, 'monsoon_miner_blocks_held')).toBe(1);
+    expect(sample(before, 'monsoon_miner_indexed_transactions')).toBe(0);
     expect(sample(before, 'monsoon_miner_head_number')).toBe(0);
 
     const full = genesisTree();
@@ -126,6 +129,25 @@ describe('MinerNode metrics', () => {
       expect(sample(text, 'monsoon_miner_blocks_sealed_total')).toBe(2);
       expect(sample(text, 'monsoon_miner_head_number')).toBe(2);
       expect(node.storageCounters).toMatchObject({ applied: 0, refused: 0, caughtUp: 0 });
+    } finally {
+      await node.close();
+    }
+  });
+
+  it('keeps sealed blocks for storage catch-ups only while the miner holds them (its window bounds both)', async () => {
+    const dead = await freeAddress();
+    const miner = await Miner.create(genesis, { rules, keepBlocks: 4 });
+    const node = await MinerNode.start(miner, {
+      blockIntervalMs: 0,
+      storage: [dead],
+      storageFeed: { retryMinMs: 5, retryMaxMs: 20, maxBacklog: 2 },
+    });
+    try {
+      for (let i = 0; i < 12; i++) await node.sealNow();
+      // The miner holds blocks 8-12; 128 catch-up blocks would otherwise keep all 12 (and with
+      // them their transactions, witnesses and top layers) alive.
+      expect(miner.blockCount).toBe(5);
+      expect(node.sealedHeld).toBe(5);
     } finally {
       await node.close();
     }

@@ -111,6 +111,7 @@ async function startStorage(
         shards: cfg.shards,
         window: cfg.window,
         forkWindow: cfg.forkWindow,
+        maxVersionUpdates: cfg.maxVersionUpdates,
       },
       {
         logger: log,

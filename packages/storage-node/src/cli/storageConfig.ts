@@ -21,6 +21,7 @@ import { defaultReplicaSyncOptions } from '../replicaSync.js';
 import { defaultStorageServerOptions } from '../server/storageServer.js';
 import { StorageError, StorageErrorCode } from '../storageError.js';
 import { defaultStorageNodeOptions } from '../storageNode.js';
+import { VERSION_CAP_FLOOR } from '../versionStore.js';
 import type { FsyncPolicy } from '../writeAheadLog.js';
 
 const FSYNC = ['always', 'group', 'none'] as const;
@@ -42,6 +43,7 @@ export interface StorageCliConfig {
   checkpointDepth: number;
   window: number;
   forkWindow: number;
+  maxVersionUpdates: number;
   /** Prometheus `/metrics` `host:port`, or undefined for none. */
   metrics: string | undefined;
   logLevel: LogLevel;
@@ -103,6 +105,11 @@ export const STORAGE_OPTIONS: readonly RoleOption[] = [
     name: 'forkWindow',
     arg: '<n>',
     description: 'blocks a losing fork is kept below the head (default: 64)',
+  },
+  {
+    name: 'maxVersionUpdates',
+    arg: '<n>',
+    description: `account updates the head chain's versions hold at most: beyond it the oldest go too, down to ${VERSION_CAP_FLOOR} blocks (default: ${defaultStorageNodeOptions.maxVersionUpdates})`,
   },
   {
     name: 'metrics',
@@ -199,6 +206,7 @@ export const defaultStorageCliOptions = {
   checkpointDepth: 16,
   window: defaultStorageNodeOptions.window,
   forkWindow: defaultStorageNodeOptions.forkWindow,
+  maxVersionUpdates: defaultStorageNodeOptions.maxVersionUpdates,
   logLevel: 'info' as LogLevel,
   maxMessageBytes: defaultStorageServerOptions.maxReceiveMessageBytes,
   maxBatch: defaultStorageServerOptions.maxBatchQueries,
@@ -285,6 +293,11 @@ export function resolveStorageConfig(flags: RawOptions, config: RawOptions = {})
     ),
     window: read.int(pick('window') ?? defaultStorageCliOptions.window, 'window', 1),
     forkWindow: read.int(pick('forkWindow') ?? defaultStorageCliOptions.forkWindow, 'forkWindow', 0),
+    maxVersionUpdates: read.int(
+      pick('maxVersionUpdates') ?? defaultStorageCliOptions.maxVersionUpdates,
+      'maxVersionUpdates',
+      1,
+    ),
     metrics,
     logLevel: read.oneOf(pick('logLevel') ?? defaultStorageCliOptions.logLevel, 'logLevel', LOG_LEVELS),
     maxMessageBytes: read.int(

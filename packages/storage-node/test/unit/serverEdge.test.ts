@@ -90,6 +90,7 @@ describe('storage CLI options', () => {
       syncInterval: 1000,
       window: 256,
       forkWindow: 64,
+      maxVersionUpdates: 131_072,
       metrics: undefined,
       logLevel: 'info',
       maxMessageBytes: 64 * 1024 * 1024,
