@@ -1,0 +1,84 @@
+// A client's per-transaction CPU on its own (no cluster): the mix pre-executed the way a client does
+// (admission read with the first keys, then speculate on that tree), against an in-process storage
+// stand-in, a fresh RemoteState per "block" of BLOCK txs (cold caches), CONC at once.
+// CPU per tx = process CPU minus the stand-in's own handler CPU. Copied into a worktree's root to run.
+import { Server, ServerCredentials } from '@grpc/grpc-js';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { RemoteState, ShardedStorage, SlotPredictor, defaultSlotPredictorOptions, speculate, firstReads } from '@monsoon/client';
+import { EvmPool, defaultChainRules, makeCommon, nativeCustomCrypto, decodeSignedTx, recoverSenders } from '@monsoon/execution';
+import { keccak } from '@monsoon/keccak';
+import { batchGetRequestFromProto, batchGetResponseToProto, genesisState, getShardRootsResponseToProto, parseGenesis, StorageServiceDefinition } from '@monsoon/protocol';
+import { AccountSet, buildGenesis, TrafficGenerator } from '@monsoon/workload';
+const N = Number(process.env.ACCOUNTS ?? 20000), TXS = Number(process.env.TXS ?? 10000), BLOCK = 1000, CONC = 200;
+const rules = { ...defaultChainRules };
+const common = makeCommon(rules.chainId, nativeCustomCrypto);
+const accounts = await AccountSet.create({ seed: new TextEncoder().encode('client5-micro'), count: N, cacheDir: join(tmpdir(), 'client5-micro-accounts') });
+const genesis = parseGenesis(buildGenesis(accounts, { chainId: rules.chainId }));
+const state = genesisState(genesis, { hash: keccak });
+const root = state.root();
+const blockHash = new Uint8Array(32).fill(0xbb);
+let serverMs = 0;
+const server = new Server();
+server.addService(StorageServiceDefinition, {
+  getShardRoots(_c, cb) {
+    cb(null, getShardRootsResponseToProto({ blockHash, number: 1n, stateRoot: root, shardCount: 16,
+      roots: Array.from({ length: 16 }, (_, shard) => ({ shard, root: state.accounts.refAt([shard]) ?? new Uint8Array(0) })) }));
+  },
+  batchGet(call, cb) {
+    try { this.batchGetImpl(call, cb); } catch (e) { console.error('stand-in', e); cb(e); }
+  },
+  batchGetImpl(call, cb) {
+    const t0 = process.cpuUsage();
+    const req = batchGetRequestFromProto(call.request);
+    const bag = state.proveAccounts(req.queries.map((q) => q.address));
+    for (const q of req.queries) bag.push(...state.proveStorageMany(q.address, [...q.slots]));
+    const results = req.queries.map((q) => {
+      const a = state.getAccount(q.address);
+      return { address: q.address, accountRlp: state.accounts.get(keccak.keccak256(q.address)),
+        slotValues: q.slots.map((s) => state.getStorage(q.address, s) ?? new Uint8Array(0)),
+        code: (q.code && a !== undefined && state.getCode(a.codeHash)) || new Uint8Array(0) };
+    });
+    const res = batchGetResponseToProto({ blockHash, number: 1n, results, bag });
+    const d = process.cpuUsage(t0); serverMs += (d.user + d.system) / 1000;
+    cb(null, res);
+  },
+});
+const port = await new Promise((res, rej) => server.bindAsync('127.0.0.1:0', ServerCredentials.createInsecure(), (e, p) => (e ? rej(e) : res(p))));
+const gen = new TrafficGenerator({ chainId: rules.chainId, seed: new TextEncoder().encode('client5-micro') }, { accounts });
+const txs = gen.take(TXS).map((t) => decodeSignedTx(t.raw, common));
+const senders = recoverSenders(txs);
+const storage = await ShardedStorage.connect([`127.0.0.1:${port}`]);
+const evms = new EvmPool(common, 8);
+const slots = new SlotPredictor(defaultSlotPredictorOptions, keccak);
+const env = { number: 2n, timestamp: 1_700_000_000n, coinbase: new Uint8Array(20).fill(0xcb), gasLimit: 30_000_000n };
+const at = { blockHash, stateRoot: root };
+async function one(remote, i) {
+  const tx = txs[i], from = senders[i];
+  const { read } = await remote.withState(at, [{ address: from, slots: [], code: false }, ...firstReads(tx, from, env.coinbase, slots.predict(tx, from))], (t) => t.getAccount(from));
+  const s = await speculate(remote, at, env, rules, common, tx, from, evms, read, slots);
+  if (s.outcome.status !== 'included') throw new Error(`tx ${i}: ${s.outcome.status} ${s.outcome.error?.message}`);
+  return s.served.byteSize;
+}
+async function pass(from, to) {
+  let bytes = 0;
+  for (let b = from; b < to; b += BLOCK) {
+    const remote = new RemoteState(storage, { compactLevels: 2, maxCachedNodes: 200_000 });
+    // SHARE=0: decoded branches not shared between trees (on a tree that has the store at all).
+    if (process.env.SHARE === '0' && 'decoded' in remote) remote.decoded = { get: () => undefined, set: () => {} };
+    for (let c = b; c < Math.min(to, b + BLOCK); c += CONC) {
+      const idx = []; for (let i = c; i < Math.min(to, b + BLOCK, c + CONC); i++) idx.push(i);
+      bytes += (await Promise.all(idx.map((i) => one(remote, i)))).reduce((x, y) => x + y, 0);
+    }
+  }
+  return bytes;
+}
+await pass(0, 2000); // warm-up (JIT, predictor learns)
+serverMs = 0;
+const c0 = process.cpuUsage(); const w0 = performance.now();
+const bytes = await pass(2000, TXS);
+const cpu = process.cpuUsage(c0); const wall = performance.now() - w0;
+const n = TXS - 2000;
+const cpuUs = (cpu.user + cpu.system) / n, srvUs = (serverMs * 1000) / n;
+console.log(JSON.stringify({ tree: process.cwd(), share: process.env.SHARE ?? '1', txs: n, cpuUsPerTx: +cpuUs.toFixed(1), standInUsPerTx: +srvUs.toFixed(1), clientUsPerTx: +(cpuUs - srvUs).toFixed(1), wallUsPerTx: +((wall * 1000) / n).toFixed(1), witnessBytesPerTx: Math.round(bytes / n), load1m: (await import('node:os')).loadavg()[0] }));
+storage.close(); server.forceShutdown(); process.exit(0);
