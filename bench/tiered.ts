@@ -56,7 +56,8 @@
  *  - A/B at 1M, 10%, same command (`--accounts 1000000 --ab 10 --rounds 4 --seconds 3
  *    --warm-seconds 40`), nodes fetched a 1,000-proof batch, 90/10 / uniform: main (run with
  *    --no-heap-cap, load 9.3-12.8) 1,980-2,565 / 2,327-3,240; this branch (load 9.1-10.0)
- *    1,696-1,780 / 2,116-2,179. Rate ratios did not move at that load: main 14-20% / 19-29%
+ *    1,696-1,780 / 2,116-2,179. Rate ratios did not improve at that load (uniform's median fell; the capped heap's
+ *    extra collections and the noise are not separated): main 14-20% / 19-29%
  *    (medians 15.5% / 23.7%), this branch 11-20% / 10-20% (15.1% / 14.1%); this branch with
  *    --no-heap-cap at load 15-16 13-19% / 16-22% with the governor cutting again. Each batch
  *    still makes 5.3-6.4 LevelDB round trips (one per cold level; the single-read run below).
