@@ -56,7 +56,8 @@
  *  - A/B at 1M, 10%, same command (`--accounts 1000000 --ab 10 --rounds 4 --seconds 3
  *    --warm-seconds 40`), nodes fetched a 1,000-proof batch, 90/10 / uniform: main (run with
  *    --no-heap-cap, load 9.3-12.8) 1,980-2,565 / 2,327-3,240; this branch (load 9.1-10.0)
- *    1,696-1,780 / 2,116-2,179. Rate ratios did not move at that load: main 14-20% / 19-29%
+ *    1,696-1,780 / 2,116-2,179. Rate ratios did not improve at that load (uniform's median fell; the capped heap's
+ *    extra collections and the noise are not separated): main 14-20% / 19-29%
  *    (medians 15.5% / 23.7%), this branch 11-20% / 10-20% (15.1% / 14.1%); this branch with
  *    --no-heap-cap at load 15-16 13-19% / 16-22% with the governor cutting again. Each batch
  *    still makes 5.3-6.4 LevelDB round trips (one per cold level; the single-read run below).
@@ -67,6 +68,11 @@
  *    353798439 --state-nodes-given 1358859 --seconds 3 --warm-seconds 40`, load 13.5-15.4): p50
  *    0.29 ms, p99 11.6 ms (90/10) / 11.8 ms (uniform); an eviction slice held the loop up to 118
  *    ms. Goal 2 ms: missed at this load. An earlier run at load ~11: p99 7.9 ms.
+ *  - The final code (tiered-1m-ab-10-s9-final.json, load 7.0-7.9): 12-18% / 9-12% (medians 13.1%
+ *    / 10.8%), 1,766-1,904 / 2,094-2,216 fetched, peak anonymous RSS growth 105 MiB; with
+ *    --no-heap-cap (-final-nocap.json, load 4.9-5.5): 16-18% / 13-22% (17.8% / 17.0%), 2,052-2,531
+ *    fetched, 27 governor cuts, peak 235 MiB. Capped fetches less but serves slower in these runs:
+ *    the cap's extra collections seem to cost more than the fetches saved (two windows, not one).
  *  Results (bench/results): tiered-1m-ab-10-s9-main-quiet.json (the lead's run on main),
  *  -s9-main.json (main's tieredStore.ts and nodeCache.ts built into this bench, --no-heap-cap),
  *  -s9.json (this branch), -s9-first.json (before the NodeCache change), -s9-nocap.json,

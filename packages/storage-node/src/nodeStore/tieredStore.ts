@@ -600,16 +600,10 @@ export class TieredStore implements VersionObserver, VerifiedNodeSource, NodeFau
       // The last read with parts had to fetch: this one likely does too, so its parts find what
       // it misses before the read runs (a read that misses is run again once all is resident:
       // its first run would be wasted, and it costs more than its parts' paths).
-      if (probes !== undefined && this.probeFirst) {
-        const want = new Set<string>();
-        this.pinning = pinned;
-        pending = probes().filter((p) => this.probe(p, absent, want));
-        this.pinning = undefined;
-        if (want.size > 0) {
-          fetched = true;
-          const found = await this.fetch([...want], pinned);
-          for (const h of want) if (!found.has(h)) absent.add(h);
-        }
+      try {
+        if (probes !== undefined && this.probeFirst) pending = [...probes()];
+      } catch {
+        // a request its parts cannot even name (an unknown version): the read says why
       }
       for (;;) {
         if (pending !== undefined && pending.length > 0) {

@@ -364,6 +364,12 @@ describe.each([
     expect(await runs(batchOf(cold.slice(0, 20)))).toBe(1);
     await store.evicted();
     expect(await runs(batchOf(cold.slice(40, 60)))).toBe(1);
+    // Its parts first, at a version the node does not hold: the read's error, as memory mode's.
+    await store.evicted();
+    await runs(batchOf(cold.slice(60, 80)));
+    const unknown = { ...batchOf(cold.slice(0, 5)), at: atHash(new Uint8Array(32).fill(7)) };
+    expect(await reads.batch(tiered, unknown)).toEqual(await reads.batch(memory, unknown));
+    expect(await reads.batch(memory, unknown)).toHaveProperty('error');
   });
 
   it('the Prometheus endpoint reports what the store counted', async () => {
