@@ -107,6 +107,23 @@ export class StateTree {
     return enc === undefined ? undefined : decodeAccount(enc);
   }
 
+  /**
+   * getAccountAtKey that leaves a storage root this tree's writes made stale as it is (the
+   * account's `storageRoot` is then the old one: see storageRootStale): a reader that rarely
+   * needs the root (an executor) need not hash a storage trie to learn a balance. A state built
+   * by writes (a genesis) has every root stale until asked.
+   */
+  getAccountFieldsAtKey(key: Uint8Array): Account | undefined {
+    checkLength('account key', key, 32);
+    const enc = this.accounts.get(key);
+    return enc === undefined ? undefined : decodeAccount(enc);
+  }
+
+  /** Whether the account's storage root in the tree awaits its storage trie's (see getAccountFieldsAtKey). */
+  storageRootStale(key: Uint8Array): boolean {
+    return this.dirty.has(toBin(key));
+  }
+
   putAccount(address: Uint8Array, account: Account): void {
     checkLength('address', address, 20);
     this.putAccountAtKey(this.hashKey(address), account);

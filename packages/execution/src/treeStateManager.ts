@@ -242,9 +242,18 @@ export class TreeStateManager implements StateManagerInterface {
   private cachedAccount(address: Uint8Array, k: string): TreeAccount | undefined {
     const c = this.entry(address, k);
     if (!c.loaded) {
-      const a = this.guard(() => this.tree.getAccountAtKey(c.key), address);
+      // A root the tree has yet to compute (its storage written since) stays so until asked.
+      const t = this.tree;
+      const a = this.guard(() => t.getAccountFieldsAtKey(c.key), address);
       c.account =
-        a === undefined ? undefined : new TreeAccount(a.nonce, a.balance, a.codeHash, a.storageRoot);
+        a === undefined
+          ? undefined
+          : new TreeAccount(
+              a.nonce,
+              a.balance,
+              a.codeHash,
+              t.storageRootStale(c.key) ? this.rootOf(c.key) : a.storageRoot,
+            );
       c.loaded = true;
     }
     return c.account;

@@ -270,6 +270,21 @@ describe('StateTree vs an @ethereumjs/mpt reference', () => {
     await w.check();
   });
 
+  it('getAccountFieldsAtKey reads an account without computing the storage root its writes left stale', async () => {
+    const w = new Workload(new Prng(1015));
+    const addr = w.newAccount();
+    const key = w.st.hashKey(unhex(addr));
+    expect(w.st.storageRootStale(key)).toBe(false);
+    w.putStorage(addr, w.slot(), Uint8Array.of(7));
+    expect(w.st.storageRootStale(key)).toBe(true);
+    const fields = w.st.getAccountFieldsAtKey(key)!;
+    expect(hex(fields.storageRoot)).toBe(EMPTY_ROOT_HEX); // the root before the write
+    expect(w.st.storageRootStale(key)).toBe(true);
+    expect(fields.balance).toBe(w.st.getAccountAtKey(key)!.balance);
+    expect(w.st.storageRootStale(key)).toBe(false); // getAccountAtKey computed it
+    expect(hex(w.st.getAccountFieldsAtKey(key)!.storageRoot)).toBe(await refStorageRoot(w.state.get(addr)!));
+    await w.check();
+  });
   it('a new account takes the storageRoot it is given; its storage then reads through it', async () => {
     // Build a storage trie elsewhere, then create an account that points at it, with a resolver.
     const w = new Workload(new Prng(1020));

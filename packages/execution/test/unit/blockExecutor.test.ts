@@ -255,6 +255,38 @@ describe.each(ENGINES)('BlockExecutor [%s]', (engine) => {
     expect(toHex(partial.root())).toBe(toHex(root));
   });
 
+  it('a read leaves a storage root the tree has yet to compute as it is; the block root is the same', async () => {
+    // A state built by writes (a genesis) has every storage root stale until asked: reading an
+    // account for its balance must not hash its storage trie (100,000 token slots in the bench).
+    const holder = new Uint8Array(20).fill(0x40);
+    const one = new Uint8Array(32);
+    one[31] = 1;
+    // PUSH20 holder BALANCE POP STOP: reads the holder, writes nothing of it.
+    const reads = Uint8Array.from([0x73, ...holder, 0x31, 0x50, 0x00]);
+    const reader = new Uint8Array(20).fill(0x41);
+    const build = () => {
+      const st = genesisTree(f);
+      st.putAccount(holder, makeAccount({ balance: 1n }));
+      st.putStorage(holder, one, Uint8Array.of(5));
+      st.putAccount(reader, makeAccount({ codeHash: st.putCode(reads) }));
+      return st;
+    };
+    const tx = createLegacyTx(
+      { nonce: 0n, to: reader, gasLimit: 60_000n, gasPrice: 2_000_000_000n },
+      { common },
+    ).sign(f.keys[0]!);
+    const roots: string[] = [];
+    for (const hashedFirst of [false, true]) {
+      const st = build();
+      if (hashedFirst) st.root();
+      const ex = await BlockExecutor.create(st, env, rules, { common, engine, fastTransfers: false });
+      expect((await ex.execute(tx, f.addrs[0]!)).status).toBe('included');
+      expect(st.storageRootStale(st.hashKey(holder))).toBe(!hashedFirst);
+      roots.push(toHex((await ex.finish()).stateRoot));
+    }
+    expect(roots[0]).toBe(roots[1]);
+  });
+
   it('refuses with precise codes: nonce, funds, fee below the base fee, gas', async () => {
     const ex = await BlockExecutor.create(genesisTree(f), env, rules, { common, engine });
     const k = f.keys[0]!;
