@@ -226,7 +226,7 @@ import { cpus, loadavg, tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
-import { NodeBag } from '@monsoon/dsm-tree';
+import { byteKey, NodeBag } from '@monsoon/dsm-tree';
 import { encodeConfig, evmAddon } from '@monsoon/evm';
 import {
   BlockExecutor,
@@ -236,6 +236,7 @@ import {
   EvmPool,
   emptyAccessSet,
   engineFor,
+  keyBytes,
   makeCommon,
   mergeAccessSet,
   nativeCustomCrypto,
@@ -293,6 +294,13 @@ type Kind = 'transfer' | 'erc20';
 /** A measured row: label, fast path on, engine, revm batches on. */
 type Variant = [string, boolean, EngineName, boolean];
 
+/** A transaction with its sender and the callee's slots it reads (a client's right guess). */
+interface Planned {
+  tx: SignedTx;
+  sender: Uint8Array;
+  calleeSlots: Uint8Array[];
+}
+
 /** One block's submissions, as a client sent them. */
 interface PlannedBlock {
   readonly submissions: SubmitRequest[];
@@ -311,7 +319,7 @@ async function plan(
   genesis: Genesis,
   accounts: AccountSet,
   kind: Kind,
-): Promise<{ blocks: PlannedBlock[]; bagBytes: number; first: { tx: SignedTx; sender: Uint8Array }[] }> {
+): Promise<{ blocks: PlannedBlock[]; bagBytes: number; first: Planned[] }> {
   const gen = new TrafficGenerator(
     { chainId: rules.chainId, erc20Share: kind === 'erc20' ? 1 : 0, seed: new TextEncoder().encode(kind) },
     { accounts },
@@ -320,12 +328,11 @@ async function plan(
   const full = genesisState(genesis, { hash: keccak });
   const blocks: PlannedBlock[] = [];
   let bagBytes = 0;
-  let first: { tx: SignedTx; sender: Uint8Array }[] = [];
+  let first: Planned[] = [];
   for (let b = 0; b < BLOCKS; b++) {
     const raws = gen.take(BLOCK_TXS).map((t) => t.raw);
     const txs = raws.map((raw) => decodeSignedTx(raw, common));
     const senders = recoverSenders(txs) as Uint8Array[];
-    if (b === 0) first = txs.map((tx, i) => ({ tx, sender: senders[i]! }));
     const pre = await preExecute(
       full.snapshot(),
       miner.pendingEnv,
@@ -333,6 +340,11 @@ async function plan(
       txs.map((tx, i) => ({ tx, sender: senders[i]! })),
       { common },
     );
+    if (b === 0)
+      first = txs.map((tx, i) => {
+        const slots = tx.to === undefined ? undefined : pre.accesses[i]!.slots.get(byteKey(tx.to));
+        return { tx, sender: senders[i]!, calleeSlots: [...(slots ?? [])].map(keyBytes) };
+      });
     const submissions: SubmitRequest[] = [];
     for (let i = 0; i < raws.length; i += SUBMISSION) {
       const access = emptyAccessSet();
@@ -426,7 +438,7 @@ async function endToEnd(genesis: Genesis, blocks: PlannedBlock[], recovery: Send
  */
 async function preExecution(
   genesis: Genesis,
-  txs: readonly { tx: SignedTx; sender: Uint8Array }[],
+  txs: readonly Planned[],
   engine: EngineName,
 ): Promise<{ us: number; crossings: number }> {
   const state = genesisState(genesis, { hash: keccak });
@@ -439,10 +451,10 @@ async function preExecution(
   };
   let crossings = 0;
   const t0 = process.hrtime.bigint();
-  for (const { tx, sender } of txs) {
+  for (const { tx, sender, calleeSlots } of txs) {
     const evm = engine === 'ethereumjs' ? await pool.take() : undefined;
     const ex = await BlockExecutor.create(state, env, rules, { common, engine, ...(evm ? { evm } : {}) });
-    const o = await ex.execute(tx, sender);
+    const o = await ex.execute(tx, sender, calleeSlots);
     if (o.status !== 'included') throw new Error(`pre-execution (${engine}): ${o.status}`);
     crossings += ex.engineCrossings;
     if (evm !== undefined) pool.give(evm);

@@ -491,6 +491,8 @@ pub struct Engine {
     trials: HashMap<u32, Trial>,
     /// Transactions whose run ahead was taken (for tests and benchmarks).
     reused: u32,
+    /// `execute` answers with what the run read of the state it was handed (see `execute`).
+    report_reads: bool,
 }
 
 /// A run ahead that lacked nothing: its result, what it read, and the transaction it ran.
@@ -524,10 +526,10 @@ const BATCH_END: u8 = 5;
 #[napi]
 impl Engine {
     /// `config`: fork u8 (0 shanghai … 3 osaka), chain id u64, block number u64, timestamp u64,
-    /// gas limit u64, base fee u64, coinbase (20).
+    /// gas limit u64, base fee u64, coinbase (20), and optionally u8 1: report reads (`execute`).
     #[napi(constructor)]
     pub fn new(config: &[u8]) -> Result<Self> {
-        let (spec, cfg, block) = read_config(config)?;
+        let (spec, cfg, block, report_reads) = read_config(config)?;
         let ctx: Ctx = Context::mainnet().with_db(WitnessDb::default()).with_cfg(cfg).with_block(block);
         let mut evm = ctx.build_mainnet().with_precompiles(MonsoonPrecompiles { inner: EthPrecompiles::new(spec) });
         evm.instruction = instructions(spec);
@@ -539,6 +541,7 @@ impl Engine {
             ahead_left: None,
             trials: HashMap::default(),
             reused: 0,
+            report_reads,
         })
     }
 
@@ -546,7 +549,8 @@ impl Engine {
     /// state dropped: building one costs tens of microseconds, mostly its preallocated frames.
     #[napi]
     pub fn reset(&mut self, config: &[u8]) -> Result<()> {
-        let (spec, cfg, block) = read_config(config)?;
+        let (spec, cfg, block, report_reads) = read_config(config)?;
+        self.report_reads = report_reads;
         self.evm.ctx.modify_cfg(|c| *c = cfg);
         self.evm.ctx.block = block;
         self.evm.instruction = instructions(spec);
@@ -581,6 +585,9 @@ impl Engine {
     /// `tx`: type u8, caller (20), has-to u8, to (20, present when has-to), value (32), gas
     /// limit u64, max fee u128, priority fee u128, nonce u64, chain id u64, data length u32
     /// and data, access-list length u32 and per entry address (20), key count u32, keys (32).
+    /// With reads reported (the config's last byte), an EXECUTED answer ends with every account
+    /// and slot the run read of what was handed over (count u32, keys as LACKING's): JS hands a
+    /// guess over with the first call and records as read only what the run used of it.
     #[napi]
     pub fn execute(&mut self, tx: &[u8], records: &[u8], out: Out<'_>) -> Result<u32> {
         self.answer(out, |engine, answer| engine.run(tx, records, answer))
@@ -664,8 +671,12 @@ impl Engine {
         let (env, is_create) = read_tx(tx)?;
         let caller = env.caller;
         let nonce = env.nonce;
+        if self.report_reads {
+            self.evm.ctx.db_mut().log = Some(Vec::new());
+        }
         let outcome = self.transact(env);
         let db = self.evm.ctx.db_mut();
+        let reads = db.log.take();
         if !db.lacking.is_empty() {
             out.push(LACKING);
             put_lacking(out, db);
@@ -692,6 +703,18 @@ impl Engine {
         out.push(EXECUTED);
         write_outcome(out, &rs.result, is_create.then(|| caller.create(nonce)));
         write_changes(out, &account_changes(&rs.state, db));
+        if let Some(reads) = reads {
+            out.extend_from_slice(&(reads.len() as u32).to_le_bytes());
+            for read in reads {
+                put_key(
+                    out,
+                    &match read {
+                        Read::Account(a, _) => Key::Account(a),
+                        Read::Slot(a, slot, _) => Key::Slot(a, slot),
+                    },
+                );
+            }
+        }
         self.pending = Some(rs.state);
         Ok(())
     }
@@ -1109,7 +1132,7 @@ fn commit_state(db: &mut WitnessDb, state: EvmState) {
 }
 
 /// The fork, configuration and block of an engine's `config` bytes.
-fn read_config(config: &[u8]) -> Result<(SpecId, CfgEnv, BlockEnv)> {
+fn read_config(config: &[u8]) -> Result<(SpecId, CfgEnv, BlockEnv, bool)> {
     let mut r = Reader::new(config);
     let spec = spec_of(r.u8()?)?;
     let chain_id = r.u64()?;
@@ -1118,6 +1141,7 @@ fn read_config(config: &[u8]) -> Result<(SpecId, CfgEnv, BlockEnv)> {
     let gas_limit = r.u64()?;
     let basefee = r.u64()?;
     let coinbase = r.address()?;
+    let report_reads = !r.done() && r.u8()? == 1;
     let mut cfg = CfgEnv::new_with_spec(spec);
     cfg.chain_id = chain_id;
     let mut block = BlockEnv {
@@ -1137,7 +1161,7 @@ fn read_config(config: &[u8]) -> Result<(SpecId, CfgEnv, BlockEnv)> {
     } else {
         block.blob_excess_gas_and_price = None;
     }
-    Ok((spec, cfg, block))
+    Ok((spec, cfg, block, report_reads))
 }
 
 fn read_tx(b: &[u8]) -> Result<(TxEnv, bool)> {

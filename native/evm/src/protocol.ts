@@ -19,6 +19,11 @@ export interface EngineConfig {
   readonly baseFee: bigint;
   /** 20 bytes. */
   readonly coinbase: Uint8Array;
+  /**
+   * `execute` answers with what each run read of the state handed over (EngineResult's
+   * `reads`): a caller that records accesses hands guesses over and records what was used.
+   */
+  readonly reportReads?: boolean;
 }
 
 /** One transaction, sender recovered. */
@@ -79,7 +84,12 @@ export type EngineResult =
   | { readonly kind: 'unresolvable'; readonly key: StateKey }
   /** revm refused the transaction or a precompile failed fatally: nothing executed. */
   | { readonly kind: 'refused'; readonly message: string }
-  | (EngineOutcome & { readonly kind: 'executed'; readonly changes: readonly AccountChange[] });
+  | (EngineOutcome & {
+      readonly kind: 'executed';
+      readonly changes: readonly AccountChange[];
+      /** Every account and slot the run read of what the engine held (with `reportReads` only). */
+      readonly reads?: readonly StateKey[];
+    });
 
 /** What one executed transaction gave (without its state changes). */
 export interface EngineOutcome {
@@ -195,6 +205,7 @@ export function encodeConfig(c: EngineConfig): Uint8Array {
   w.u64(c.gasLimit);
   w.u64(c.baseFee);
   w.bytes(c.coinbase, 20);
+  if (c.reportReads === true) w.u8(1);
   return w.take().slice();
 }
 
@@ -374,7 +385,11 @@ export function decodeResult(b: Uint8Array): EngineResult {
   }
   if (kind !== 1) throw new RangeError(`an engine result kind 0–3, found ${kind}`);
   const outcome = r.outcome();
-  return { kind: 'executed', ...outcome, changes: r.changes() };
+  const changes = r.changes();
+  if (r.done()) return { kind: 'executed', ...outcome, changes };
+  const reads: StateKey[] = [];
+  for (let i = r.u32(); i > 0; i--) reads.push(r.key());
+  return { kind: 'executed', ...outcome, changes, reads };
 }
 
 /** Reads the engine's answer to `executeBatch`. */
@@ -413,6 +428,10 @@ class Reader {
 
   u8(): number {
     return this.b[this.at++]!;
+  }
+
+  done(): boolean {
+    return this.at >= this.b.length;
   }
 
   u32(): number {

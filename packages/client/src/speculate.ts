@@ -115,7 +115,7 @@ export async function speculate(
         engine: engineOf(tx),
       });
       try {
-        const outcome = await executor.execute(tx, sender);
+        const outcome = await executor.execute(tx, sender, guess);
         if (outcome.status === 'missing') throw outcome.error;
         if (tx.to !== undefined) calleeSlots = executor.accesses.slots.get(byteKey(tx.to)) ?? [];
         return outcome;

@@ -364,9 +364,15 @@ export class BlockExecutor {
 
   /**
    * Runs `tx` from `sender` (recovered beforehand, 20 bytes) on top of the block so far. Only
-   * an included transaction changes the state.
+   * an included transaction changes the state. `calleeSlots`: slots of `tx.to` the caller
+   * expects it to read (a client's guess, read already): revm gets them with its first call, so
+   * a right guess costs one crossing; accesses stay what the transaction read either way.
    */
-  async execute(transaction: TypedTransaction | ExecutableTx, sender: Uint8Array): Promise<TxOutcome> {
+  async execute(
+    transaction: TypedTransaction | ExecutableTx,
+    sender: Uint8Array,
+    calleeSlots?: readonly Uint8Array[],
+  ): Promise<TxOutcome> {
     if (this.finished) throw new Error('the block is finished');
     const tx = executableTx(transaction);
     const sm = this.sm;
@@ -382,7 +388,7 @@ export class BlockExecutor {
         this.revm?.wrote(sender);
         this.revm?.wrote(tx.to!);
         this.revm?.wrote(this.env.coinbase);
-      } else if (this.revm !== undefined) receipt = await this.runRevm(this.revm, tx, sender);
+      } else if (this.revm !== undefined) receipt = await this.runRevm(this.revm, tx, sender, calleeSlots);
       else {
         const from = new Address(sender);
         const evm = this.evm ?? (await this.borrowEvm());
@@ -517,8 +523,13 @@ export class BlockExecutor {
   }
 
   /** The transaction in revm, its writes staged in the journal (fees, refunds, EIP-161 are revm's). */
-  private async runRevm(revm: RevmEngine, tx: ExecutableTx, sender: Uint8Array): Promise<ExecutedReceipt> {
-    return this.revmReceipt(tx, await revm.run(tx, sender));
+  private async runRevm(
+    revm: RevmEngine,
+    tx: ExecutableTx,
+    sender: Uint8Array,
+    calleeSlots?: readonly Uint8Array[],
+  ): Promise<ExecutedReceipt> {
+    return this.revmReceipt(tx, await revm.run(tx, sender, calleeSlots));
   }
 
   /** The receipt of `tx` that revm executed, next in the block. */

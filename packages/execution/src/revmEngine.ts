@@ -136,6 +136,8 @@ export class RevmEngine {
   /** Keys found unresolvable in the current transaction, with the error the manager threw. */
   private readonly unresolved = new Map<string, ExecutionError>();
   private readonly chainId: bigint;
+  /** Paid by every transaction: handed over with the first call when accesses are recorded. */
+  private readonly coinbase: Uint8Array;
   /** Code hashes (latin1) the engine holds: code is handed over once. */
   private readonly codeFed = new Set<string>();
   /**
@@ -174,8 +176,10 @@ export class RevmEngine {
       gasLimit: env.gasLimit,
       baseFee: rules.baseFeePerGas,
       coinbase: env.coinbase,
+      reportReads: recordAccesses,
     });
     this.chainId = rules.chainId;
+    this.coinbase = env.coinbase;
   }
 
   /** The addon engine: the one held, else a spare one reset for this block, else a new one. */
@@ -240,8 +244,11 @@ export class RevmEngine {
   /**
    * Runs `tx` from `caller` and stages its changes in the manager's journal (not flushed).
    * Throws MISSING_NODE for a key the witness lacks, BAD_TRANSACTION when revm refuses it.
+   * `calleeSlots`: slots of `tx.to` the caller expects the run to read (a guess), handed over
+   * with the first call like the coinbase; where accesses are recorded, only what the run read
+   * of them is, so a right guess costs one call and a wrong one changes no witness.
    */
-  async run(tx: ExecutableTx, caller: Uint8Array): Promise<RevmOutcome> {
+  async run(tx: ExecutableTx, caller: Uint8Array, calleeSlots?: readonly Uint8Array[]): Promise<RevmOutcome> {
     const engine = this.binding();
     const records = this.records;
     if (this.recordAccesses) {
@@ -261,6 +268,18 @@ export class RevmEngine {
       const key: StateKey = { kind: 'account', address: tx.to };
       this.resolve(key);
       if (!this.unresolved.has(keyOf(key))) this.feedCode(tx.to);
+    }
+    // A recording run starts from nothing: the coinbase (every transaction pays it) and the
+    // guess would each cost a round; read unrecorded, recorded below where the run used them.
+    if (this.recordAccesses) {
+      this.sm.unrecorded(() => {
+        this.resolve({ kind: 'account', address: this.coinbase });
+        const to = tx.to;
+        if (to !== undefined && calleeSlots !== undefined && calleeSlots.length > 0) {
+          this.sm.hashKeys([], calleeSlots);
+          for (const slot of calleeSlots) this.resolve({ kind: 'slot', address: to, slot });
+        }
+      });
     }
     for (;;) {
       this.crossings++;
@@ -288,6 +307,10 @@ export class RevmEngine {
           );
         case 'executed':
           this.executed = true;
+          if (res.reads !== undefined)
+            for (const k of res.reads)
+              if (k.kind === 'slot') this.sm.noteRead(k.address, k.slot);
+              else if (k.kind === 'account') this.sm.noteRead(k.address);
           await stageChanges(this.sm, res.changes);
           return {
             status: res.status,

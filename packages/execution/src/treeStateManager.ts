@@ -182,7 +182,7 @@ export class TreeStateManager implements StateManagerInterface {
   private readonly slotKeys = new Map<string, Uint8Array>();
   /** Code by code hash (latin1), as the tree or the bag gave it. */
   private readonly codeCache = new Map<string, Uint8Array>();
-  private readonly record: boolean;
+  private record: boolean;
   /** Every key read since the last resetAccesses() (empty when not recording). */
   accesses: AccessSet = { accounts: new Set(), slots: new Map(), code: new Set() };
 
@@ -452,6 +452,34 @@ export class TreeStateManager implements StateManagerInterface {
 
   async getStorage(address: Address, slot: Uint8Array): Promise<Uint8Array> {
     return this.readStorage(address.bytes, slot);
+  }
+
+  /**
+   * Runs `reads` without recording what they read: a guess handed to an engine before the
+   * transaction runs, recorded (`noteRead`) only where the run used it, so the accesses stay
+   * what the transaction read.
+   */
+  unrecorded(reads: () => void): void {
+    const record = this.record;
+    this.record = false;
+    try {
+      reads();
+    } finally {
+      this.record = record;
+    }
+  }
+
+  /** Records a read of `address`'s account, or of its `slot`, made `unrecorded`. */
+  noteRead(address: Uint8Array, slot?: Uint8Array): void {
+    if (!this.record) return;
+    const a = key(address);
+    if (slot === undefined) {
+      this.accesses.accounts.add(a);
+      return;
+    }
+    const seen = this.accesses.slots.get(a);
+    if (seen === undefined) this.accesses.slots.set(a, new Set([key(slot)]));
+    else seen.add(key(slot));
   }
 
   /** getStorage without an Address object or a promise (the revm engine's reads). */
