@@ -15,30 +15,13 @@ import { Account, Address, privateToAddress } from '@ethereumjs/util';
 import { createVM, runTx } from '@ethereumjs/vm';
 import { beforeAll, describe, expect, it } from '@jest/globals';
 import { bytesEqual, makeAccount, NodeBag, StateTree, toHex } from '@monsoon/dsm-tree';
-import {
-  type BlockEnv,
-  BlockExecutor,
-  defaultChainRules,
-  type EngineName,
-  ExecutionErrorCode,
-  keyBytes,
-  makeCommon,
-} from '@monsoon/execution';
+import { BlockExecutor, type EngineName, ExecutionErrorCode, keyBytes } from '@monsoon/execution';
 import { keccak } from '@monsoon/keccak';
 import { type AccountUpdate, applyAccountUpdate } from '@monsoon/protocol';
 import { Prng } from '@monsoon/test-utils';
-import { ENGINES, skipRevmWhereUnbuilt } from './engines.js';
+import { common, ENGINES, env, rules, skipRevmWhereUnbuilt } from './engines.js';
 
 const keyOf = (b: Uint8Array) => Buffer.from(b).toString('latin1');
-
-const rules = { ...defaultChainRules, chainId: 7777n };
-const common = makeCommon(rules.chainId);
-const env: BlockEnv = {
-  number: 1n,
-  timestamp: 1_700_000_012n,
-  coinbase: new Uint8Array(20).fill(0xcb),
-  gasLimit: 30_000_000n,
-};
 
 /** SSTORE(calldata[0..32], calldata[32..64]); LOG1(topic = calldata[0..32]); STOP. */
 const STORE = Uint8Array.from(Buffer.from('602035600035556000356000600' + '0a100', 'hex'));

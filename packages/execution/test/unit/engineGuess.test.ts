@@ -9,24 +9,10 @@ import { createLegacyTx } from '@ethereumjs/tx';
 import { privateToAddress } from '@ethereumjs/util';
 import { describe, expect, it } from '@jest/globals';
 import { makeAccount, StateTree } from '@monsoon/dsm-tree';
-import {
-  type BlockEnv,
-  BlockExecutor,
-  defaultChainRules,
-  type EngineName,
-  makeCommon,
-} from '@monsoon/execution';
+import { BlockExecutor, type EngineName } from '@monsoon/execution';
 import { keccak } from '@monsoon/keccak';
-import { ENGINES, skipRevmWhereUnbuilt } from './engines.js';
+import { common, ENGINES, env, rules, skipRevmWhereUnbuilt } from './engines.js';
 
-const rules = { ...defaultChainRules, chainId: 7777n };
-const common = makeCommon(rules.chainId);
-const env: BlockEnv = {
-  number: 1n,
-  timestamp: 1_700_000_012n,
-  coinbase: new Uint8Array(20).fill(0xcb),
-  gasLimit: 30_000_000n,
-};
 /** SLOAD(calldata[0..32]), SLOAD(calldata[32..64]), STOP: reads the two slots it is told. */
 const READS = Uint8Array.from(Buffer.from('600035545060203554' + '5000', 'hex'));
 const key = new Uint8Array(32).fill(0x11);

@@ -4,7 +4,23 @@
  */
 import { it } from '@jest/globals';
 import { evmUnavailable } from '@monsoon/evm';
-import { type EngineName, revmAvailable } from '@monsoon/execution';
+import {
+  type BlockEnv,
+  defaultChainRules,
+  type EngineName,
+  makeCommon,
+  revmAvailable,
+} from '@monsoon/execution';
+
+/** The chain and block the executor tests run in. */
+export const rules = { ...defaultChainRules, chainId: 7777n };
+export const common = makeCommon(rules.chainId);
+export const env: BlockEnv = {
+  number: 1n,
+  timestamp: 1_700_000_012n,
+  coinbase: new Uint8Array(20).fill(0xcb),
+  gasLimit: 30_000_000n,
+};
 
 /** The engines to run: ethereumjs always, revm where it is built. */
 export const ENGINES: readonly EngineName[] = revmAvailable() ? ['ethereumjs', 'revm'] : ['ethereumjs'];
