@@ -532,6 +532,48 @@ describe('tiered eviction by frequency', () => {
     }
   });
 
+  it('the cache keeps the encodings wanted often when the trees keep nothing below their top, after many one-off reads', async () => {
+    const genesis = makeGenesis(33, 600);
+    const opts = { window: 3, forkWindow: 1 };
+    const dir = await mkdtemp(join(tmpdir(), 'monsoon-tiered-cachefreq-'));
+    const db = new ProbedDb(await openLocalNodeDb(join(dir, 'leveldb')));
+    const memory = StorageNode.fromGenesis(genesis, opts);
+    // A quarter of the state, nearly all of it for the cache: every pass evicts every tree node
+    // below the root, so what is read again without LevelDB came from the cache.
+    const budget = Math.floor(memory.head.state.state.residentBytes() / 4);
+    const store = new TieredStore(
+      { memoryBudget: budget, residentLevels: 1, gcEveryNodes: 0, cacheShare: 0.99 },
+      { db },
+    );
+    const tiered = StorageNode.fromGenesis(genesis, opts, { observers: [store], faults: store });
+    const readOne = async (address: Uint8Array) => {
+      const got = await reads.account(tiered, HEAD, address);
+      await new Promise((resolve) => setImmediate(resolve));
+      return got;
+    };
+    try {
+      await tiered.startObservers();
+      const hot = genesis.alloc.slice(0, 8).map((a) => a.address);
+      const cold = genesis.alloc.slice(8).map((a) => a.address);
+      for (let round = 0; round < 6; round++) {
+        for (const a of hot) await readOne(a);
+        for (const a of cold.slice(round * 40, round * 40 + 40)) await readOne(a);
+      }
+      // Many more one-off reads than the cache holds, none of the hot accounts among them
+      // (CLOCK alone drops the hot ones here: their bits were cleared and not set again).
+      for (const a of cold.slice(240)) await readOne(a);
+      const s = store.tieredStats();
+      expect(s.prunes).toBeGreaterThan(5);
+      expect(s.cacheBytes).toBeLessThanOrEqual(budget);
+      const trips = db.roundTrips;
+      for (const a of hot) expect(await readOne(a)).toEqual(await reads.account(memory, HEAD, a));
+      expect(db.roundTrips).toBe(trips);
+    } finally {
+      await tiered.close();
+      await rm(dir, { recursive: true, force: true });
+    }
+  });
+
   it('a node LevelDB returns corrupt fails the reads that need it, not the others fetched with it', async () => {
     const genesis = makeGenesis(32, 300);
     const opts = { window: 3, forkWindow: 1 };
