@@ -179,11 +179,11 @@ export class NodeCache {
       const len = buf.readUInt32LE(off + 32);
       const size = ENTRY_HEADER + len;
       this.tailPos += size;
-      const i = this.findAt(buf, off);
+      const hash = buf.toString('latin1', off, off + 32);
+      const i = this.find(hash);
       if (i < 0 || this.locs[i]! - 1 !== id * SLAB_SPAN + off) continue; // a copy moved on: dead
       steps--;
       const f = buf[off + 36]!;
-      const hash = this.pins.size > 0 || wants !== undefined ? buf.toString('latin1', off, off + 32) : '';
       const stays =
         (bar <= 256 && (wants === undefined ? (f & REF) !== 0 : wants(hash) >= bar)) ||
         (this.pins.size > 0 && this.pins.has(hash));
@@ -284,22 +284,6 @@ export class NodeCache {
         let k = 4;
         while (k < 32 && buf[off + k] === hash.charCodeAt(k)) k++;
         if (k === 32) return i;
-      }
-      i = (i + 1) & this.mask;
-    }
-  }
-
-  /** The slot holding the hash of the entry at `off` in `buf`, or -1. */
-  private findAt(buf: Buffer, off: number): number {
-    const tag = buf.readInt32BE(off);
-    let i = buf.readInt32BE(off + 4) & this.mask;
-    for (;;) {
-      const l = this.locs[i]!;
-      if (l === 0) return -1;
-      if (this.tags[i] === tag) {
-        const loc = l - 1;
-        const other = this.slabs[Math.floor(loc / SLAB_SPAN)]!;
-        if (other.compare(buf, off, off + 32, loc % SLAB_SPAN, (loc % SLAB_SPAN) + 32) === 0) return i;
       }
       i = (i + 1) & this.mask;
     }
