@@ -22,11 +22,57 @@
  *     [--warm-proofs N (default: half the accounts)] [--warm-seconds 60 (cap)] [--remote-leveldb]
  *     [--sync-reads] [--skip-mpt] [--no-heap-cap] [--ab <pct> [--rounds 3]] [--closure <pct>]
  *     [--out tiered.json (in bench/results; an absolute path as given)]
+ *     [--cache-share <0-1>] [--ab-shares 0.1,0.7] [--ab-base <another storage-node build's dist/index.js>]
  *   MONSOON_BENCH_CPU_PROF=<dir> …: a CPU profile of every child process there.
+ * `--ab` with `--ab-shares` runs one tiered child per cache share, and `--ab-base` one more whose
+ * @monsoon/storage-node is another build (main's dist copied aside): main's store code and this
+ * tree's measured in the same turns (each tiered child over its own copy of the built LevelDB).
  * A tiered row also gives what one batch cost (round trips, nodes fetched, read and probe runs:
  * numbers a loaded box does not change) and where the RSS went (V8 heap committed, external,
  * new space).
  *
+ * Session 10 (the node cache as a packed arena; where a cold read's time goes), 16:43-17:16 UTC,
+ * three other helpers' jobs on the 2 cores, load 10-20 in every run (memory mode itself swung
+ * 7.5K-87K proofs/s between turns: ratios are +-50%, per-batch node counts are not):
+ *  - NodeCache is now an arena (nodeCache.ts): encodings in 256 KiB Buffer slabs outside the V8
+ *    heap, an open-addressing index of typed arrays, an entry its encoding + 37 + 16-32 bytes
+ *    (was + ~160 as a Map of latin1 strings, an object per node), trimmed by the store's
+ *    frequency sketch; a tree's node still used keeps its cached encoding. TieredStoreOptions.
+ *    cacheShare splits the budget (default 0.1, as before).
+ *  - A/B at 1M, 10%, main's store code (--ab-base) and this tree's at several shares in the same
+ *    turns (`--accounts 1000000 --ab 10 --ab-shares 0.7,0.85 --ab-base
+ *    packages/storage-node/dist/ab-main/index.js --rounds 4 --seconds 3 --warm-seconds 60 --out
+ *    tiered-1m-ab-10-s10-lfu2.json`, load 14-16): nodes fetched a 90/10 batch: share 0.85
+ *    1,359-1,476, 0.7 1,519-1,622, main 1,847-2,103 (-20 to -30%); uniform 1,919-2,002 /
+ *    2,019-2,048 / 2,093-2,265. Rates did not follow: medians 11.4% / 13.7% / 23.5% of memory
+ *    mode (90/10), 10.6% / 12.2% / 17.4% (uniform): with most of the budget in the arena, the
+ *    trees hold few nodes decoded and every read decodes its path again (copy + decode + a pass
+ *    to evict it), on a box where CPU, not LevelDB, is short. At load 10-12 (-lfu.json, an
+ *    earlier trim rule) 0.7 13.0% / 17.2% against main 14.4% / 15.5%; at load 17-20 (-lfu3.json)
+ *    0.1 15.2% / 10.3%, 0.3 14.1% / 17.0%, main 17.4% / 16.9%. Hence the default share stays
+ *    0.1. Peak anonymous RSS growth 78-108 MiB in every child (limit 136). -shares.json: the
+ *    arena trimmed by CLOCK alone fetched as many nodes as main at 0.7 (1,669-1,831): the
+ *    one-off reads of cold accounts crowd out the hot set; by frequency it fetches fewer.
+ *  - Cold single reads, 1M, 10% (`--accounts 1000000 --budgets 10 --skip-mpt --state-bytes-given
+ *    353798439 --state-nodes-given 1358859 --seconds 3 --warm-seconds 40 --out
+ *    tiered-1m-10-s10-single.json`, load 13-16), with where the slowest 1% spend their time
+ *    (new: means of LevelDB round-trip time, eviction holding the loop, GC; they overlap):
+ *    90/10 p50 0.34 ms, p99 32 ms, slowest 1% 78.9 ms of which 76.8 in round trips, 14.7 GC,
+ *    0.0 eviction; uniform (eviction passes back to back: a pass took 10.3 s, its longest slice
+ *    146 ms) p50 403 ms, p99 675 ms, slowest 1% 674.6 ms in round trips with 635.8 ms of
+ *    eviction slices inside them. So a cold read's time is its round trips' wall time, and what
+ *    stretches a round trip is the event loop busy elsewhere: a slice of a pass (one of 256 parts
+ *    takes 40-145 ms at this load, not the 4 ms evictSliceMs asks for) runs between a round
+ *    trip's answer and the read it resumes, once per cold level (~5). Tried: a slice waiting for
+ *    the reads' round trips first (-single-readsfirst-reverted.json, the code not kept): no
+ *    better (p50 201-451 ms, passes of 20.5 s), because the slice still runs while the next
+ *    round trip is out. Also tried: a pass counting the growth while it yielded by the share of
+ *    the parts it had passed (evictPass counts all of it, twice for what lands in parts still
+ *    ahead, so a pass ends over budget and the next starts at once): two runs, uniform p50 0.40
+ *    ms / p99 17.8 ms (no eviction in the slowest 1%) and p50 168 ms / p99 720 ms (707 ms of
+ *    eviction): not shown to help, not kept (-single-pass{,2}-reverted.json, load 14-19). What
+ *    is left: smaller parts than the 256 of EVICT_PART_DEPTH 2 (a part must take the 4 ms a
+ *    slice is asked for), and passes that do not follow each other while reads wait.
  * Session 9 (why the 90/10 hot set did not stay resident, 13:16-14:10 UTC, the box shared with
  * three other helpers: load 9-16 in every run below; ratios ±50%, per-batch counts are not):
  *  - The hot set's closure does not fit the budget. 1M accounts, the 100K hot accounts' leaves
@@ -163,11 +209,12 @@
  * branch skeleton), incremental passes, and run the LevelDB as its own process in the benchmark.
  */
 import { type ChildProcess, execFileSync, spawn } from 'node:child_process';
-import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { cpSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { cpus, loadavg, tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
+import { PerformanceObserver } from 'node:perf_hooks';
 import { createInterface } from 'node:readline';
-import { fileURLToPath } from 'node:url';
+import { fileURLToPath, pathToFileURL } from 'node:url';
 import { parseArgs } from 'node:util';
 import { getHeapSpaceStatistics, getHeapStatistics } from 'node:v8';
 import { createMerkleProof, createMPT, type MerklePatriciaTrie } from '@ethereumjs/mpt';
@@ -186,7 +233,6 @@ import {
 import {
   CACHE_SHARE,
   CheckpointStore,
-  connectRemoteNodeDb,
   decodeCheckpoint,
   encodeCheckpoint,
   type GenesisAccounts,
@@ -248,6 +294,18 @@ const { values: args } = parseArgs({
     rounds: { type: 'string', default: '3' },
     // A child that waits for measure commands on stdin (the A/B run).
     serve: { type: 'boolean', default: false },
+    // The tiered store's cache share (TieredStoreOptions.cacheShare; default: the store's).
+    'cache-share': { type: 'string' },
+    // A/B: one tiered child per cache share listed (default: one, at the store's default).
+    'ab-shares': { type: 'string' },
+    // A/B: one more tiered child whose @monsoon/storage-node is this build (its dist/index.js, e.g.
+    // main's copied aside): the base code measured in the same turns.
+    'ab-base': { type: 'string' },
+    // A child: the @monsoon/storage-node build its tiered node runs (--ab-base).
+    'store-module': { type: 'string' },
+    // A child: its tiered node runs over its own copy of the built LevelDB (one process may open
+    // a LevelDB: an A/B with several tiered children).
+    'leveldb-copy': { type: 'boolean', default: false },
   },
 });
 const SECONDS = Number(args.seconds);
@@ -315,8 +373,24 @@ interface Reads {
   singleReadsPerSec: number;
   p50Ms: number;
   p99Ms: number;
-  /** Single reads that fetched a node from LevelDB (tiered only): how many, and their p50/p99. */
-  cold?: { reads: number; p50Ms: number; p99Ms: number };
+  /**
+   * Single reads that fetched a node from LevelDB (tiered only): how many, their p50/p99, and
+   * where the time of the slowest 1% went (means, ms): LevelDB round trips, eviction holding the
+   * loop, garbage collection, the rest (the read's own runs, and waiting for a core).
+   */
+  cold?: {
+    reads: number;
+    p50Ms: number;
+    p99Ms: number;
+    slowest?: {
+      reads: number;
+      ms: number;
+      roundTripMs: number;
+      evictMs: number;
+      gcMs: number;
+      restMs: number;
+    };
+  };
   /** Tiered only: what one batch of the batched measurement cost, on average (see TieredStats). */
   perBatch?: {
     roundTrips: number;
@@ -373,27 +447,56 @@ async function nodeReads(
   const trips = store === undefined ? undefined : () => store.tieredStats().nodesFetched;
   const lat: number[] = [];
   const cold: number[] = [];
+  /** Per cold read: [ms, round trips' ms, eviction's ms, GC ms]. */
+  const parts: number[][] = [];
+  let gcMs = 0;
+  const gcs = new PerformanceObserver((list) => {
+    for (const e of list.getEntries()) gcMs += e.duration;
+  });
+  gcs.observe({ entryTypes: ['gc'] });
   const single = async () => {
     const address = addressAt(addresses, pick());
     const before = trips?.() ?? 0;
+    const st = store?.tieredStats();
+    const gc0 = gcMs;
     const t = performance.now();
     await node.read(() => node.getAccount({ at: HEAD, address, omitLevels: 0 }));
     const ms = performance.now() - t;
     lat.push(ms);
-    if ((trips?.() ?? 0) > before) cold.push(ms);
+    if ((trips?.() ?? 0) > before) {
+      cold.push(ms);
+      const s1 = store!.tieredStats();
+      // GC entries are delivered a turn later: a read's own collections land on the next one (means only).
+      parts.push([ms, s1.roundTripMs - st!.roundTripMs, s1.evictMs - st!.evictMs, gcMs - gc0]);
+    }
     return 1;
   };
   for (let i = 0; i < 200; i++) await single();
   lat.length = 0;
   cold.length = 0;
+  parts.length = 0;
   const s = await timed(single);
+  gcs.disconnect();
+  const slow = [...parts].sort((a, b) => b[0]! - a[0]!).slice(0, Math.max(1, Math.ceil(parts.length / 100)));
+  const mean = (k: number) => slow.reduce((x, p) => x + p[k]!, 0) / slow.length;
+  const slowest =
+    parts.length === 0
+      ? undefined
+      : {
+          reads: slow.length,
+          ms: mean(0),
+          roundTripMs: mean(1),
+          evictMs: mean(2),
+          gcMs: mean(3),
+          restMs: mean(0) - mean(1) - mean(2) - mean(3),
+        };
   return {
     batchedProofsPerSec: b.ops / b.s,
     singleReadsPerSec: s.ops / s.s,
     p50Ms: pct(lat, 50),
     p99Ms: pct(lat, 99),
     ...(trips !== undefined
-      ? { cold: { reads: cold.length, p50Ms: pct(cold, 50), p99Ms: pct(cold, 99) } }
+      ? { cold: { reads: cold.length, p50Ms: pct(cold, 50), p99Ms: pct(cold, 99), slowest } }
       : {}),
     ...(s0 !== undefined && s1 !== undefined
       ? {
@@ -753,7 +856,15 @@ async function tieredSide(
   stateBytes: number,
 ): Promise<Record<string, unknown>> {
   {
-    const leveldbDir = join(stateDirOf(n), 'leveldb');
+    // This tree's @monsoon/storage-node, or another build of it (--store-module: the A/B's base).
+    const sn = (await import(
+      args['store-module'] === undefined
+        ? '@monsoon/storage-node'
+        : pathToFileURL(resolve(args['store-module'])).href
+    )) as typeof import('@monsoon/storage-node');
+    const copy = args['leveldb-copy'] ? mkdtempSync(join(tmpdir(), 'monsoon-bench-tiered-copy-')) : undefined;
+    if (copy !== undefined) cpSync(join(stateDirOf(n), 'leveldb'), copy, { recursive: true });
+    const leveldbDir = copy ?? join(stateDirOf(n), 'leveldb');
     const addresses = makeAddresses(n);
     const checkpoint = await builtCheckpoint(n);
     const remote = args['remote-leveldb']
@@ -761,15 +872,15 @@ async function tieredSide(
       : undefined;
     const budget = Math.floor((stateBytes * budgetPct) / 100);
     // An in-process LevelDB's block cache counts inside the budget (as the storage CLI sets it up).
-    const leveldbCacheBytes = remote === undefined ? leveldbCacheFor(budget) : 0;
+    const leveldbCacheBytes = remote === undefined ? sn.leveldbCacheFor(budget) : 0;
     forceGc();
     const baseRss = rss();
     const baseAnon = rssAnon();
     const db =
       remote === undefined
-        ? await openLocalNodeDb(leveldbDir, { cacheBytes: leveldbCacheBytes })
-        : await connectRemoteNodeDb(remote.address);
-    const store = new TieredStore(
+        ? await sn.openLocalNodeDb(leveldbDir, { cacheBytes: leveldbCacheBytes })
+        : await sn.connectRemoteNodeDb(remote.address);
+    const store = new sn.TieredStore(
       {
         memoryBudget: budget,
         gcEveryNodes: 0,
@@ -777,11 +888,12 @@ async function tieredSide(
         syncReads: args['sync-reads'],
         processBudget: !args['no-governor'],
         baseRssBytes: baseAnon,
+        ...(args['cache-share'] !== undefined ? { cacheShare: Number(args['cache-share']) } : {}),
       },
       { db },
     );
     const t = performance.now();
-    const node = StorageNode.fromCheckpoint(
+    const node = sn.StorageNode.fromCheckpoint(
       checkpoint,
       GENESIS_HEADER,
       { window: 16, forkWindow: 4 },
@@ -823,6 +935,7 @@ async function tieredSide(
       out.peakRssAnonGrowthBytes = peakAnonGrowth;
       remote?.proc.kill('SIGTERM');
       await node.close();
+      if (copy !== undefined) rmSync(copy, { recursive: true, force: true });
       return out;
     }
     for (const skew of [true, false])
@@ -852,6 +965,7 @@ async function tieredSide(
       remote.proc.kill('SIGTERM');
     }
     await node.close();
+    if (copy !== undefined) rmSync(copy, { recursive: true, force: true });
     return out;
   }
 }
@@ -949,28 +1063,41 @@ function servingChild(
 }
 
 /**
- * Memory mode and a tiered node at `pct`% both up (each in its own process, one measuring while
- * the other waits), measured in turns A/B/A/B: on a box whose load swings, each ratio compares
- * two runs seconds apart.
+ * Memory mode and tiered nodes at `pct`% all up (each in its own process, one measuring while
+ * the others wait), measured in turns A/B/A/B: on a box whose load swings, each ratio compares
+ * runs seconds apart. The tiered nodes: one per --ab-shares cache share (default: one at the
+ * store's default), and with --ab-base one running another build of the store (main's).
  */
 async function abRun(n: number, pct: number): Promise<Record<string, unknown>> {
   const mem = servingChild(['--side', 'memory', '--n', String(n)]);
   const stateBytes = (await mem.next()).stateBytes as number; // ready
-  const tiered = servingChild(
-    [
-      '--side',
-      'tiered',
-      '--n',
-      String(n),
-      '--budget-pct',
-      String(pct),
-      '--state-bytes',
-      String(stateBytes),
-      ...(args['sync-reads'] ? ['--sync-reads'] : []),
-    ],
-    !args['no-heap-cap'] ? heapCapMiB((stateBytes * pct) / 100) : undefined,
+  const variants: { label: string; extra: string[] }[] = (args['ab-shares']?.split(',') ?? [undefined]).map(
+    (share) =>
+      share === undefined
+        ? { label: 'tiered', extra: [] }
+        : { label: `tiered share ${share}`, extra: ['--cache-share', share] },
   );
-  await tiered.next(); // warmed and ready
+  if (args['ab-base'] !== undefined)
+    variants.push({ label: 'base', extra: ['--store-module', resolve(args['ab-base'])] });
+  const tiered = variants.map((v) =>
+    servingChild(
+      [
+        '--side',
+        'tiered',
+        '--n',
+        String(n),
+        '--budget-pct',
+        String(pct),
+        '--state-bytes',
+        String(stateBytes),
+        ...(args['sync-reads'] ? ['--sync-reads'] : []),
+        ...(variants.length > 1 ? ['--leveldb-copy'] : []),
+        ...v.extra,
+      ],
+      !args['no-heap-cap'] ? heapCapMiB((stateBytes * pct) / 100) : undefined,
+    ),
+  );
+  for (const t of tiered) await t.next(); // warmed and ready (they warm at the same time)
   const ask = async (c: typeof mem, cmd: string) => {
     c.proc.stdin!.write(`${cmd}\n`);
     return c.next();
@@ -979,30 +1106,36 @@ async function abRun(n: number, pct: number): Promise<Record<string, unknown>> {
   for (let r = 0; r < Number(args.rounds); r++) {
     for (const key of ['skew', 'uniform']) {
       const a = await ask(mem, key);
-      const b = await ask(tiered, key);
-      const ratio = (b.batchedProofsPerSec as number) / (a.batchedProofsPerSec as number);
-      rounds.push({ round: r, keys: key, memory: a, tiered: b, ratio });
-      console.log(
-        `A/B ${key} round ${r}: memory ${fmt(a.batchedProofsPerSec as number)} proofs/s, tiered ${pct}% ${fmt(b.batchedProofsPerSec as number)} (${(ratio * 100).toFixed(0)}%; ${fmt((b.nodesFetchedPerBatch as number) ?? 0)} nodes fetched and ${((b.readRunsPerBatch as number) ?? 0).toFixed(1)} read runs a batch; share ${((b.budgetShare as number) ?? 1).toFixed(2)}, trees ${mb((b.residentBytes as number) ?? 0)}, cache ${mb((b.cacheBytes as number) ?? 0)}), load ${(a.loadavg as number).toFixed(1)}`,
-      );
+      for (const [i, t] of tiered.entries()) {
+        const b = await ask(t, key);
+        const ratio = (b.batchedProofsPerSec as number) / (a.batchedProofsPerSec as number);
+        rounds.push({ round: r, keys: key, variant: variants[i]!.label, memory: a, tiered: b, ratio });
+        console.log(
+          `A/B ${key} round ${r}: memory ${fmt(a.batchedProofsPerSec as number)} proofs/s, ${variants[i]!.label} ${pct}% ${fmt(b.batchedProofsPerSec as number)} (${(ratio * 100).toFixed(0)}%; ${fmt((b.nodesFetchedPerBatch as number) ?? 0)} nodes fetched and ${((b.readRunsPerBatch as number) ?? 0).toFixed(1)} read runs a batch; share ${((b.budgetShare as number) ?? 1).toFixed(2)}, trees ${mb((b.residentBytes as number) ?? 0)}, cache ${mb((b.cacheBytes as number) ?? 0)}), load ${(b.loadavg as number).toFixed(1)}`,
+        );
+      }
     }
   }
   // The children end with their stdin (and exit once they answered with their final line).
   mem.proc.stdin!.end('quit\n');
-  tiered.proc.stdin!.end('quit\n');
+  for (const t of tiered) t.proc.stdin!.end('quit\n');
   const memOut = await mem.next();
-  const tieredOut = await tiered.next();
-  const ratios = (key: string) => rounds.filter((x) => x.keys === key).map((x) => x.ratio as number);
-  return {
-    side: 'ab',
-    accounts: n,
-    budgetPct: pct,
-    medianRatioSkew90_10: median(ratios('skew')),
-    medianRatioUniform: median(ratios('uniform')),
-    rounds,
-    memory: memOut,
-    tiered: tieredOut,
-  };
+  const ratios = (label: string, key: string) =>
+    rounds.filter((x) => x.variant === label && x.keys === key).map((x) => x.ratio as number);
+  const out: Record<string, unknown>[] = [];
+  for (const [i, t] of tiered.entries()) {
+    const label = variants[i]!.label;
+    out.push({
+      label,
+      medianRatioSkew90_10: median(ratios(label, 'skew')),
+      medianRatioUniform: median(ratios(label, 'uniform')),
+      final: await t.next(),
+    });
+    console.log(
+      `${label}: median ${(median(ratios(label, 'skew')) * 100).toFixed(1)}% (90/10) / ${(median(ratios(label, 'uniform')) * 100).toFixed(1)}% (uniform) of memory mode`,
+    );
+  }
+  return { side: 'ab', accounts: n, budgetPct: pct, variants: out, rounds, memory: memOut };
 }
 
 const line = (r: Reads | undefined) =>
@@ -1010,7 +1143,10 @@ const line = (r: Reads | undefined) =>
     ? ''
     : `${fmt(r.batchedProofsPerSec)} proofs/s batched, single p50 ${r.p50Ms.toFixed(3)} ms p99 ${r.p99Ms.toFixed(3)} ms` +
       (r.cold !== undefined
-        ? `; cold single (${fmt(r.cold.reads)}) p50 ${r.cold.p50Ms.toFixed(3)} ms p99 ${r.cold.p99Ms.toFixed(3)} ms`
+        ? `; cold single (${fmt(r.cold.reads)}) p50 ${r.cold.p50Ms.toFixed(3)} ms p99 ${r.cold.p99Ms.toFixed(3)} ms` +
+          (r.cold.slowest !== undefined
+            ? ` (slowest 1%: ${r.cold.slowest.ms.toFixed(2)} ms = round trips ${r.cold.slowest.roundTripMs.toFixed(2)} + eviction ${r.cold.slowest.evictMs.toFixed(2)} + GC ${r.cold.slowest.gcMs.toFixed(2)} + rest ${r.cold.slowest.restMs.toFixed(2)})`
+            : '')
         : '') +
       (r.perBatch !== undefined
         ? `; a batch: ${r.perBatch.roundTrips.toFixed(1)} round trips, ${fmt(r.perBatch.nodesFetched)} nodes fetched, ${r.perBatch.readRuns.toFixed(1)} read runs, ${fmt(r.perBatch.probeRuns)} probe runs`

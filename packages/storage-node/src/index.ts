@@ -28,7 +28,7 @@ export {
   type MemorySample,
   rssAnonBytes,
 } from './nodeStore/memoryGovernor.js';
-export { CACHE_ENTRY_OVERHEAD, NodeCache } from './nodeStore/nodeCache.js';
+export { CACHE_ENTRY_OVERHEAD, ENTRY_HEADER, NodeCache } from './nodeStore/nodeCache.js';
 export type { NodeFaults } from './nodeStore/nodeFaults.js';
 export { defaultRdmaExportOptions, RdmaExport, type RdmaExportOptions } from './nodeStore/rdmaExport.js';
 export {

@@ -1,71 +1,140 @@
 /**
- * The resident node cache of a tiered node: verified node encodings by hash (latin1), with
- * their bytes accounted, evicted by CLOCK (second chance): a hit only sets a bit, eviction walks
- * the entries in insertion order, giving each entry whose bit is set another round (moved to
- * the back, bit cleared) and dropping the others. Pinned entries (a request in progress fetched
- * them and has not re-run yet) are never dropped, so a request always makes progress however
- * small the budget.
+ * The resident node cache of a tiered node: verified node encodings by hash, packed in an arena
+ * (a log of Buffer slabs outside the V8 heap, each entry its hash, length, CLOCK bits and
+ * encoding) found through an open-addressing index of typed arrays: no JS object, string or Map
+ * entry per node. An entry costs its encoding + ENTRY_HEADER + about 16-32 bytes of index,
+ * where a Map of latin1 strings cost its encoding + ~160 (so a budget caches ~1.6x the nodes of
+ * the hot set's mix) and every node was one more object for the garbage collector to trace.
+ *
+ * Eviction goes over the log from its oldest end: an entry that stays is copied to the newest end,
+ * the others are dropped, and a slab whose every entry was dropped or moved is freed. What stays:
+ * with a frequency estimate (evictTo's `wants`: TieredStore's sketch), the entries wanted at least
+ * `keepWants` times lately, the bar rising when a trim has to (it went over every entry without
+ * freeing enough) and falling by one after each trim that did not; without one, CLOCK: those used since the last visit
+ * (their bit set by a hit; it is cleared as they move). Why frequency: at a budget below the hot
+ * set CLOCK keeps whatever came last, the one-off reads of cold accounts as long as the hot
+ * nodes (measured: as many nodes fetched a batch with 2.4x the cache). Pinned entries (a request
+ * in progress fetched them and has not re-run yet) always stay, so a request always makes
+ * progress however small the budget.
  */
+import { StorageError, StorageErrorCode } from '../storageError.js';
+
+/** Bytes of an entry's header in the arena: its 32-byte hash, its length (u32) and its bits. */
+export const ENTRY_HEADER = 37;
 
 /**
- * Bytes a cache entry costs besides its encoding: the Map entry, the hash string, the entry
- * object and the encoding's string header (measured: bench/tiered.ts prints it). Encodings are
- * held as latin1 strings, not Uint8Arrays: a small Uint8Array costs about 200 bytes more.
+ * Bytes an entry costs besides its encoding at the index's fullest (3/4): the header and two
+ * index slots of 12 bytes. `bytes` counts the index as allocated, so it is at most this.
  */
-export const CACHE_ENTRY_OVERHEAD = 160;
+export const CACHE_ENTRY_OVERHEAD = ENTRY_HEADER + 16;
 
-interface Entry {
-  /** The encoding, one char per byte. */
-  readonly enc: string;
-  ref: boolean;
-  /** Whether it was used once already (see get). */
-  used: boolean;
-}
+/** A slab of the arena; an entry larger than this gets a slab of its own. */
+const SLAB_BYTES = 256 * 1024;
+/** A location in the arena: slab id × SLAB_SPAN + offset (an entry's offset stays below it). */
+const SLAB_SPAN = 2 ** 24;
+const MIN_INDEX = 1024;
+
+const REF = 1;
+const USED = 2;
+
+/** Four bytes of a hash (32 chars, latin1) from `at`, big-endian, as an int32 (readInt32BE's). */
+const word = (hash: string, at: number): number =>
+  (hash.charCodeAt(at) << 24) |
+  (hash.charCodeAt(at + 1) << 16) |
+  (hash.charCodeAt(at + 2) << 8) |
+  hash.charCodeAt(at + 3);
 
 export class NodeCache {
-  private readonly entries = new Map<string, Entry>();
+  /** Slabs by id (ids reused once a slab is freed), and the ids in log order, oldest first. */
+  private readonly slabs: (Buffer | undefined)[] = [];
+  private readonly freeIds: number[] = [];
+  private order: number[] = [];
+  /** Where the next entry goes in the newest slab, where the oldest live part starts in the oldest. */
+  private headPos = 0;
+  private tailPos = 0;
+  /** The end of the entries written in each slab (by id). */
+  private readonly ends: number[] = [];
+  /** Index: location + 1 (0: empty) and the hash's first four bytes, by slot (linear probing). */
+  private locs = new Float64Array(MIN_INDEX);
+  private tags = new Int32Array(MIN_INDEX);
+  private mask = MIN_INDEX - 1;
+  private count = 0;
+  /** Header + encoding bytes of the live entries. */
+  private payload = 0;
   private readonly pins = new Map<string, number>();
-  /** Accounted bytes of what is held (encodings + CACHE_ENTRY_OVERHEAD each). */
-  bytes = 0;
+  /** Wants an entry needs to stay (evictTo with `wants`). */
+  keepWants = 2;
   hits = 0;
   evicted = 0;
 
   get size(): number {
-    return this.entries.size;
+    return this.count;
+  }
+
+  /** Accounted bytes: the live entries (header + encoding) and the index as allocated. */
+  get bytes(): number {
+    return this.payload + this.locs.length * 12;
+  }
+
+  /** Bytes of slabs allocated (the live entries, and what the log's two ends have not filled or freed yet). */
+  get slabBytes(): number {
+    let s = 0;
+    for (const id of this.order) s += this.slabs[id]!.length;
+    return s;
   }
 
   has(hash: string): boolean {
-    return this.entries.has(hash);
+    return this.find(hash) >= 0;
   }
 
   /**
-   * The encoding; from its second use on, marking it recently used. The first use of a fetched
-   * node is the read that fetched it faulting it into a tree, which holds it from then on: were
-   * that a use, every entry would have its bit set and each eviction would walk (and move to the
-   * back) the whole cache before dropping anything (at 1M accounts and a 10% budget the trims
-   * took 3.6% of the tiered node's CPU in evictTo alone, besides the Map operations they drive).
-   * A node faulted in again after a tree evicted it is a use.
+   * The encoding (a copy: the arena's bytes move); from its second use on, marking it recently
+   * used. The first use of a fetched node is the read that fetched it faulting it into a tree,
+   * which holds it from then on: were that a use, every entry would have its bit set and each
+   * eviction would walk (and move to the back) the whole cache before dropping anything. A node
+   * faulted in again after a tree evicted it is a use.
    */
   get(hash: string): Uint8Array | undefined {
-    const e = this.entries.get(hash);
-    if (e === undefined) return undefined;
-    if (e.used) e.ref = true;
-    else e.used = true;
+    const i = this.find(hash);
+    if (i < 0) return undefined;
+    const loc = this.locs[i]! - 1;
+    const buf = this.slabs[Math.floor(loc / SLAB_SPAN)]!;
+    const off = loc % SLAB_SPAN;
+    const f = buf[off + 36]!;
+    buf[off + 36] = f & USED ? f | REF : f | USED;
     this.hits++;
-    return Buffer.from(e.enc, 'latin1');
+    return this.copyOut(buf, off);
   }
 
-  /** The encoding, leaving its CLOCK bit alone (a sweep's look is not a use). */
+  /** The encoding, leaving its CLOCK bits alone (a sweep's look is not a use). */
   peek(hash: string): Uint8Array | undefined {
-    const e = this.entries.get(hash);
-    return e === undefined ? undefined : Buffer.from(e.enc, 'latin1');
+    const i = this.find(hash);
+    if (i < 0) return undefined;
+    const loc = this.locs[i]! - 1;
+    return this.copyOut(this.slabs[Math.floor(loc / SLAB_SPAN)]!, loc % SLAB_SPAN);
   }
 
-  /** Holds `enc` (already checked to hash to `hash`); `hot`: as if just used. */
-  set(hash: string, enc: string, hot: boolean): void {
-    if (this.entries.has(hash)) return;
-    this.entries.set(hash, { enc, ref: hot, used: false });
-    this.bytes += enc.length + CACHE_ENTRY_OVERHEAD;
+  /** Marks `hash` recently used if it is held (a tree still uses the node: see TieredStore's rule). */
+  touch(hash: string): void {
+    const i = this.find(hash);
+    if (i < 0) return;
+    const loc = this.locs[i]! - 1;
+    const buf = this.slabs[Math.floor(loc / SLAB_SPAN)]!;
+    buf[(loc % SLAB_SPAN) + 36]! |= REF | USED;
+  }
+
+  /** Holds `enc` (already checked to hash to `hash`: 32 chars, latin1); `hot`: as if just used. */
+  set(hash: string, enc: string | Uint8Array, hot: boolean): void {
+    if (this.find(hash) >= 0) return;
+    const len = enc.length;
+    const { buf, off, loc } = this.reserve(ENTRY_HEADER + len);
+    buf.write(hash, off, 32, 'latin1');
+    buf.writeUInt32LE(len, off + 32);
+    buf[off + 36] = hot ? REF : 0;
+    if (typeof enc === 'string') buf.write(enc, off + ENTRY_HEADER, len, 'latin1');
+    else buf.set(enc, off + ENTRY_HEADER);
+    this.insert(loc, hash);
+    this.payload += ENTRY_HEADER + len;
   }
 
   pin(hash: string): void {
@@ -83,30 +152,190 @@ export class NodeCache {
     else this.pins.set(hash, n - 1);
   }
 
-  /** Drops entries (CLOCK order, pinned ones kept) until at most `budget` bytes are held. */
-  evictTo(budget: number): void {
-    let steps = 2 * this.entries.size; // every entry gets at most its second chance
-    // One iterator for the whole walk: a Map keeps deleted slots until it rehashes, so a fresh
-    // iterator per step would skip over every entry dropped so far (quadratic). Entries moved to
-    // the back are met again by the same iterator: their second chance.
-    const it = this.entries.entries();
-    while (this.bytes > budget && steps-- > 0) {
-      const next = it.next();
-      if (next.done) return;
-      const [hash, e] = next.value;
-      this.entries.delete(hash);
-      if (e.ref || this.pins.has(hash)) {
-        e.ref = false;
-        this.entries.set(hash, e);
+  /**
+   * Drops entries from the log's oldest end until at most `budget` bytes are held: those wanted
+   * fewer than `keepWants` times (`wants`; without it, those whose bit is clear), the others
+   * moving to the newest end. A trim that went over every entry raises the bar (at last to
+   * dropping every entry not pinned).
+   */
+  evictTo(budget: number, wants?: (hash: string) => number): void {
+    let steps = this.count;
+    let bar = this.keepWants;
+    while (this.bytes > budget && this.count > 0) {
+      if (steps <= 0) {
+        // Every entry was visited once: keep less.
+        if (bar > 256) break;
+        bar = wants === undefined ? 257 : Math.min(bar + Math.max(1, bar >> 2), 257);
+        steps = this.count;
+      }
+      const id = this.order[0]!;
+      const buf = this.slabs[id]!;
+      if (this.tailPos >= this.ends[id]!) {
+        if (this.order.length === 1) break; // nothing written past the tail
+        this.freeSlab();
+        continue;
+      }
+      const off = this.tailPos;
+      const len = buf.readUInt32LE(off + 32);
+      const size = ENTRY_HEADER + len;
+      this.tailPos += size;
+      const hash = buf.toString('latin1', off, off + 32);
+      const i = this.find(hash);
+      if (i < 0 || this.locs[i]! - 1 !== id * SLAB_SPAN + off) continue; // a copy moved on: dead
+      steps--;
+      const f = buf[off + 36]!;
+      const stays =
+        (bar <= 256 && (wants === undefined ? (f & REF) !== 0 : wants(hash) >= bar)) ||
+        (this.pins.size > 0 && this.pins.has(hash));
+      if (stays) {
+        // Its second chance: moved to the newest end (reserve may start a slab; this one stays
+        // until the tail has passed it).
+        const to = this.reserve(size);
+        buf.copy(to.buf, to.off, off, off + size);
+        to.buf[to.off + 36] = f & ~REF;
+        this.locs[i] = to.loc + 1;
       } else {
-        this.bytes -= e.enc.length + CACHE_ENTRY_OVERHEAD;
+        this.remove(i);
+        this.payload -= size;
         this.evicted++;
       }
     }
+    // The bar stays where a trim had to raise it, and is lowered by one after a trim that did not:
+    // the lowest bar that fits, found again as the wants change.
+    if (wants !== undefined)
+      this.keepWants = bar > this.keepWants ? Math.min(bar, 255) : Math.max(1, this.keepWants - 1);
+    if (this.count === 0) this.reset();
+    else if (this.count * 8 < this.locs.length && this.locs.length > MIN_INDEX)
+      this.resize(this.locs.length / 2);
   }
 
   clear(): void {
-    this.entries.clear();
-    this.bytes = 0;
+    this.reset();
+    this.pins.clear();
+  }
+
+  // ------------------------------------------------------------ the log
+
+  private reset(): void {
+    this.slabs.length = 0;
+    this.freeIds.length = 0;
+    this.ends.length = 0;
+    this.order = [];
+    this.headPos = 0;
+    this.tailPos = 0;
+    this.locs = new Float64Array(MIN_INDEX);
+    this.tags = new Int32Array(MIN_INDEX);
+    this.mask = MIN_INDEX - 1;
+    this.count = 0;
+    this.payload = 0;
+  }
+
+  /** `size` bytes at the log's newest end (a new slab when the newest is full). */
+  private reserve(size: number): { buf: Buffer; off: number; loc: number } {
+    if (size >= SLAB_SPAN) {
+      throw new StorageError(
+        StorageErrorCode.BadArgument,
+        `node cache: an entry is at most ${SLAB_SPAN - 1} bytes, found ${size}`,
+      );
+    }
+    let id = this.order.at(-1);
+    if (id === undefined || this.headPos + size > this.slabs[id]!.length) {
+      id = this.freeIds.pop() ?? this.slabs.length;
+      this.slabs[id] = Buffer.allocUnsafeSlow(Math.max(SLAB_BYTES, size));
+      this.ends[id] = 0;
+      if (this.order.length === 0) this.tailPos = 0;
+      this.order.push(id);
+      this.headPos = 0;
+    }
+    const off = this.headPos;
+    this.headPos += size;
+    this.ends[id] = this.headPos;
+    return { buf: this.slabs[id]!, off, loc: id * SLAB_SPAN + off };
+  }
+
+  /** The oldest slab goes (every entry in it was dropped or moved on). */
+  private freeSlab(): void {
+    const id = this.order.shift()!;
+    this.slabs[id] = undefined;
+    this.freeIds.push(id);
+    this.tailPos = 0;
+  }
+
+  private copyOut(buf: Buffer, off: number): Uint8Array {
+    const len = buf.readUInt32LE(off + 32);
+    const out = Buffer.allocUnsafe(len); // from Node's pool when small: no ArrayBuffer each
+    buf.copy(out, 0, off + ENTRY_HEADER, off + ENTRY_HEADER + len);
+    return out;
+  }
+
+  // ------------------------------------------------------------ the index
+
+  /** The slot holding `hash` (32 chars, latin1), or -1. Keccak hashes are uniform: bytes 0-3 tag, 4-7 place. */
+  private find(hash: string): number {
+    const tag = word(hash, 0);
+    let i = word(hash, 4) & this.mask;
+    for (;;) {
+      const l = this.locs[i]!;
+      if (l === 0) return -1;
+      if (this.tags[i] === tag) {
+        const loc = l - 1;
+        const buf = this.slabs[Math.floor(loc / SLAB_SPAN)]!;
+        const off = loc % SLAB_SPAN;
+        let k = 4;
+        while (k < 32 && buf[off + k] === hash.charCodeAt(k)) k++;
+        if (k === 32) return i;
+      }
+      i = (i + 1) & this.mask;
+    }
+  }
+
+  /** The slot an entry at `loc` starts probing from. */
+  private home(loc: number): number {
+    return this.slabs[Math.floor(loc / SLAB_SPAN)]!.readInt32BE((loc % SLAB_SPAN) + 4) & this.mask;
+  }
+
+  private insert(loc: number, hash: string): void {
+    if ((this.count + 1) * 4 > this.locs.length * 3) this.resize(this.locs.length * 2);
+    let i = this.home(loc);
+    while (this.locs[i] !== 0) i = (i + 1) & this.mask;
+    this.locs[i] = loc + 1;
+    this.tags[i] = word(hash, 0);
+    this.count++;
+  }
+
+  /** Empties slot `i`, shifting back the entries after it that probed past it (no tombstones). */
+  private remove(i: number): void {
+    const m = this.mask;
+    let j = i;
+    for (;;) {
+      j = (j + 1) & m;
+      const l = this.locs[j]!;
+      if (l === 0) break;
+      const k = this.home(l - 1);
+      // The entry at j may move to i when its home is not cyclically within (i, j].
+      if (i <= j ? k <= i || k > j : k <= i && k > j) {
+        this.locs[i] = l;
+        this.tags[i] = this.tags[j]!;
+        i = j;
+      }
+    }
+    this.locs[i] = 0;
+    this.count--;
+  }
+
+  private resize(cap: number): void {
+    const locs = this.locs;
+    const tags = this.tags;
+    this.locs = new Float64Array(cap);
+    this.tags = new Int32Array(cap);
+    this.mask = cap - 1;
+    for (let s = 0; s < locs.length; s++) {
+      const l = locs[s]!;
+      if (l === 0) continue;
+      let i = this.home(l - 1);
+      while (this.locs[i] !== 0) i = (i + 1) & this.mask;
+      this.locs[i] = l;
+      this.tags[i] = tags[s]!;
+    }
   }
 }

@@ -38,8 +38,8 @@ import type { FreshNode, VersionObserver } from './versionObserver.js';
 export const FAULTED_NODE_OVERHEAD = 150;
 
 /**
- * The part of the budget for the cache of encodings (nodes just fetched, pinned until their
- * request re-runs, and recently evicted ones); the trees' resident nodes get the rest.
+ * The default part of the budget for the cache of encodings (TieredStoreOptions.cacheShare); the
+ * trees' resident nodes get the rest.
  */
 export const CACHE_SHARE = 0.1;
 
@@ -81,6 +81,18 @@ export interface TieredStoreOptions {
    * reachable in LevelDB (a restart may restore one of them) after they leave the window.
    */
   checkpointEvery: number;
+  /**
+   * The part of the budget for the cache of encodings: nodes just fetched (pinned until their
+   * request re-runs) and the warm nodes the trees do not hold decoded, packed in an arena at
+   * about 60% of what a decoded node costs (NodeCache), kept by the same frequency sketch as the
+   * trees. A node a tree holds that is in the cache stays there while the tree still uses it, so
+   * a pass that evicts it from the tree does not send it back to LevelDB; the trees get the rest
+   * of the budget (the top levels and the most wanted nodes, decoded once). A larger share
+   * fetches fewer nodes but decodes more of them again on every read (1M accounts at 10%, load
+   * 11-18: 0.7 fetched 10-25% fewer nodes a 90/10 batch than 0.1 and served no faster:
+   * bench/tiered.ts), hence 0.1.
+   */
+  cacheShare: number;
   /** Nodes per LevelDB batch while the starting state is written. */
   startBatch: number;
   /**
@@ -118,6 +130,7 @@ export const defaultTieredStoreOptions: TieredStoreOptions = {
   residentLevels: 3,
   gcEveryNodes: 1_000_000,
   checkpointEvery: 1024,
+  cacheShare: CACHE_SHARE,
   startBatch: 20_000,
   leveldbCacheBytes: 0,
   syncReads: false,
@@ -163,11 +176,15 @@ export interface TieredStats {
   /** The longest eviction from its first slice to its last, ms, and the slices of all passes. */
   evictPassMsMax: number;
   evictSlices: number;
+  /** The time eviction held the event loop in all (every slice, forced passes, the cache's trims), ms. */
+  evictMs: number;
   /** The nodes' share of the budget (MemoryGovernor; 1 without processBudget) and its cuts. */
   budgetShare: number;
   governorCuts: number;
   /** Wants (see FrequencySketch) a node below the top levels needs to stay resident, as of the last pass. */
   keepWants: number;
+  /** Wants a cached encoding needs to stay, as of the cache's last trim. */
+  cacheKeepWants: number;
   /** Bytes of the frequency sketch (inside the budget). */
   sketchBytes: number;
   nodesWritten: number;
@@ -241,6 +258,7 @@ export class TieredStore implements VersionObserver, VerifiedNodeSource, NodeFau
     evictMsMax: 0,
     evictPassMsMax: 0,
     evictSlices: 0,
+    evictMs: 0,
     nodesWritten: 0,
     corrupt: 0,
     sweeps: 0,
@@ -252,11 +270,12 @@ export class TieredStore implements VersionObserver, VerifiedNodeSource, NodeFau
     if (
       !(this.opts.memoryBudget > 0) ||
       !Number.isInteger(this.opts.residentLevels) ||
-      this.opts.residentLevels < 1
+      this.opts.residentLevels < 1 ||
+      !(this.opts.cacheShare >= 0 && this.opts.cacheShare < 1)
     ) {
       throw new StorageError(
         StorageErrorCode.BadArgument,
-        `tiered store: expected a positive memory budget and residentLevels ≥ 1, found ${this.opts.memoryBudget} and ${this.opts.residentLevels}`,
+        `tiered store: expected a positive memory budget, residentLevels ≥ 1 and a cache share in [0, 1), found ${this.opts.memoryBudget}, ${this.opts.residentLevels} and ${this.opts.cacheShare}`,
       );
     }
     this.db = modules.db;
@@ -309,6 +328,7 @@ export class TieredStore implements VersionObserver, VerifiedNodeSource, NodeFau
       cacheNodes: this.cache.size,
       residentBytes: this.residentBytes,
       keepWants: this.keepWants,
+      cacheKeepWants: this.cache.keepWants,
       sketchBytes: this.sketch.bytes,
       budgetShare: this.share,
       governorCuts: this.governor?.state().cuts ?? 0,
@@ -345,7 +365,7 @@ export class TieredStore implements VersionObserver, VerifiedNodeSource, NodeFau
       if (got !== undefined && binOf(this.keccak.keccak256(got)) === hash) {
         this.stats.syncReads++;
         this.stats.nodesFetched++;
-        this.cache.set(hash, got.toString('latin1'), true);
+        this.cache.set(hash, got, true);
         return this.getBin(hash);
       }
     }
@@ -500,6 +520,7 @@ export class TieredStore implements VersionObserver, VerifiedNodeSource, NodeFau
     this.residentBytes = bytes;
     this.stats.prunes++;
     const ms = performance.now() - started;
+    this.stats.evictMs += ms;
     this.stats.evictMsMax = Math.max(this.stats.evictMsMax, ms);
     this.stats.evictPassMsMax = Math.max(this.stats.evictPassMsMax, ms);
     this.evictCache();
@@ -511,13 +532,16 @@ export class TieredStore implements VersionObserver, VerifiedNodeSource, NodeFau
   }
 
   private treeBudget(): number {
-    return this.budgetNow() * (1 - CACHE_SHARE) - this.sketch.bytes;
+    return this.budgetNow() * (1 - this.opts.cacheShare) - this.sketch.bytes;
   }
 
   private evictCache(): void {
     const budget = this.budgetNow();
-    if (this.residentBytes + this.cache.bytes + this.sketch.bytes > budget)
-      this.cache.evictTo(Math.max(0, budget - this.residentBytes - this.sketch.bytes));
+    if (this.residentBytes + this.cache.bytes + this.sketch.bytes > budget) {
+      const started = performance.now();
+      this.cache.evictTo(Math.max(0, budget - this.residentBytes - this.sketch.bytes), this.wantsOf);
+      this.stats.evictMs += performance.now() - started;
+    }
   }
 
   private grow(bytes: number): void {
@@ -525,9 +549,15 @@ export class TieredStore implements VersionObserver, VerifiedNodeSource, NodeFau
     this.grownBytes += bytes;
   }
 
+  /** How often a node was wanted lately: what the cache keeps by (see NodeCache.evictTo). */
+  private readonly wantsOf = (hash: string): number => this.sketch.estimate(hash);
+
   /** What a pass evicts (see evict): a node not wanted `keepWants` times lately. */
   private readonly rule: EvictRule = (hash, n) => {
-    if (n.used) this.sketch.add(hash);
+    if (n.used) {
+      this.sketch.add(hash);
+      this.cache.touch(hash); // still used: its encoding stays cached for when the tree lets it go
+    }
     // A node a read in progress faulted in stays until that read is answered.
     return this.sketch.estimate(hash) < this.keepWants && !this.cache.isPinned(hash);
   };
@@ -578,6 +608,7 @@ export class TieredStore implements VersionObserver, VerifiedNodeSource, NodeFau
       const now = performance.now();
       if (now - slice >= this.opts.evictSliceMs || p === parts - 1) {
         this.stats.evictSlices++;
+        this.stats.evictMs += now - slice;
         this.stats.evictMsMax = Math.max(this.stats.evictMsMax, now - slice);
         if (p < parts - 1) {
           await new Promise<void>((resolve) => setImmediate(resolve));
@@ -784,7 +815,7 @@ export class TieredStore implements VersionObserver, VerifiedNodeSource, NodeFau
         return;
       }
       this.stats.nodesFetched++;
-      this.cache.set(h, enc.toString('latin1'), false); // pinned until its read ends (see NodeCache.get)
+      this.cache.set(h, enc, false); // pinned until its read ends (see NodeCache.get)
     });
     trip.settle();
   }

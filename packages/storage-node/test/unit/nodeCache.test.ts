@@ -1,14 +1,18 @@
 /**
- * The tiered store's cache of node encodings: CLOCK, where the first use of an entry (the read
- * that fetched the node faulting it into a tree) does not count, later uses do, and pinned
- * entries are never dropped.
+ * The tiered store's cache of node encodings, packed in an arena: CLOCK over the log, where the
+ * first use of an entry (the read that fetched the node faulting it into a tree) does not count,
+ * later uses and touches do, and pinned entries are never dropped; its index and log against a
+ * Map over many random operations.
  */
 import { describe, expect, it } from '@jest/globals';
-import { CACHE_ENTRY_OVERHEAD, NodeCache } from '@monsoon/storage-node';
+import { ENTRY_HEADER, NodeCache } from '@monsoon/storage-node';
+import { Prng } from '@monsoon/test-utils';
 
 const hashOf = (i: number) => String.fromCharCode(i).repeat(32);
 const enc = 'x'.repeat(100);
-const entry = enc.length + CACHE_ENTRY_OVERHEAD;
+const entry = enc.length + ENTRY_HEADER;
+/** The cache's bytes besides its entries (its index). */
+const indexOf = (c: NodeCache) => c.bytes - c.size * entry;
 
 describe('NodeCache', () => {
   it('drops an entry used once (faulted in by its fetch) before one never used after it', () => {
@@ -16,25 +20,87 @@ describe('NodeCache', () => {
     c.set(hashOf(1), enc, false);
     c.set(hashOf(2), enc, false);
     expect(c.get(hashOf(1))).toEqual(Buffer.from(enc, 'latin1'));
-    c.evictTo(entry);
+    c.evictTo(entry + indexOf(c));
     expect(c.has(hashOf(1))).toBe(false);
     expect(c.has(hashOf(2))).toBe(true);
-    expect(c.bytes).toBe(entry);
+    expect(c.bytes).toBe(entry + indexOf(c));
   });
 
-  it('keeps an entry used again (faulted in after a tree evicted it) over the others, and pinned ones', () => {
+  it('keeps an entry used again, touched or pinned over the others', () => {
     const c = new NodeCache();
-    for (let i = 1; i <= 4; i++) c.set(hashOf(i), enc, false);
+    for (let i = 1; i <= 5; i++) c.set(hashOf(i), enc, false);
     c.get(hashOf(1));
     c.get(hashOf(1)); // a second use: recently used
     c.get(hashOf(2));
     c.pin(hashOf(3));
-    c.evictTo(2 * entry);
-    expect([1, 2, 3, 4].filter((i) => c.has(hashOf(i)))).toEqual([1, 3]);
+    c.touch(hashOf(5)); // a tree still uses it
+    c.evictTo(3 * entry + indexOf(c));
+    expect([1, 2, 3, 4, 5].filter((i) => c.has(hashOf(i)))).toEqual([1, 3, 5]);
+    // Moved to the log's newest end with their bits cleared: their encodings intact.
+    expect(c.peek(hashOf(1))).toEqual(Buffer.from(enc, 'latin1'));
     c.unpin(hashOf(3));
     c.evictTo(0);
     expect(c.size).toBe(0);
-    expect(c.bytes).toBe(0);
+    expect(c.slabBytes).toBe(0);
     expect(c.hits).toBe(3);
+  });
+
+  it('holds what a Map holds through random sets, gets and evictions over many slabs', () => {
+    const r = new Prng(11);
+    const c = new NodeCache();
+    const ref = new Map<string, Buffer>();
+    const hash = () => Buffer.from(r.bytes(32)).toString('latin1');
+    const known: string[] = [];
+    const bad: string[] = [];
+    let maxSlabs = 0;
+    for (let step = 0; step < 10_000; step++) {
+      const op = step % 2000 === 1999 ? 40 : r.int(40);
+      if (op < 24 || known.length === 0) {
+        const h = hash();
+        const e = Buffer.from(r.bytes(1 + r.int(600)));
+        c.set(h, r.int(2) === 0 ? e : e.toString('latin1'), r.int(4) === 0);
+        ref.set(h, e);
+        known.push(h);
+      } else if (op < 40) {
+        const h = known[r.int(known.length)]!;
+        const got = c.get(h);
+        if (got !== undefined && !Buffer.from(got).equals(ref.get(h)!)) bad.push(h);
+      } else {
+        maxSlabs = Math.max(maxSlabs, c.slabBytes);
+        c.evictTo(r.int(2_000_000));
+        for (const h of [...ref.keys()]) if (!c.has(h)) ref.delete(h);
+      }
+      if (step % 3000 === 0) {
+        expect(c.size).toBe(ref.size);
+        for (const [h, e] of ref) if (!Buffer.from(c.peek(h)!).equals(e)) bad.push(h);
+      }
+    }
+    expect(c.size).toBe(ref.size);
+    for (const [h, e] of ref) if (!Buffer.from(c.peek(h)!).equals(e)) bad.push(h);
+    expect(bad).toEqual([]);
+    expect(maxSlabs).toBeGreaterThan(4 * 256 * 1024); // the log went over many slabs
+    c.evictTo(0);
+    expect(c.size).toBe(0);
+    for (const h of known) expect(c.has(h)).toBe(false);
+  });
+});
+
+describe('NodeCache by frequency', () => {
+  it('keeps the entries wanted often over those used once lately, whatever their order, and raises its bar to fit', () => {
+    const c = new NodeCache();
+    // Wanted: 1-3 five times each, 4-9 once (read once since: their bits set, which do not count).
+    const wants = (h: string) => (h.charCodeAt(0) <= 3 ? 5 : 1);
+    for (let i = 1; i <= 9; i++) c.set(hashOf(i), enc, false);
+    for (let i = 4; i <= 9; i++) {
+      c.get(hashOf(i));
+      c.get(hashOf(i));
+    }
+    c.evictTo(3 * entry + indexOf(c), wants);
+    expect([1, 2, 3, 4, 5, 6, 7, 8, 9].filter((i) => c.has(hashOf(i)))).toEqual([1, 2, 3]);
+    // All of them wanted as often: the bar rises until the budget holds, pinned ones stay.
+    c.pin(hashOf(2));
+    c.evictTo(entry + indexOf(c), wants);
+    expect([1, 2, 3].filter((i) => c.has(hashOf(i)))).toEqual([2]);
+    expect(c.keepWants).toBeGreaterThan(5);
   });
 });

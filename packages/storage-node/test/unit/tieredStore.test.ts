@@ -29,6 +29,7 @@ import {
   StorageNode,
   streamGenesis,
   TieredStore,
+  type TieredStoreOptions,
   type Version,
 } from '@monsoon/storage-node';
 import { Prng } from '@monsoon/test-utils';
@@ -486,15 +487,35 @@ describe('tiered garbage collection under a steady workload', () => {
 });
 
 describe('tiered eviction by frequency', () => {
-  it('keeps the paths read in many intervals and evicts one-off reads, even when a pass finds both used', async () => {
-    const genesis = makeGenesis(31, 600);
+  /**
+   * A tiered node over a quarter of the state of 600 accounts (`extra`: more of its options), read
+   * as a node serving a skewed load is: 8 hot accounts in 6 rounds, each round with 40 cold
+   * accounts read once (passes run while both are in use), then every other cold account once;
+   * `then` checks what stayed.
+   */
+  async function afterHotAndCold(
+    seed: number,
+    extra: Partial<TieredStoreOptions>,
+    then: (t: {
+      store: TieredStore;
+      db: ProbedDb;
+      memory: StorageNode;
+      budget: number;
+      hot: Uint8Array[];
+      cold: Uint8Array[];
+      readOne: (address: Uint8Array) => Promise<unknown>;
+    }) => Promise<void>,
+  ): Promise<void> {
+    const genesis = makeGenesis(seed, 600);
     const opts = { window: 3, forkWindow: 1 };
     const dir = await mkdtemp(join(tmpdir(), 'monsoon-tiered-freq-'));
     const db = new ProbedDb(await openLocalNodeDb(join(dir, 'leveldb')));
     const memory = StorageNode.fromGenesis(genesis, opts);
-    // A quarter of the state: the hot accounts' paths fit, the whole state does not.
     const budget = Math.floor(memory.head.state.state.residentBytes() / 4);
-    const store = new TieredStore({ memoryBudget: budget, residentLevels: 1, gcEveryNodes: 0 }, { db });
+    const store = new TieredStore(
+      { memoryBudget: budget, residentLevels: 1, gcEveryNodes: 0, ...extra },
+      { db },
+    );
     const tiered = StorageNode.fromGenesis(genesis, opts, { observers: [store], faults: store });
     /** One read, then the eviction it scheduled (setImmediate callbacks run in order). */
     const readOne = async (address: Uint8Array) => {
@@ -508,12 +529,20 @@ describe('tiered eviction by frequency', () => {
       const cold = genesis.alloc.slice(8).map((a) => a.address);
       for (let round = 0; round < 6; round++) {
         for (const a of hot) await readOne(a);
-        // Each round also reads some cold accounts once: passes run while both are in use.
         for (const a of cold.slice(round * 40, round * 40 + 40)) await readOne(a);
       }
       for (const a of cold.slice(240)) await readOne(a);
-      const passes = store.tieredStats().prunes;
-      expect(passes).toBeGreaterThan(5);
+      await then({ store, db, memory, budget, hot, cold, readOne });
+    } finally {
+      await tiered.close();
+      await rm(dir, { recursive: true, force: true });
+    }
+  }
+
+  it('keeps the paths read in many intervals and evicts one-off reads, even when a pass finds both used', () =>
+    // A quarter of the state: the hot accounts' paths fit, the whole state does not.
+    afterHotAndCold(31, {}, async ({ store, db, memory, budget, hot, cold, readOne }) => {
+      expect(store.tieredStats().prunes).toBeGreaterThan(5);
       // The hot paths are resident: reading them again asks LevelDB for nothing, and answers right.
       store.cache.clear();
       const trips = db.roundTrips;
@@ -526,11 +555,21 @@ describe('tiered eviction by frequency', () => {
       const s = store.tieredStats();
       expect(s.residentBytes).toBeLessThanOrEqual(budget);
       expect(s.keepWants).toBeGreaterThan(1);
-    } finally {
-      await tiered.close();
-      await rm(dir, { recursive: true, force: true });
-    }
-  });
+    }));
+
+  it('the cache keeps the encodings wanted often when the trees keep nothing below their top, after many one-off reads', () =>
+    // Nearly all of the budget for the cache: every pass evicts every tree node below the root,
+    // so what is read again without LevelDB came from the cache. The last one-off reads are many
+    // more than the cache holds (CLOCK alone drops the hot ones there: their bits were cleared
+    // and not set again).
+    afterHotAndCold(33, { cacheShare: 0.99 }, async ({ store, db, memory, budget, hot, readOne }) => {
+      const s = store.tieredStats();
+      expect(s.prunes).toBeGreaterThan(5);
+      expect(s.cacheBytes).toBeLessThanOrEqual(budget);
+      const trips = db.roundTrips;
+      for (const a of hot) expect(await readOne(a)).toEqual(await reads.account(memory, HEAD, a));
+      expect(db.roundTrips).toBe(trips);
+    }));
 
   it('a node LevelDB returns corrupt fails the reads that need it, not the others fetched with it', async () => {
     const genesis = makeGenesis(32, 300);
