@@ -2,7 +2,8 @@
  * The whole system on this machine against the conventional way, same transactions:
  *
  *   npm run build && npm run bench -- e2e [--accounts 1000000] [--duration 60] [--concurrency 2000 | --rate N]
- *                                          [--topology deploy/topologies/default.json] [--baseline-txs 20000]
+ *                                          [--topology deploy/topologies/default.json] [--block-gas-limit N]
+ *                                          [--baseline-txs 20000]
  *                                          [--disk-txs 20000] [--disk-cache-nodes 10000]
  *                                          [--storage-transport grpc|shm] [--out bench/results/e2e.json]
  *
@@ -78,6 +79,7 @@ const { values: args } = parseArgs({
     concurrency: { type: 'string', default: '2000' },
     rate: { type: 'string' },
     topology: { type: 'string', default: 'deploy/topologies/default.json' },
+    'block-gas-limit': { type: 'string' },
     'storage-transport': { type: 'string', default: 'grpc' },
     'baseline-txs': { type: 'string', default: '20000' },
     'defaults-txs': { type: 'string', default: '2000' },
@@ -200,6 +202,8 @@ const topology = {
   // window forgets blocks past 64 MiB of transactions and witnesses, ~30K transactions).
   miners: {
     ...read.miners,
+    // A/B of the block size from one build: the topology's miners.blockGasLimit overridden.
+    ...(args['block-gas-limit'] === undefined ? {} : { blockGasLimit: Number(args['block-gas-limit']) }),
     args: [...read.miners.args, '--keep-blocks', String(SECONDS + 600), '--keep-bytes', String(8 * 2 ** 30)],
   },
 };
@@ -286,6 +290,7 @@ try {
       concurrency: CONCURRENCY,
       rate: RATE ?? null,
       topology: topology.name,
+      blockGasLimit: topology.miners.blockGasLimit,
       storageTransport: transport,
     },
     monsoon: {
