@@ -2,7 +2,8 @@
  * The whole system on this machine against the conventional way, same transactions:
  *
  *   npm run build && npm run bench -- e2e [--accounts 1000000] [--duration 60] [--concurrency 2000 | --rate N]
- *                                          [--topology deploy/topologies/default.json] [--baseline-txs 20000]
+ *                                          [--topology deploy/topologies/default.json] [--block-gas-limit N] [--max-waiting N]
+ *                                          [--baseline-txs 20000]
  *                                          [--disk-txs 20000] [--disk-cache-nodes 10000]
  *                                          [--storage-transport grpc|shm] [--out bench/results/e2e.json]
  *
@@ -27,6 +28,11 @@
  * and a table on stdout. The pipeline's latency goal (p50 ≤ 1.5 block intervals at half the
  * saturation rate) is read from a run with `--rate` at half a closed-loop run's committed tx/s.
  *
+ * Measured 2026-11-24 16:35–17:23 UTC (session 10, a box loaded by other jobs, load 12–21, so only
+ * back-to-back pairs compare): 5,000 in flight with `--block-gas-limit 150000000` collapsed every
+ * time without the clients' bound on pre-executed transactions (42–56 tx/s, 1,163–2,448 stale
+ * replies in 20 s). With it (`--max-waiting`, default 512) the same runs gave 217–447 tx/s
+ * (bench/results/e2e-s10-waiting/). `monsoon.counters` holds every role's counters over the run.
  * Measured 2026-11-24 11:34 UTC (quiet, session 8's merged tree): 1,774 committed tx/s (p50 1.01 s,
  * p99 2.17 s), in-memory baseline 494 tx/s (3.59×), disk baseline 233 tx/s (7.61×); both transports
  * alternating (`--duration 30 --baseline-txs 0 --disk-txs 0`): gRPC 1,629 / 1,655 / 1,861, shm
@@ -78,6 +84,8 @@ const { values: args } = parseArgs({
     concurrency: { type: 'string', default: '2000' },
     rate: { type: 'string' },
     topology: { type: 'string', default: 'deploy/topologies/default.json' },
+    'block-gas-limit': { type: 'string' },
+    'max-waiting': { type: 'string' },
     'storage-transport': { type: 'string', default: 'grpc' },
     'baseline-txs': { type: 'string', default: '20000' },
     'defaults-txs': { type: 'string', default: '2000' },
@@ -142,6 +150,29 @@ function canonicalBlocks(miner: string): Promise<ChainBlock[]> {
   });
 }
 
+/**
+ * Every `*_total` counter of the cluster's processes (with its labels), summed per role: read
+ * before and after the run, the difference says what each role did for the run's transactions
+ * (the miner's stale and invalid answers, the clients' stale replies and resubmissions, BatchGet
+ * and Submit calls), where throughput or steadiness alone cannot say why.
+ */
+async function roleCounters(procs: readonly ClusterProcess[]): Promise<Map<string, number>> {
+  const sums = new Map<string, number>();
+  await Promise.all(
+    procs.map(async (p) => {
+      if (p.metrics === undefined) return;
+      const text = await (await fetch(p.metrics, { signal: AbortSignal.timeout(5_000) })).text();
+      for (const line of text.split('\n')) {
+        const m = /^([a-zA-Z_:][a-zA-Z0-9_:]*_total(?:\{[^}]*\})?)\s+(\S+)/.exec(line);
+        if (m === null || !Number.isFinite(Number(m[2]))) continue;
+        const k = `${p.role}/${m[1]}`;
+        sums.set(k, (sums.get(k) ?? 0) + Number(m[2]));
+      }
+    }),
+  );
+  return sums;
+}
+
 /** Replays blocks on a fresh ReferenceChain, checking each root; per-kind time from per-tx runs. */
 async function baseline(
   genesisFile: string,
@@ -200,7 +231,17 @@ const topology = {
   // window forgets blocks past 64 MiB of transactions and witnesses, ~30K transactions).
   miners: {
     ...read.miners,
+    // A/B of the block size from one build: the topology's miners.blockGasLimit overridden.
+    ...(args['block-gas-limit'] === undefined ? {} : { blockGasLimit: Number(args['block-gas-limit']) }),
     args: [...read.miners.args, '--keep-blocks', String(SECONDS + 600), '--keep-bytes', String(8 * 2 ** 30)],
+  },
+  // A/B of the clients' pre-execution window from one build (the client's --max-waiting).
+  clients: {
+    ...read.clients,
+    args: [
+      ...read.clients.args,
+      ...(args['max-waiting'] === undefined ? [] : ['--max-waiting', args['max-waiting']]),
+    ],
   },
 };
 const dir = await mkdtemp(join(tmpdir(), 'monsoon-bench-e2e-'));
@@ -228,9 +269,16 @@ try {
   });
   const procs: ClusterProcess[] = [...cluster.storage, ...cluster.miners, ...cluster.clients];
   const cpu0 = new Map(procs.map((p) => [p.name, cpuSeconds(p.pid)]));
+  const counters0 = await roleCounters(procs);
   const driverCpu0 = process.cpuUsage();
   const result = await driver.run();
   const driverUsage = process.cpuUsage(driverCpu0);
+  const counters1 = await roleCounters(procs);
+  const counters: Record<string, number> = {};
+  for (const [k, v] of [...counters1].sort(([a], [b]) => a.localeCompare(b))) {
+    const d = v - (counters0.get(k) ?? 0);
+    if (d !== 0) counters[k] = Number(d.toFixed(3));
+  }
   const used = new Map(procs.map((p) => [p.name, cpuSeconds(p.pid) - cpu0.get(p.name)!]));
   used.set('driver', (driverUsage.user + driverUsage.system) / 1e6);
   const wall = (result.timing.runMs + result.timing.drainMs) / 1000;
@@ -286,6 +334,8 @@ try {
       concurrency: CONCURRENCY,
       rate: RATE ?? null,
       topology: topology.name,
+      blockGasLimit: topology.miners.blockGasLimit,
+      maxWaiting: args['max-waiting'] === undefined ? null : Number(args['max-waiting']),
       storageTransport: transport,
     },
     monsoon: {
@@ -297,6 +347,7 @@ try {
       coresPerProcess: cpu,
       cpuMsPerTx,
       steadiness: steady,
+      counters,
       blockIntervalMs,
       p50BlockIntervals: p50Blocks === null ? null : Number(p50Blocks.toFixed(2)),
       series: result.series,

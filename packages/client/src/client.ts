@@ -56,6 +56,8 @@ export interface ClientOptions {
   maxInFlight: number;
   /** Resubmissions of a transaction answered stale before it is given up. */
   maxStaleRetries: number;
+  /** Most transactions pre-executing or pre-executed and waiting for a submission (SubmitQueueOptions.maxWaiting). */
+  maxWaiting: number;
   /** Cached proof nodes at most (two generations: the oldest half goes when the newer is full). */
   maxCachedNodes: number;
   /** Per-call deadline towards miners and storage, ms. */
@@ -81,6 +83,7 @@ export const defaultClientOptions: Omit<ClientOptions, 'miners' | 'storage' | 'r
   maxBatch: defaultSubmitQueueOptions.maxBatch,
   maxInFlight: defaultSubmitQueueOptions.maxInFlight,
   maxStaleRetries: defaultSubmitQueueOptions.maxStaleRetries,
+  maxWaiting: defaultSubmitQueueOptions.maxWaiting,
   maxCachedNodes: DEFAULT_MAX_CACHED_NODES,
   deadlineMs: defaultSubmitQueueOptions.deadlineMs,
   txPool: defaultTxPoolOptions,
@@ -151,6 +154,7 @@ export class Client implements RpcBackend {
         maxBatch: opts.maxBatch,
         maxInFlight: opts.maxInFlight,
         maxStaleRetries: opts.maxStaleRetries,
+        maxWaiting: opts.maxWaiting,
         deadlineMs: opts.deadlineMs,
       },
       {

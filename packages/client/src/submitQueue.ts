@@ -13,6 +13,13 @@
  * `submitAttempts` times, moving on through the miners: a miner answers a transaction it already
  * took accepted without executing it again, so only what was not taken is executed, and each
  * transaction gets its own outcome instead of the whole call failing.
+ *
+ * Pre-execution just in time: at most `maxWaiting` transactions are being pre-executed or wait
+ * pre-executed for a Submit call; the rest wait their turn before pre-executing. A witness is
+ * read at the state of its pre-execution and the miner revises it only while what it proves has
+ * not changed since: with thousands in flight per client, transactions pre-executed at once and
+ * then queued behind a few Submit calls reached the miner blocks later, and one in nine came
+ * back stale (pre-executed again, submitted again) where one in a thousand did at 2,000.
  */
 import type { Common } from '@ethereumjs/common';
 import { type ServiceError, status } from '@grpc/grpc-js';
@@ -56,6 +63,12 @@ export interface SubmitQueueOptions {
    * per transaction at a few hundred transactions/s, each ~0.1–0.2 ms of the client's CPU.
    */
   batchWindowMs: number;
+  /**
+   * Most transactions being pre-executed or waiting pre-executed for a Submit call; more wait
+   * before pre-executing (see the file's comment). Two full calls' worth by default: enough to
+   * fill every call that returns.
+   */
+  maxWaiting: number;
 }
 
 export const defaultSubmitQueueOptions: Omit<SubmitQueueOptions, 'rules'> = {
@@ -66,6 +79,7 @@ export const defaultSubmitQueueOptions: Omit<SubmitQueueOptions, 'rules'> = {
   maxInFlight: 2,
   submitAttempts: 4,
   batchWindowMs: 2,
+  maxWaiting: 512,
 };
 
 /** What the submit path counts (a part of ClientCounters: the same object is passed in). */
@@ -118,6 +132,10 @@ export class SubmitQueue {
   private flushScheduled = false;
   /** Submit calls outstanding. */
   private inFlight = 0;
+  /** Transactions being pre-executed or waiting in `batch` (at most `maxWaiting`). */
+  private held = 0;
+  /** Transactions waiting for room to pre-execute, in arrival order. */
+  private turns: { resolve: () => void; reject: (e: unknown) => void }[] = [];
 
   constructor(
     readonly opts: SubmitQueueOptions,
@@ -144,26 +162,36 @@ export class SubmitQueue {
   ): Promise<void> {
     const { follower, counters } = this.modules;
     for (let attempt = 0; ; attempt++) {
+      // A stale answer's retry goes at once: sent to the back of the line it would wait there
+      // while the state moves on, and come back stale again.
+      await this.turn(attempt > 0);
       const head = follower.stateHead();
       const first = attempt === 0 && readAt !== undefined && readAt.header.number + 1n >= head.header.number;
       const state = first ? readAt : head;
       const at = stateAt(state);
       const t0 = performance.now();
-      const spec = await speculate(
-        this.modules.remote,
-        at,
-        // The block it lands in follows the chain head (which may be ahead of the state head).
-        nextEnv(this.modules.chain.requireHead()),
-        this.opts.rules,
-        this.modules.common,
-        tx,
-        from,
-        this.modules.evms,
-        first ? readTree : undefined,
-        this.modules.slots,
-      );
+      let spec: Awaited<ReturnType<typeof speculate>>;
+      try {
+        spec = await speculate(
+          this.modules.remote,
+          at,
+          // The block it lands in follows the chain head (which may be ahead of the state head).
+          nextEnv(this.modules.chain.requireHead()),
+          this.opts.rules,
+          this.modules.common,
+          tx,
+          from,
+          this.modules.evms,
+          first ? readTree : undefined,
+          this.modules.slots,
+        );
+      } catch (e) {
+        this.release(1);
+        throw e;
+      }
       this.modules.onPreExecuted?.(performance.now() - t0, spec.rounds);
       if (spec.outcome.status === 'invalid') {
+        this.release(1);
         counters.rejectedEarly++;
         throw spec.outcome.error;
       }
@@ -190,11 +218,40 @@ export class SubmitQueue {
     }
   }
 
-  /** Refuses what waits for a submission (CLOSED). */
+  /** Refuses what waits for a submission or for its turn to pre-execute (CLOSED). */
   close(): void {
     const err = new ClientError(ClientErrorCode.Closed, 'the client is closing');
     for (const q of this.batch) q.reject(err);
+    this.held -= this.batch.length;
     this.batch = [];
+    for (const t of this.turns) t.reject(err);
+    this.turns = [];
+  }
+
+  /**
+   * Resolves once this transaction may pre-execute (fewer than `maxWaiting` held), holding its
+   * place; `now`: at once, past the limit (a retry).
+   */
+  private turn(now: boolean): Promise<void> {
+    if (now || (this.held < this.opts.maxWaiting && this.turns.length === 0)) {
+      this.held++;
+      return Promise.resolve();
+    }
+    return new Promise((resolve, reject) => this.turns.push({ resolve, reject }));
+  }
+
+  /** `n` held places are free again (handed to a Submit call, or refused): the next in line take them. */
+  private release(n: number): void {
+    this.held -= n;
+    while (this.held < this.opts.maxWaiting && this.turns.length > 0) {
+      this.held++;
+      this.turns.shift()!.resolve();
+    }
+  }
+
+  /** Transactions waiting for their turn to pre-execute. */
+  get queued(): number {
+    return this.turns.length;
   }
 
   private enqueue(q: Omit<Batched, 'resolve' | 'reject'>): Promise<TxResult> {
@@ -235,6 +292,7 @@ export class SubmitQueue {
         else rest.push(q);
       }
       this.batch = rest;
+      this.release(group.length);
       this.inFlight++;
       void this.submit(group).finally(() => {
         this.inFlight--;

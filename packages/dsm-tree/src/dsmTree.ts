@@ -551,8 +551,10 @@ export class DsmTree {
       } else if (this.resolver !== undefined) enc = this.resolver(fromBin(stub.ref));
     }
     if (enc === undefined) {
-      throw new DsmError(DsmErrorCode.MissingNode, `node ${binToHex(stub.ref)} is not in memory`, {
-        hash: binToHex(stub.ref),
+      // A miss is a client's common answer to a probe (RemoteState.lacking): the hash's hex once.
+      const hash = binToHex(stub.ref);
+      throw new DsmError(DsmErrorCode.MissingNode, `node ${hash} is not in memory`, {
+        hash,
         depth: extra >= 0 ? d + 1 : d,
       });
     }

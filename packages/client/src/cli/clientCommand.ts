@@ -77,6 +77,11 @@ export const CLIENT_OPTIONS: readonly RoleOption[] = [
     description: `most submissions outstanding towards the miners at once; what is pre-executed meanwhile waits and goes in fuller ones (default: ${defaultClientOptions.maxInFlight})`,
   },
   {
+    name: 'maxWaiting',
+    arg: '<n>',
+    description: `most transactions pre-executing or pre-executed and waiting for a submission; more wait their turn before pre-executing, so a witness is read close to when a miner checks it (default: ${defaultClientOptions.maxWaiting})`,
+  },
+  {
     name: 'storageTransport',
     arg: '<kind>',
     description:
@@ -115,6 +120,7 @@ export interface ClientRoleConfig {
   readonly compactLevels: number;
   readonly maxBatch: number;
   readonly maxInFlight: number;
+  readonly maxWaiting: number;
   readonly storageTransport: StorageTransportKind;
   readonly chainWindow: number;
   readonly chainMaxTransactions: number;
@@ -150,6 +156,7 @@ async function loadClient(raw: RawOptions): Promise<ClientRoleConfig> {
     compactLevels: read.int(raw.compactLevels ?? defaultClientOptions.compactLevels, 'compactLevels'),
     maxBatch: read.int(raw.maxBatch ?? defaultClientOptions.maxBatch, 'maxBatch', 1),
     maxInFlight: read.int(raw.maxInFlight ?? defaultClientOptions.maxInFlight, 'maxInFlight', 1),
+    maxWaiting: read.int(raw.maxWaiting ?? defaultClientOptions.maxWaiting, 'maxWaiting', 1),
     storageTransport: read.oneOf(
       raw.storageTransport ?? defaultClientOptions.storageTransport,
       'storageTransport',
@@ -176,6 +183,7 @@ async function startClient(o: ClientRoleConfig, { logger }: RoleContext): Promis
     compactLevels: o.compactLevels,
     maxBatch: o.maxBatch,
     maxInFlight: o.maxInFlight,
+    maxWaiting: o.maxWaiting,
     storageTransport: o.storageTransport,
     chainWindow: o.chainWindow,
     chainMaxTransactions: o.chainMaxTransactions,

@@ -71,8 +71,8 @@ let events: ('submit' | 'wait')[] = [];
  * (never, for a call past its deadline).
  */
 let script: (n: number) => TxStatus | 'hold' = () => TxStatus.Stale;
-/** Answers the held calls (Accepted), in order. */
-let held: (() => void)[] = [];
+/** Answers the held calls (Accepted unless told otherwise), in order. */
+let held: ((status?: TxStatus) => void)[] = [];
 /** Transactions per call the miner received, and the most calls it held unanswered at once. */
 let callSizes: number[] = [];
 let outstanding = 0;
@@ -105,7 +105,7 @@ async function serveMiner(): Promise<string> {
         );
       };
       maxOutstanding = Math.max(maxOutstanding, ++outstanding);
-      if (scripted === 'hold') held.push(() => answer(TxStatus.Accepted));
+      if (scripted === 'hold') held.push((status = TxStatus.Accepted) => answer(status));
       else answer(scripted);
     },
   } as never);
@@ -286,5 +286,71 @@ describe('back-pressure towards the miner', () => {
     expect(callSizes).toEqual([1, 2]);
     expect(maxOutstanding).toBe(1);
     expect(counters).toMatchObject({ accepted: 3, submissions: 2, resubmissions: 0 });
+  });
+
+  it('pre-executes no more than maxWaiting ahead of the Submit calls; the rest wait their turn', async () => {
+    resetMiner();
+    script = () => 'hold';
+    let preExecuted = 0;
+    const { q, counters } = await queue(0, 0, () => preExecuted++, { maxInFlight: 1, maxWaiting: 1 });
+    const [a, b, c] = [signedTransfer(key), signedTransfer(key2), signedTransfer(key3)];
+    const sent = [q.send(a.tx, sender, a.raw), q.send(b.tx, sender2, b.raw), q.send(c.tx, sender3, c.raw)];
+    await until(() => held.length === 1 && q.waiting === 1, {
+      what: 'one call at the miner, one transaction pre-executed behind it',
+      timeoutMs: 10_000,
+    });
+    // The third has not been pre-executed: it would run at the state of the moment the second's call goes.
+    expect(preExecuted).toBe(2);
+    expect(q.queued).toBe(1);
+    for (let n = 1; n <= 3; n++) {
+      await until(() => held.length === 1, { what: `call ${n} at the miner`, timeoutMs: 10_000 });
+      held.shift()!();
+    }
+    await Promise.all(sent);
+    expect(callSizes).toEqual([1, 1, 1]);
+    expect(preExecuted).toBe(3);
+    expect(q.queued).toBe(0);
+    expect(counters).toMatchObject({ accepted: 3, submissions: 3 });
+  });
+
+  it("lets a stale answer's retry pre-execute at once, not behind the line", async () => {
+    resetMiner();
+    script = () => 'hold';
+    const { q, counters } = await queue(1, 0, undefined, { maxInFlight: 1, maxWaiting: 1 });
+    const [a, b, c] = [signedTransfer(key), signedTransfer(key2), signedTransfer(key3)];
+    const sent = [q.send(a.tx, sender, a.raw), q.send(b.tx, sender2, b.raw), q.send(c.tx, sender3, c.raw)];
+    await until(() => held.length === 1 && q.waiting === 1 && q.queued === 1, {
+      what: "a's call held, b pre-executed behind it, c in line",
+      timeoutMs: 10_000,
+    });
+    held.shift()!(TxStatus.Stale);
+    // b's call went and c took its place; a's retry did not wait for one.
+    await until(() => held.length === 1 && q.waiting === 2, {
+      what: "b's call held, c and a's retry pre-executed behind it",
+      timeoutMs: 10_000,
+    });
+    held.shift()!();
+    await until(() => held.length === 1, { what: 'the third call', timeoutMs: 10_000 });
+    held.shift()!();
+    await Promise.all(sent);
+    expect(callSizes).toEqual([1, 1, 2]);
+    expect(counters).toMatchObject({ accepted: 3, staleReplies: 1, submissions: 3 });
+  });
+
+  it('refuses what waits for its turn when closed', async () => {
+    resetMiner();
+    script = () => 'hold';
+    const { q } = await queue(0, 0, undefined, { maxInFlight: 1, maxWaiting: 1 });
+    const [a, b, c] = [signedTransfer(key), signedTransfer(key2), signedTransfer(key3)];
+    const sent = [q.send(a.tx, sender, a.raw), q.send(b.tx, sender2, b.raw), q.send(c.tx, sender3, c.raw)];
+    await until(() => q.queued === 1 && q.waiting === 1, {
+      what: 'one waiting, one in line',
+      timeoutMs: 10_000,
+    });
+    q.close();
+    for (const p of sent.slice(1))
+      expect(isClientError(await rejection(p), ClientErrorCode.Closed)).toBe(true);
+    held.shift()!();
+    await sent[0];
   });
 });

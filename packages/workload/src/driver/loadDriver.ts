@@ -707,6 +707,8 @@ export class LoadDriver {
       bagBytesPerTx: per(d('bagBytes')),
       unbaggedWitnessBytesPerTx: per(d('unbaggedWitnessBytes')),
       proofBytesFetchedPerTx: per(d('proofBytesFetched')),
+      storageCallsPerTx: per(d('storageCalls')),
+      submissionsPerTx: per(d('submissions')),
     };
   }
 

@@ -83,6 +83,9 @@ export interface WitnessReport {
   readonly bagBytesPerTx: number | null;
   readonly unbaggedWitnessBytesPerTx: number | null;
   readonly proofBytesFetchedPerTx: number | null;
+  /** The clients' BatchGet calls to storage and Submit calls to miners, per committed transaction. */
+  readonly storageCallsPerTx: number | null;
+  readonly submissionsPerTx: number | null;
 }
 
 /** One second of the run (second `t` counts from the start of the run phase). */

@@ -8,6 +8,8 @@ const dec = (n: number, digits = 1) =>
   n.toLocaleString('en-US', { minimumFractionDigits: digits, maximumFractionDigits: digits });
 const ms = (n: number) => (n >= 100 ? int(n) : dec(n));
 const bytes = (n: number | null) => (n === null ? 'n/a' : int(n));
+/** Calls per transaction: three significant digits below 1 (a Submit call carries hundreds). */
+const calls = (n: number | null) => (n === null ? 'n/a' : n >= 1 ? dec(n) : n.toPrecision(2));
 /** Text safe in a table cell or inline code. */
 const cell = (s: string) => s.replace(/\|/g, '\\|').replace(/`/g, "'").replace(/\s+/g, ' ');
 
@@ -66,6 +68,11 @@ export function summaryMarkdown(r: LoadResult): string {
         : `n/a (${cell(r.witnessError)})`
       : `${bytes(w.bagBytesPerTx)} / ${bytes(w.unbaggedWitnessBytesPerTx)} / ${bytes(w.proofBytesFetchedPerTx)}`,
   ]);
+  if (w !== null)
+    rows.push([
+      "clients' calls / tx (storage BatchGet / miner Submit)",
+      `${calls(w.storageCallsPerTx)} / ${calls(w.submissionsPerTx)}`,
+    ]);
   rows.push([
     'blocks seen (with run txs, reorgs)',
     `${int(r.blocks.seen)} (${int(r.blocks.withRunTxs)}, ${int(r.blocks.reorgs)})`,

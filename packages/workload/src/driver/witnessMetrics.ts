@@ -14,6 +14,10 @@ export const WITNESS_METRICS = {
   unbaggedWitnessBytes: 'monsoon_client_witness_bytes_unbagged_total',
   /** Proof bytes the clients fetched from the storage nodes. */
   proofBytesFetched: 'monsoon_client_proof_bytes_fetched_total',
+  /** BatchGet calls the clients made to storage nodes (each ~0.1–0.2 ms of a client's CPU, whatever it carries). */
+  storageCalls: 'monsoon_client_storage_calls_total',
+  /** Submit calls the clients made to miners. */
+  submissions: 'monsoon_client_submissions_total',
 } as const;
 
 /** The witness counters summed over the clients scraped. */
@@ -72,7 +76,13 @@ export async function scrapeWitnessCounters(
       return res.text();
     }),
   );
-  const out: WitnessCounters = { bagBytes: 0, unbaggedWitnessBytes: 0, proofBytesFetched: 0 };
+  const out: WitnessCounters = {
+    bagBytes: 0,
+    unbaggedWitnessBytes: 0,
+    proofBytesFetched: 0,
+    storageCalls: 0,
+    submissions: 0,
+  };
   for (const text of texts) {
     const sums = parsePrometheusText(text);
     for (const k of Object.keys(WITNESS_METRICS) as (keyof WitnessCounters)[])

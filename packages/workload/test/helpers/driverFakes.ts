@@ -227,7 +227,7 @@ export class FakeClientServer {
 }
 
 /** Witness counters a fake client's /metrics reports, per accepted transaction. */
-export const FAKE_WITNESS_BYTES = { bag: 100, unbagged: 300, proofs: 50 };
+export const FAKE_WITNESS_BYTES = { bag: 100, unbagged: 300, proofs: 50, storageCalls: 2, submissions: 0.5 };
 
 /**
  * A fake client's JSON-RPC endpoint (POST /, batches of eth_sendRawTransaction) and its
@@ -257,6 +257,8 @@ export class FakeJsonRpcServer {
             `monsoon_client_witness_bytes_unbagged_total ${FAKE_WITNESS_BYTES.unbagged * n}`,
             `monsoon_client_proof_bytes_fetched_total{shard="0"} ${(FAKE_WITNESS_BYTES.proofs * n) / 2}`,
             `monsoon_client_proof_bytes_fetched_total{shard="1"} ${(FAKE_WITNESS_BYTES.proofs * n) / 2}`,
+            `monsoon_client_storage_calls_total ${FAKE_WITNESS_BYTES.storageCalls * n}`,
+            `monsoon_client_submissions_total ${FAKE_WITNESS_BYTES.submissions * n}`,
             '',
           ].join('\n'),
         );

@@ -338,6 +338,8 @@ describe('LoadDriver transports and metrics', () => {
       bagBytesPerTx: FAKE_WITNESS_BYTES.bag,
       unbaggedWitnessBytesPerTx: FAKE_WITNESS_BYTES.unbagged,
       proofBytesFetchedPerTx: FAKE_WITNESS_BYTES.proofs,
+      storageCallsPerTx: FAKE_WITNESS_BYTES.storageCalls,
+      submissionsPerTx: FAKE_WITNESS_BYTES.submissions,
     });
   });
 

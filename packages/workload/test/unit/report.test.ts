@@ -74,6 +74,8 @@ const result: LoadResult = {
     bagBytesPerTx: 1000,
     unbaggedWitnessBytesPerTx: 3000,
     proofBytesFetchedPerTx: 500,
+    storageCallsPerTx: 2.5,
+    submissionsPerTx: 0.01,
   },
   blocks: { seen: 40, withRunTxs: 38, reorgs: 1, resubscriptions: 0 },
   series,
@@ -114,6 +116,7 @@ describe('summaryMarkdown', () => {
     expect(md).toContain('| rejected (client / miner / stale / rpc) | 95 (90 / 3 / 2 / 0) |');
     expect(md).toContain('| dropped (accepted, never committed) | 3 |');
     expect(md).toContain('| witness bytes / tx (bag / unbagged / proofs fetched) | 1,000 / 3,000 / 500 |');
+    expect(md).toContain("| clients' calls / tx (storage BatchGet / miner Submit) | 2.5 / 0.010 |");
     expect(md).toContain(
       'open loop at 1,000 tx/s, for 2.0 s · 2 clients · 100,000 accounts (10% of accounts take 90%, 15% ERC-20)',
     );
