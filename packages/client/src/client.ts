@@ -68,7 +68,8 @@ export interface ClientOptions {
   chainMaxTransactions: number;
   /**
    * Where a fresh client starts: the miner's head (served at once; that first header is an
-   * unverified-ancestry anchor) or genesis (every block replayed and linked first).
+   * anchor, the chain window's history behind it then fetched and linked to it) or genesis
+   * (every block replayed and linked first).
    */
   syncFrom: SyncFrom;
   logger: Logger;
@@ -136,7 +137,12 @@ export class Client implements RpcBackend {
     this.common = makeCommon(opts.rules, nativeCustomCrypto);
     this.miners = new MinerPool(opts.miners);
     this.follower = new ChainFollower(
-      { ...defaultChainFollowerOptions, syncFrom: opts.syncFrom, logger: opts.logger },
+      {
+        ...defaultChainFollowerOptions,
+        syncFrom: opts.syncFrom,
+        history: opts.chainWindow,
+        logger: opts.logger,
+      },
       { chain: this.chain, miners: this.miners, storage: remote.storage },
     );
     this.reads = new ReadBackend(
@@ -254,6 +260,11 @@ export class Client implements RpcBackend {
   /** Blocks taken from miners' streams so far (replays included). */
   get blocksReceived(): number {
     return this.follower.blocksReceived;
+  }
+
+  /** Blocks of history added behind a late start's anchor. */
+  get historyBlocks(): number {
+    return this.follower.historyBlocks;
   }
 
   balance(address: Uint8Array, tag: BlockTag): Promise<bigint> {

@@ -110,6 +110,11 @@ export class ClientMetrics {
       "Blocks taken from miners' block streams (replays after a broken stream included).",
       () => client.blocksReceived,
     );
+    counter(
+      'chain_history_blocks_total',
+      "Blocks of history added behind a late start's anchor (fetched once it serves, linked to that block).",
+      () => client.historyBlocks,
+    );
     r.gauge('monsoon_client_head_number', 'The chain head this client follows.', () =>
       client.chain.head === undefined ? undefined : Number(client.chain.head.header.number),
     );

@@ -100,7 +100,7 @@ export const CLIENT_OPTIONS: readonly RoleOption[] = [
   {
     name: 'syncFrom',
     arg: '<where>',
-    description: `where a fresh client starts: head (the miner's head, served at once; its ancestry is not checked) | genesis (every block replayed and linked first) (default: ${defaultClientOptions.syncFrom})`,
+    description: `where a fresh client starts: head (the miner's head, served at once; the chain window's history behind it fetched next and linked to it) | genesis (every block replayed and linked first) (default: ${defaultClientOptions.syncFrom})`,
   },
 ];
 
