@@ -13,8 +13,17 @@
  * *state head* — the newest canonical block every shard can already be read at, what
  * transactions are pre-executed against — and tells listeners when it moves.
  */
+
+import { bytesEqual } from '@monsoon/dsm-tree';
 import { type Logger, silentLogger } from '@monsoon/edge';
-import { blockWithReceiptsFromProto, type minerPb } from '@monsoon/protocol';
+import { keccak } from '@monsoon/keccak';
+import {
+  blockWithReceiptsFromProto,
+  checkPow,
+  decodeHeader,
+  headerHash,
+  type minerPb,
+} from '@monsoon/protocol';
 import { type ChainView, type ClientBlock, clientBlockOf } from './chain.js';
 import { ClientError, ClientErrorCode } from './clientError.js';
 import type { MinerPool } from './minerPool.js';
@@ -59,6 +68,11 @@ export interface ChainFollowerModules {
   readonly miners: MinerPool;
   /** Its `readableNumber` bounds the state head; `followHeads` says when storage moved. */
   readonly storage: ShardedStorage;
+  /**
+   * This chain's block 0 hash, from the genesis file (computed when first asked): the trust root
+   * a late start's ancestry is checked down to. Without it, that check is not made.
+   */
+  readonly genesisHash?: () => Uint8Array;
 }
 
 export class ChainFollower {
@@ -75,6 +89,12 @@ export class ChainFollower {
   private history: { from: bigint; at: bigint; call: { cancel(): void } } | undefined;
   /** History blocks added below the anchor. */
   historyBlocks = 0;
+  /**
+   * Whether the oldest block held descends from the genesis file's block 0: true once its
+   * history reaches block 0, or the miner's headers below it linked it there (proof of work,
+   * difficulty rule and parent link of each); undefined until known.
+   */
+  ancestryChecked: boolean | undefined;
 
   constructor(
     readonly opts: ChainFollowerOptions,
@@ -228,12 +248,14 @@ export class ChainFollower {
       }
       this.history = undefined;
       this.historyBlocks += added;
-      if (why === undefined)
+      if (why === undefined) {
         this.opts.logger.info('history fetched', {
           from: got.length === 0 ? Number(top) : Number(got[0]!.header.number),
           to: Number(top - 1n),
           kept: added,
         });
+        this.checkAncestry(0);
+      }
     };
     call.on('data', (m: minerPb.BlockWithReceipts) => {
       if (over) return;
@@ -257,6 +279,92 @@ export class ChainFollower {
     });
     call.on('error', (e) => end(e.message));
     call.on('end', () => end('the miner ended the stream'));
+  }
+
+  /**
+   * The oldest block held checked against genesis: the miner's headers from block 0 up to it
+   * (GetHeaders), block 0's hash equal to the genesis file's, each later one's proof of work,
+   * difficulty rule and parent link, the last the oldest block's parent. Streamed, a header at a
+   * time, nothing kept. A broken stream or a chain that does not link is tried again from the
+   * next miner, `historyAttempts` times in all, then reported (`ancestryChecked` false).
+   */
+  private checkAncestry(attempt: number): void {
+    const { chain, miners } = this.modules;
+    const oldest = chain.oldest;
+    if (this.closed || oldest === undefined) return;
+    if (oldest.header.number === 0n) {
+      this.ancestryChecked = bytesEqual(oldest.hash, this.modules.genesisHash?.() ?? oldest.hash);
+      if (!this.ancestryChecked)
+        this.opts.logger.error("block 0 from the miners is not this chain's genesis");
+      return;
+    }
+    const genesis = this.modules.genesisHash?.();
+    if (genesis === undefined) return;
+    const top = oldest.header.number;
+    const call = miners.current.getHeaders({ fromNumber: 0n, toNumber: top - 1n });
+    const progress = { from: 0n, at: 0n, call };
+    this.history = progress;
+    let parent = genesis;
+    let next = 0n;
+    let over = false;
+    const end = (why?: string): void => {
+      if (over) return;
+      over = true;
+      call.cancel();
+      if (this.closed) return;
+      let problem = why;
+      if (problem === undefined && next !== top)
+        problem = `the headers ended at #${next - 1n}, #${top - 1n} was due`;
+      if (problem === undefined && !bytesEqual(parent, oldest.header.parentHash))
+        problem = `header #${top - 1n} is not the parent of block #${top}, the oldest held`;
+      if (problem !== undefined && attempt + 1 < this.opts.historyAttempts) {
+        this.opts.logger.warn('ancestry check: trying again', { miner: miners.currentAddress, why: problem });
+        miners.next();
+        setTimeout(() => this.checkAncestry(attempt + 1), this.opts.retryMs);
+        return;
+      }
+      this.history = undefined;
+      this.ancestryChecked = problem === undefined;
+      if (problem === undefined)
+        this.opts.logger.info('ancestry checked down to genesis', { headers: Number(top) });
+      else
+        this.opts.logger.error('ancestry not checked: the oldest block held is not linked to genesis', {
+          block: Number(top),
+          attempts: attempt + 1,
+          why: problem,
+        });
+    };
+    call.on('data', (m: minerPb.HeadersChunk) => {
+      for (const rlp of m.headers) {
+        if (over) return;
+        let problem: string | undefined;
+        try {
+          const h = decodeHeader(rlp);
+          const hash = headerHash(h, keccak);
+          if (h.number !== next) problem = `header #${h.number} where #${next} was due`;
+          else if (next === 0n) {
+            if (!bytesEqual(hash, genesis))
+              problem = "block 0 is not this chain's genesis (the genesis file's hash differs)";
+          } else if (!bytesEqual(h.parentHash, parent))
+            problem = `header #${next} does not name #${next - 1n} as its parent`;
+          else if (!checkPow(h, keccak))
+            problem = `header #${next}: its proof of work does not meet its difficulty`;
+          else if (h.difficulty < chain.opts.minDifficulty)
+            problem = `header #${next}: difficulty ${h.difficulty} is below the chain's minimum ${chain.opts.minDifficulty}`;
+          parent = hash;
+        } catch (e) {
+          problem = `header #${next}: ${(e as Error).message}`;
+        }
+        if (problem !== undefined) {
+          end(problem);
+          return;
+        }
+        progress.at = next;
+        next++;
+      }
+    });
+    call.on('error', (e) => end(e.message));
+    call.on('end', () => end());
   }
 
   /**

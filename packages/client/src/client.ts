@@ -14,6 +14,7 @@ import type { Common } from '@ethereumjs/common';
 import { type Logger, silentLogger } from '@monsoon/edge';
 import { type ChainRules, EvmPool, makeCommon, nativeCustomCrypto, type SignedTx } from '@monsoon/execution';
 import { keccak } from '@monsoon/keccak';
+import { type Genesis, genesisHeader, genesisState, headerHash } from '@monsoon/protocol';
 import { ChainView, type ClientBlock, defaultChainViewOptions } from './chain.js';
 import { ChainFollower, defaultChainFollowerOptions, type SyncFrom } from './chainFollower.js';
 import { ClientError, ClientErrorCode } from './clientError.js';
@@ -72,6 +73,11 @@ export interface ClientOptions {
    * (every block replayed and linked first).
    */
   syncFrom: SyncFrom;
+  /**
+   * The genesis file (optional): a late start checks the ancestry of its first block down to its
+   * block 0 (the state root computed from it when first needed).
+   */
+  genesis?: Genesis;
   logger: Logger;
   /** How state is read from storage: grpc, or one-sided walks (shm, rdma) in front of it. */
   storageTransport: StorageTransportKind;
@@ -143,7 +149,12 @@ export class Client implements RpcBackend {
         history: opts.chainWindow,
         logger: opts.logger,
       },
-      { chain: this.chain, miners: this.miners, storage: remote.storage },
+      {
+        chain: this.chain,
+        miners: this.miners,
+        storage: remote.storage,
+        ...(opts.genesis === undefined ? {} : { genesisHash: genesisHashOf(opts.genesis) }),
+      },
     );
     this.reads = new ReadBackend(
       { ...defaultReadBackendOptions, rules: opts.rules },
@@ -260,6 +271,11 @@ export class Client implements RpcBackend {
   /** Blocks taken from miners' streams so far (replays included). */
   get blocksReceived(): number {
     return this.follower.blocksReceived;
+  }
+
+  /** Whether the oldest block held is linked to the genesis file's block 0 (undefined: not known yet). */
+  get ancestryChecked(): boolean | undefined {
+    return this.follower.ancestryChecked;
   }
 
   /** Blocks of history added behind a late start's anchor. */
@@ -389,4 +405,13 @@ export class Client implements RpcBackend {
   get queuedCount(): number {
     return this.pool.queuedCount;
   }
+}
+
+/** Block 0's hash of `genesis`, computed once when first asked (the state root of its accounts). */
+function genesisHashOf(genesis: Genesis): () => Uint8Array {
+  let hash: Uint8Array | undefined;
+  return () => {
+    hash ??= headerHash(genesisHeader(genesis, genesisState(genesis, { hash: keccak }).root()), keccak);
+    return hash;
+  };
 }

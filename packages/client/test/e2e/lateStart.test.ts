@@ -162,6 +162,25 @@ describe('a client started against a long chain', () => {
   );
 
   it(
+    "with a window shorter than the chain, checks its oldest block's ancestry down to genesis through the miner's headers",
+    async () => {
+      const long = await blockNumber(early);
+      const late = await started(
+        spawnClient(cluster, cluster.minerAddress, ['--metrics', '127.0.0.1:0', '--chain-window', '8']),
+      );
+      const checked = async () => /^monsoon_client_ancestry_checked (\d)$/m.exec(await late.metrics())?.[1];
+      expect(await until(checked, { what: 'the ancestry check', timeoutMs: WAIT_MS })).toBe('1');
+      // The window is full with the blocks from its anchor up: no history is added, and older
+      // blocks are not held (only their headers were checked).
+      expect(await late.history()).toBe(0);
+      expect(await call<unknown>(late.rpc, 'eth_getBlockByNumber', ['0x1', false])).toBeNull();
+      expect(await call<unknown>(late.rpc, 'eth_syncing')).toBe(false);
+      expect(long).toBeGreaterThan(16 + 8);
+    },
+    2 * WAIT_MS,
+  );
+
+  it(
     'with --sync-from genesis replays every block from 0 (the old behaviour, kept as an option)',
     async () => {
       const long = await blockNumber(early);

@@ -23,6 +23,7 @@ import { keccak } from '@monsoon/keccak';
 import {
   type BlockHeader,
   blockWithReceiptsToProto,
+  decodeHeader,
   encodeHeader,
   type Genesis,
   genesisHeader,
@@ -60,10 +61,15 @@ function block(number: bigint, parent?: ClientBlock): ClientBlock {
 }
 
 /** The follower over a fresh ChainView, a recording miner stand-in and a storage stand-in. */
-function follower(syncFrom: SyncFrom, options: Partial<typeof defaultChainFollowerOptions> = {}) {
+function follower(
+  syncFrom: SyncFrom,
+  options: Partial<typeof defaultChainFollowerOptions> = {},
+  genesisHash?: Uint8Array,
+) {
   const chain = new ChainView();
   const requests: minerPb.SubscribeBlocksRequest[] = [];
   const calls: (EventEmitter & { cancel(): void })[] = [];
+  const headerCalls: { req: minerPb.GetHeadersRequest; call: EventEmitter }[] = [];
   let onRequest: (() => void) | undefined;
   const miners = {
     addresses: ['miner:1'],
@@ -77,12 +83,23 @@ function follower(syncFrom: SyncFrom, options: Partial<typeof defaultChainFollow
         onRequest?.();
         return call;
       },
+      getHeaders(req: minerPb.GetHeadersRequest) {
+        const call = Object.assign(new EventEmitter(), { cancel() {} });
+        headerCalls.push({ req, call });
+        onRequest?.();
+        return call;
+      },
     },
   } as unknown as MinerPool;
   const storage = { readableNumber: -1n, followHeads() {} };
   const f = new ChainFollower(
     { ...defaultChainFollowerOptions, syncFrom, retryMs: 0, ...options },
-    { chain, miners, storage: storage as unknown as ShardedStorage },
+    {
+      chain,
+      miners,
+      storage: storage as unknown as ShardedStorage,
+      ...(genesisHash === undefined ? {} : { genesisHash: () => genesisHash }),
+    },
   );
   /** Resolves at the next SubscribeBlocks request. */
   const nextRequest = () =>
@@ -92,7 +109,7 @@ function follower(syncFrom: SyncFrom, options: Partial<typeof defaultChainFollow
         resolve();
       };
     });
-  return { f, chain, storage, requests, calls, nextRequest };
+  return { f, chain, storage, requests, calls, headerCalls, nextRequest };
 }
 
 /** Blocks `from`..`to` on one another, added to `chain`. */
@@ -235,6 +252,65 @@ describe('ChainFollower: the history behind a late start', () => {
     expect(late.f.historyBlocks).toBe(0);
     expect(chain.size).toBe(41);
     late.f.stop();
+  });
+});
+
+describe("ChainFollower: a late start's ancestry", () => {
+  it("is checked through the miner's headers down to the genesis file's block 0, or reported failed", async () => {
+    const msgs = chainMessages(60n);
+    const headersOf = (from: number, to: number) => ({
+      headers: msgs.slice(from, to).map((m) => m.headerRlp),
+    });
+    const genesis = headerHash(decodeHeader(msgs[0]!.headerRlp), keccak);
+    const run = async (hash: Uint8Array, answer: (call: EventEmitter, attempt: number) => void) => {
+      const late = follower('head', { history: 4, historyAttempts: 2 }, hash);
+      late.storage.readableNumber = 60n;
+      late.f.start();
+      let next = late.nextRequest();
+      late.calls[0]!.emit('data', msgs[60]);
+      await next;
+      next = late.nextRequest();
+      for (const m of msgs.slice(44)) late.calls[1]!.emit('data', m);
+      await next;
+      next = late.nextRequest();
+      for (const m of msgs.slice(40, 44)) late.calls[2]!.emit('data', m);
+      await next;
+      // History #40..#43 held; the headers #0..#39 are asked for, and eth_syncing says so.
+      expect(late.chain.oldest?.header.number).toBe(40n);
+      expect(late.headerCalls[0]!.req).toEqual({ fromNumber: 0n, toNumber: 39n });
+      expect(late.f.ancestryChecked).toBeUndefined();
+      expect(late.f.syncing()).toEqual({ startingBlock: 0n, currentBlock: 0n, highestBlock: 60n });
+      for (let attempt = 0; attempt < 2 && late.f.ancestryChecked === undefined; attempt++) {
+        next = late.nextRequest();
+        answer(late.headerCalls[attempt]!.call, attempt);
+        if (late.f.ancestryChecked === undefined) await next;
+      }
+      late.f.stop();
+      return late;
+    };
+    const good = await run(genesis, (call) => {
+      call.emit('data', headersOf(0, 20));
+      call.emit('data', headersOf(20, 40));
+      call.emit('end');
+    });
+    expect(good.f.ancestryChecked).toBe(true);
+    expect(good.f.syncing()).toBeUndefined();
+    // Another chain's genesis; then headers that stop short of the oldest block held.
+    const foreign = await run(keccak.keccak256(Uint8Array.of(1)), (call, attempt) => {
+      call.emit('data', attempt === 0 ? headersOf(0, 40) : headersOf(0, 30));
+      call.emit('end');
+    });
+    expect(foreign.f.ancestryChecked).toBe(false);
+    const gap = await run(genesis, (call, attempt) => {
+      call.emit(
+        'data',
+        attempt === 0
+          ? { headers: [...headersOf(0, 10).headers, ...headersOf(11, 40).headers] }
+          : headersOf(0, 30),
+      );
+      call.emit('end');
+    });
+    expect(gap.f.ancestryChecked).toBe(false);
   });
 });
 
