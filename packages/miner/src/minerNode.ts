@@ -633,9 +633,8 @@ export class MinerNode {
       .map(peerBlockOf);
     const started = performance.now();
     // The headers of the blocks it drops are in the archive first.
-    void this.archive
-      .flushed()
-      .then(() => log.compact(this.miner.checkpointOf(cp), after))
+    void log
+      .compact(this.miner.checkpointOf(cp), after, this.archive.flushed())
       .then(() =>
         this.log.info('chain log compacted', {
           checkpoint: Number(cp.header.number),
