@@ -202,6 +202,11 @@ export class ChainView {
     return h;
   }
 
+  /** The oldest canonical block held (genesis aside). */
+  get oldest(): ClientBlock | undefined {
+    return this.canonical[0];
+  }
+
   byNumber(n: bigint): ClientBlock | undefined {
     if (n === 0n && this.genesis !== undefined) return this.genesis;
     const first = this.canonical[0];
@@ -272,6 +277,13 @@ export class ChainView {
       }
     }
     this.canonical.push(b);
+    this.index(b);
+    this.forgetOld();
+    for (const f of this.headListeners) f(b);
+  }
+
+  /** `b` and its transactions by hash; waiters for them answered. */
+  private index(b: ClientBlock): void {
     this.byHash.set(toHex(b.hash), b);
     b.txHashes.forEach((h, index) => {
       const k = toHex(h);
@@ -283,8 +295,53 @@ export class ChainView {
         for (const f of w) f(loc);
       }
     });
-    this.forgetOld();
-    for (const f of this.headListeners) f(b);
+  }
+
+  /**
+   * Blocks below the oldest held, oldest first: a late client's history behind the block it
+   * anchored on. They must be consecutive and linked, the newest the parent of the oldest held
+   * (so each is as trusted as that block), each meeting the difficulty rule (BAD_PROOF otherwise,
+   * nothing added); those the view already holds are skipped. The newest are kept while the
+   * window and `maxTransactions` leave room, so history never pushes out newer blocks. Returns
+   * how many were added.
+   */
+  addHistory(blocks: readonly ClientBlock[]): number {
+    const first = this.canonical[0];
+    if (first === undefined)
+      throw new ClientError(ClientErrorCode.UnknownBlock, 'history before any block: nothing to link it to');
+    const below = blocks.filter((b) => b.header.number < first.header.number);
+    let child = first;
+    for (let i = below.length - 1; i >= 0; i--) {
+      const b = below[i]!;
+      const refuse = (why: string): never => {
+        throw new ClientError(
+          ClientErrorCode.BadProof,
+          `history block #${b.header.number} ${toHex(b.hash)}: ${why}`,
+        );
+      };
+      if (b.header.number !== child.header.number - 1n)
+        refuse(
+          `expected #${child.header.number - 1n} below #${child.header.number}: blocks missing in between`,
+        );
+      if (!bytesEqual(child.header.parentHash, b.hash))
+        refuse(`block #${child.header.number} names ${toHex(child.header.parentHash)} as its parent`);
+      if (b.header.number > 0n && b.header.difficulty < this.opts.minDifficulty)
+        refuse(`difficulty ${b.header.difficulty} is below the chain's minimum ${this.opts.minDifficulty}`);
+      child = b;
+    }
+    let room = this.opts.window - this.canonical.length;
+    let txRoom = this.opts.maxTransactions - this.txs.size;
+    let start = below.length;
+    while (start > 0 && room > 0 && txRoom >= below[start - 1]!.txHashes.length) {
+      start--;
+      room--;
+      txRoom -= below[start]!.txHashes.length;
+    }
+    const kept = below.slice(start);
+    if (kept[0]?.header.number === 0n) this.genesis = undefined;
+    this.canonical.unshift(...kept);
+    for (const b of kept) this.index(b);
+    return kept.length;
   }
 
   /**

@@ -6,12 +6,24 @@
  * below it, so a reorg while starting is followed; the first block it takes is trusted as an
  * anchor, its proof of work checked but not its ancestry) or replays the chain
  * from genesis (`'genesis'`: every parent link checked, reads at old heads until it is through).
+ * Started at the head, it then fetches the history behind its anchor (`history` blocks, what
+ * the chain view has room for) from a second stream, checks that it links up to the anchor and
+ * adds it below; eth_syncing reports that fetch until it is through.
  * It also knows the
  * *state head* — the newest canonical block every shard can already be read at, what
  * transactions are pre-executed against — and tells listeners when it moves.
  */
+
+import { bytesEqual } from '@monsoon/dsm-tree';
 import { type Logger, silentLogger } from '@monsoon/edge';
-import { blockWithReceiptsFromProto, type minerPb } from '@monsoon/protocol';
+import { keccak } from '@monsoon/keccak';
+import {
+  blockWithReceiptsFromProto,
+  checkPow,
+  decodeHeader,
+  headerHash,
+  type minerPb,
+} from '@monsoon/protocol';
 import { type ChainView, type ClientBlock, clientBlockOf } from './chain.js';
 import { ClientError, ClientErrorCode } from './clientError.js';
 import type { MinerPool } from './minerPool.js';
@@ -32,6 +44,13 @@ export interface ChainFollowerOptions {
   resumeDepth: bigint;
   /** Wait before following again after a broken stream, ms. */
   retryMs: number;
+  /**
+   * Blocks behind its anchor a head-synced follower fetches once it serves (0: none). The
+   * client passes its chain window; the view keeps what its caps leave room for.
+   */
+  history: number;
+  /** Attempts at that history (a broken stream, a reorg below the anchor) before it gives up, loudly. */
+  historyAttempts: number;
   logger: Logger;
 }
 
@@ -39,6 +58,8 @@ export const defaultChainFollowerOptions: ChainFollowerOptions = {
   syncFrom: 'head',
   resumeDepth: 16n,
   retryMs: 200,
+  history: 512,
+  historyAttempts: 8,
   logger: silentLogger,
 };
 
@@ -47,6 +68,11 @@ export interface ChainFollowerModules {
   readonly miners: MinerPool;
   /** Its `readableNumber` bounds the state head; `followHeads` says when storage moved. */
   readonly storage: ShardedStorage;
+  /**
+   * This chain's block 0 hash, from the genesis file (computed when first asked): the trust root
+   * a late start's ancestry is checked down to. Without it, that check is not made.
+   */
+  readonly genesisHash?: () => Uint8Array;
 }
 
 export class ChainFollower {
@@ -59,13 +85,26 @@ export class ChainFollower {
   private firstNumber: bigint | undefined;
   /** Where a head-synced follower anchors: `resumeDepth` below the miner's head when it started. */
   private anchorFrom: bigint | undefined;
+  /** The history fetch behind the anchor while it runs: where it starts, the newest block taken. */
+  private history: { from: bigint; at: bigint; call: { cancel(): void } } | undefined;
+  /** History blocks added below the anchor. */
+  historyBlocks = 0;
+  /**
+   * Whether the oldest block held descends from the genesis file's block 0: true once its
+   * history reaches block 0, or the miner's headers below it linked it there (proof of work,
+   * difficulty rule and parent link of each); undefined until known.
+   */
+  ancestryChecked: boolean | undefined;
 
   constructor(
     readonly opts: ChainFollowerOptions,
     private readonly modules: ChainFollowerModules,
   ) {
     modules.chain.onHead((b) => {
-      this.firstNumber ??= b.header.number;
+      if (this.firstNumber === undefined) {
+        this.firstNumber = b.header.number;
+        if (opts.syncFrom === 'head') this.fetchHistory(0);
+      }
       this.stateMoved();
     });
     modules.storage.followHeads(() => this.stateMoved());
@@ -79,6 +118,7 @@ export class ChainFollower {
   stop(): void {
     this.closed = true;
     this.follow?.cancel();
+    this.history?.call.cancel();
   }
 
   /** Resolves once a head is known (or rejects after `ms`). */
@@ -141,7 +181,8 @@ export class ChainFollower {
 
   /**
    * eth_syncing: undefined when the chain head and the storage nodes' head agree (or before
-   * either is known); else how far this client has come towards the newer of the two (storage
+   * either is known); while the history behind a late start is fetched, how far that has come
+   * (from its first block towards the head); else how far this client has come towards the newer of the two (storage
    * behind the chain head, or this client still replaying blocks storage already holds).
    */
   syncing(): SyncView | undefined {
@@ -149,6 +190,8 @@ export class ChainFollower {
     const readable = this.modules.storage.readableNumber;
     if (head === undefined || this.firstNumber === undefined || readable < 0n) return undefined;
     const chainHead = head.header.number;
+    const h = this.history;
+    if (h !== undefined) return { startingBlock: h.from, currentBlock: h.at, highestBlock: chainHead };
     if (readable === chainHead) return undefined;
     const [currentBlock, highestBlock] = readable < chainHead ? [readable, chainHead] : [chainHead, readable];
     return { startingBlock: this.firstNumber, currentBlock, highestBlock };
@@ -156,6 +199,172 @@ export class ChainFollower {
 
   private stateMoved(): void {
     for (const f of [...this.stateListeners]) f();
+  }
+
+  /**
+   * The history behind the anchor (the oldest block held): a stream from `history` blocks below
+   * it, each block checked on its own (clientBlockOf) and collected until the anchor's height,
+   * then the lot checked as one chain linked to the anchor and added below it. A miner that no
+   * longer holds the oldest of them starts its stream higher: history then starts there. A
+   * broken stream or a chain that does not link (a reorg below the anchor meanwhile) is tried
+   * again, `historyAttempts` times in all, from the next miner.
+   */
+  private fetchHistory(attempt: number): void {
+    const { chain, miners } = this.modules;
+    const anchor = chain.oldest;
+    if (this.closed || anchor === undefined || this.opts.history <= 0 || anchor.header.number === 0n) return;
+    const top = anchor.header.number;
+    const from = top > BigInt(this.opts.history) ? top - BigInt(this.opts.history) : 0n;
+    const call = miners.current.subscribeBlocks({ fromNumber: from });
+    const history = { from, at: from, call };
+    this.history = history;
+    const got: ClientBlock[] = [];
+    let over = false;
+    const end = (why?: string): void => {
+      if (over) return;
+      over = true;
+      call.cancel();
+      if (this.closed) return;
+      let added = 0;
+      try {
+        if (why !== undefined) throw new Error(why);
+        added = chain.addHistory(got);
+      } catch (e) {
+        const message = (e as Error).message;
+        if (attempt + 1 < this.opts.historyAttempts) {
+          this.opts.logger.warn('history behind the anchor: trying again', {
+            miner: miners.currentAddress,
+            why: message,
+          });
+          miners.next();
+          setTimeout(() => this.fetchHistory(attempt + 1), this.opts.retryMs);
+          return;
+        }
+        this.opts.logger.error('history behind the anchor not fetched: blocks below it stay unknown', {
+          anchor: Number(top),
+          attempts: attempt + 1,
+          why: message,
+        });
+      }
+      this.history = undefined;
+      this.historyBlocks += added;
+      if (why === undefined) {
+        this.opts.logger.info('history fetched', {
+          from: got.length === 0 ? Number(top) : Number(got[0]!.header.number),
+          to: Number(top - 1n),
+          kept: added,
+        });
+        this.checkAncestry(0);
+      }
+    };
+    call.on('data', (m: minerPb.BlockWithReceipts) => {
+      if (over) return;
+      let b: ClientBlock;
+      try {
+        b = clientBlockOf(blockWithReceiptsFromProto(m));
+      } catch (e) {
+        end((e as Error).message);
+        return;
+      }
+      const n = b.header.number;
+      if (n >= top) {
+        end();
+        return;
+      }
+      // A reorg on the miner's side re-sends the new branch from the fork on.
+      while (got.length > 0 && got.at(-1)!.header.number >= n) got.pop();
+      got.push(b);
+      history.at = n;
+      if (n === top - 1n) end();
+    });
+    call.on('error', (e) => end(e.message));
+    call.on('end', () => end('the miner ended the stream'));
+  }
+
+  /**
+   * The oldest block held checked against genesis: the miner's headers from block 0 up to it
+   * (GetHeaders), block 0's hash equal to the genesis file's, each later one's proof of work,
+   * difficulty rule and parent link, the last the oldest block's parent. Streamed, a header at a
+   * time, nothing kept. A broken stream or a chain that does not link is tried again from the
+   * next miner, `historyAttempts` times in all, then reported (`ancestryChecked` false).
+   */
+  private checkAncestry(attempt: number): void {
+    const { chain, miners } = this.modules;
+    const oldest = chain.oldest;
+    if (this.closed || oldest === undefined) return;
+    if (oldest.header.number === 0n) {
+      this.ancestryChecked = bytesEqual(oldest.hash, this.modules.genesisHash?.() ?? oldest.hash);
+      if (!this.ancestryChecked)
+        this.opts.logger.error("block 0 from the miners is not this chain's genesis");
+      return;
+    }
+    const genesis = this.modules.genesisHash?.();
+    if (genesis === undefined) return;
+    const top = oldest.header.number;
+    const call = miners.current.getHeaders({ fromNumber: 0n, toNumber: top - 1n });
+    const progress = { from: 0n, at: 0n, call };
+    this.history = progress;
+    let parent = genesis;
+    let next = 0n;
+    let over = false;
+    const end = (why?: string): void => {
+      if (over) return;
+      over = true;
+      call.cancel();
+      if (this.closed) return;
+      let problem = why;
+      if (problem === undefined && next !== top)
+        problem = `the headers ended at #${next - 1n}, #${top - 1n} was due`;
+      if (problem === undefined && !bytesEqual(parent, oldest.header.parentHash))
+        problem = `header #${top - 1n} is not the parent of block #${top}, the oldest held`;
+      if (problem !== undefined && attempt + 1 < this.opts.historyAttempts) {
+        this.opts.logger.warn('ancestry check: trying again', { miner: miners.currentAddress, why: problem });
+        miners.next();
+        setTimeout(() => this.checkAncestry(attempt + 1), this.opts.retryMs);
+        return;
+      }
+      this.history = undefined;
+      this.ancestryChecked = problem === undefined;
+      if (problem === undefined)
+        this.opts.logger.info('ancestry checked down to genesis', { headers: Number(top) });
+      else
+        this.opts.logger.error('ancestry not checked: the oldest block held is not linked to genesis', {
+          block: Number(top),
+          attempts: attempt + 1,
+          why: problem,
+        });
+    };
+    call.on('data', (m: minerPb.HeadersChunk) => {
+      for (const rlp of m.headers) {
+        if (over) return;
+        let problem: string | undefined;
+        try {
+          const h = decodeHeader(rlp);
+          const hash = headerHash(h, keccak);
+          if (h.number !== next) problem = `header #${h.number} where #${next} was due`;
+          else if (next === 0n) {
+            if (!bytesEqual(hash, genesis))
+              problem = "block 0 is not this chain's genesis (the genesis file's hash differs)";
+          } else if (!bytesEqual(h.parentHash, parent))
+            problem = `header #${next} does not name #${next - 1n} as its parent`;
+          else if (!checkPow(h, keccak))
+            problem = `header #${next}: its proof of work does not meet its difficulty`;
+          else if (h.difficulty < chain.opts.minDifficulty)
+            problem = `header #${next}: difficulty ${h.difficulty} is below the chain's minimum ${chain.opts.minDifficulty}`;
+          parent = hash;
+        } catch (e) {
+          problem = `header #${next}: ${(e as Error).message}`;
+        }
+        if (problem !== undefined) {
+          end(problem);
+          return;
+        }
+        progress.at = next;
+        next++;
+      }
+    });
+    call.on('error', (e) => end(e.message));
+    call.on('end', () => end());
   }
 
   /**

@@ -14,6 +14,7 @@ import type { Common } from '@ethereumjs/common';
 import { type Logger, silentLogger } from '@monsoon/edge';
 import { type ChainRules, EvmPool, makeCommon, nativeCustomCrypto, type SignedTx } from '@monsoon/execution';
 import { keccak } from '@monsoon/keccak';
+import { type Genesis, genesisHeader, genesisState, headerHash } from '@monsoon/protocol';
 import { ChainView, type ClientBlock, defaultChainViewOptions } from './chain.js';
 import { ChainFollower, defaultChainFollowerOptions, type SyncFrom } from './chainFollower.js';
 import { ClientError, ClientErrorCode } from './clientError.js';
@@ -70,9 +71,15 @@ export interface ClientOptions {
   chainMaxTransactions: number;
   /**
    * Where a fresh client starts: the miner's head (served at once; that first header is an
-   * unverified-ancestry anchor) or genesis (every block replayed and linked first).
+   * anchor, the chain window's history behind it then fetched and linked to it) or genesis
+   * (every block replayed and linked first).
    */
   syncFrom: SyncFrom;
+  /**
+   * The genesis file (optional): a late start checks the ancestry of its first block down to its
+   * block 0 (the state root computed from it when first needed).
+   */
+  genesis?: Genesis;
   logger: Logger;
   /** How state is read from storage: grpc, or one-sided walks (shm, rdma) in front of it. */
   storageTransport: StorageTransportKind;
@@ -139,8 +146,18 @@ export class Client implements RpcBackend {
     this.common = makeCommon(opts.rules, nativeCustomCrypto);
     this.miners = new MinerPool(opts.miners);
     this.follower = new ChainFollower(
-      { ...defaultChainFollowerOptions, syncFrom: opts.syncFrom, logger: opts.logger },
-      { chain: this.chain, miners: this.miners, storage: remote.storage },
+      {
+        ...defaultChainFollowerOptions,
+        syncFrom: opts.syncFrom,
+        history: opts.chainWindow,
+        logger: opts.logger,
+      },
+      {
+        chain: this.chain,
+        miners: this.miners,
+        storage: remote.storage,
+        ...(opts.genesis === undefined ? {} : { genesisHash: genesisHashOf(opts.genesis) }),
+      },
     );
     this.reads = new ReadBackend(
       { ...defaultReadBackendOptions, rules: opts.rules },
@@ -258,6 +275,16 @@ export class Client implements RpcBackend {
   /** Blocks taken from miners' streams so far (replays included). */
   get blocksReceived(): number {
     return this.follower.blocksReceived;
+  }
+
+  /** Whether the oldest block held is linked to the genesis file's block 0 (undefined: not known yet). */
+  get ancestryChecked(): boolean | undefined {
+    return this.follower.ancestryChecked;
+  }
+
+  /** Blocks of history added behind a late start's anchor. */
+  get historyBlocks(): number {
+    return this.follower.historyBlocks;
   }
 
   balance(address: Uint8Array, tag: BlockTag): Promise<bigint> {
@@ -382,4 +409,13 @@ export class Client implements RpcBackend {
   get queuedCount(): number {
     return this.pool.queuedCount;
   }
+}
+
+/** Block 0's hash of `genesis`, computed once when first asked (the state root of its accounts). */
+function genesisHashOf(genesis: Genesis): () => Uint8Array {
+  let hash: Uint8Array | undefined;
+  return () => {
+    hash ??= headerHash(genesisHeader(genesis, genesisState(genesis, { hash: keccak }).root()), keccak);
+    return hash;
+  };
 }

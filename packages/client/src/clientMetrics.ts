@@ -110,6 +110,16 @@ export class ClientMetrics {
       "Blocks taken from miners' block streams (replays after a broken stream included).",
       () => client.blocksReceived,
     );
+    counter(
+      'chain_history_blocks_total',
+      "Blocks of history added behind a late start's anchor (fetched once it serves, linked to that block).",
+      () => client.historyBlocks,
+    );
+    r.gauge(
+      'monsoon_client_ancestry_checked',
+      "1 once the oldest block held is linked to the genesis file's block 0 (a late start's history or the miners' headers), 0 if that failed; absent until known.",
+      () => (client.ancestryChecked === undefined ? undefined : client.ancestryChecked ? 1 : 0),
+    );
     r.gauge('monsoon_client_head_number', 'The chain head this client follows.', () =>
       client.chain.head === undefined ? undefined : Number(client.chain.head.header.number),
     );

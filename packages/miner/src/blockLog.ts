@@ -196,10 +196,12 @@ export class BlockLog {
 
   /**
    * Compacts the log: `checkpoint` replaces everything up to its block, and the log keeps
-   * `after` (the held blocks after it, parents first). Appends wait for it.
+   * `after` (the held blocks after it, parents first), once `ready` resolves (what must be
+   * durable before blocks leave the log: the miner's header archive). Appends wait for it.
    */
-  compact(checkpoint: MinerCheckpoint, after: readonly PeerBlock[]): Promise<void> {
+  compact(checkpoint: MinerCheckpoint, after: readonly PeerBlock[], ready?: Promise<void>): Promise<void> {
     const run = this.tail.then(async () => {
+      await ready;
       const dir = this.opts.dataDir;
       const cp = rlpEncode([
         checkpoint.headerRlp,

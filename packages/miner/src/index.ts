@@ -6,6 +6,7 @@ export {
   minerRole,
   runMiner,
 } from './cli/minerCommand.js';
+export { HeaderArchive } from './headerArchive.js';
 export {
   type ChainBlock,
   defaultMinerOptions,

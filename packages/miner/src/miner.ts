@@ -790,6 +790,9 @@ export class Miner {
     };
   }
 
+  /** Hears of the head chain's blocks as they are forgotten, oldest first (the node's header archive). */
+  onForgotten: ((blocks: readonly ChainBlock[]) => void) | undefined;
+
   /**
    * Forgets the blocks more than `keepBlocks` below the head (or below where the head chain's
    * blocks hold `keepBytes`, KEEP_BLOCKS_FLOOR blocks kept), and the parent links into them, so
@@ -809,6 +812,12 @@ export class Miner {
       b = b.parent;
     }
     if (floor <= 0n) return;
+    if (this.onForgotten !== undefined) {
+      const canonical: ChainBlock[] = [];
+      for (let b: ChainBlock | undefined = this.headBlock; b !== undefined; b = b.parent)
+        if (b.header.number < floor) canonical.push(b);
+      if (canonical.length > 0) this.onForgotten(canonical.reverse());
+    }
     for (const [k, b] of this.blocks) {
       if (b.header.number < floor) {
         this.blocks.delete(k);

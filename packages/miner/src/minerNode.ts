@@ -7,6 +7,7 @@
 import {
   type ClientDuplexStream,
   credentials,
+  Metadata,
   type ServerDuplexStream,
   type ServerWritableStream,
   status,
@@ -48,6 +49,7 @@ import {
   submitResponseToProto,
 } from '@monsoon/protocol';
 import { BlockLog } from './blockLog.js';
+import { HeaderArchive } from './headerArchive.js';
 import { type ChainBlock, type Miner, peerBlockOf, type SealedBlock } from './miner.js';
 import { defaultPeerSyncOptions, type PeerLink, PeerSync, type PeerSyncOptions } from './peerSync.js';
 import {
@@ -119,6 +121,9 @@ const CHANNEL = {
 };
 
 /** A malformed request or transaction is the caller's fault; anything else is INTERNAL. */
+/** Headers per GetHeaders message (~140 KB). */
+const HEADERS_PER_CHUNK = 256;
+
 const grpcStatusOf = grpcStatusMapping([
   { is: isProtocolError, otherwise: status.INVALID_ARGUMENT },
   { is: isExecutionError, otherwise: status.INVALID_ARGUMENT },
@@ -169,6 +174,10 @@ export class MinerNode {
   private announcedHead: ChainBlock;
   /** The chain log, with `dataDir`. */
   private blockLog: BlockLog | undefined;
+  /** Headers of the head chain's forgotten blocks (GetHeaders): `headers.log` with `dataDir`. */
+  private archive = HeaderArchive.inMemory();
+  /** Set once the archive refused a gap (a data directory from before it): said once. */
+  private archiveGap = false;
   private timer: NodeJS.Timeout | undefined;
   /** Blocks' SubscribeBlocks messages, kept while the block is (see blockMessage). */
   private readonly blockMessages = new WeakMap<ChainBlock, minerPb.BlockWithReceipts>();
@@ -202,6 +211,22 @@ export class MinerNode {
     );
     this.watchMetrics();
     miner.onSealed = (sealed) => this.sealed(sealed);
+    miner.onForgotten = (blocks) => this.archiveHeaders(blocks);
+  }
+
+  private archiveHeaders(blocks: readonly ChainBlock[]): void {
+    try {
+      this.archive.append(
+        blocks[0]!.header.number,
+        blocks.map((b) => encodeHeader(b.header)),
+      );
+    } catch (e) {
+      if (this.archiveGap) return;
+      this.archiveGap = true;
+      this.log.warn('header archive: a gap, older headers not served (GetHeaders)', {
+        error: (e as Error).message,
+      });
+    }
   }
 
   static async start(
@@ -236,6 +261,7 @@ export class MinerNode {
   /** Re-executes the blocks the chain log holds, then logs every block adopted from now on. */
   private async restoreChain(dataDir: string): Promise<void> {
     const started = performance.now();
+    this.archive = await HeaderArchive.open(dataDir, this.opts.fsync === 'always', this.log);
     const {
       log: blockLog,
       count,
@@ -404,7 +430,61 @@ export class MinerNode {
         const end = this.streamBlocks(call);
         this.headStreams.add(end);
       },
+      getHeaders: (call) => {
+        this.streamHeaders(call).catch((e: Error & { code?: number }) =>
+          call.emit('error', {
+            code: e.code ?? status.INTERNAL,
+            details: e.message,
+            metadata: new Metadata(),
+          }),
+        );
+      },
     };
+  }
+
+  /**
+   * Canonical headers `fromNumber`..`toNumber` in chunks of HEADERS_PER_CHUNK: the held blocks'
+   * from the head's chain, those below from the header archive (NOT_FOUND where neither has one).
+   */
+  private async streamHeaders(
+    call: ServerWritableStream<minerPb.GetHeadersRequest, minerPb.HeadersChunk>,
+  ): Promise<void> {
+    const { fromNumber: from, toNumber: to } = call.request;
+    const head = this.announcedHead;
+    const fail = (code: number, why: string): never => {
+      throw Object.assign(new Error(why), { code });
+    };
+    if (to < from || to > head.header.number)
+      fail(status.OUT_OF_RANGE, `headers #${from}..#${to}: the head is #${head.header.number}`);
+    const held: Uint8Array[] = [];
+    let b: ChainBlock | undefined = head;
+    for (; b !== undefined && b.header.number >= from; b = b.parent)
+      if (b.header.number <= to) held.push(encodeHeader(b.header));
+    held.reverse();
+    const archivedTo = to - BigInt(held.length); // the last header the archive must give
+    if (archivedTo >= from && archivedTo >= this.archive.next)
+      fail(
+        status.NOT_FOUND,
+        `headers #${from}..#${archivedTo} are neither held nor archived here (archive: #0..#${this.archive.next - 1n})`,
+      );
+    let chunk: Uint8Array[] = [];
+    const flush = async () => {
+      if (chunk.length === 0) return;
+      const ok = call.write({ headers: chunk });
+      chunk = [];
+      if (!ok) await new Promise((resolve) => call.once('drain', resolve));
+    };
+    for (let n = from; n <= archivedTo; n++) {
+      if (call.cancelled) return;
+      chunk.push(await this.archive.read(n));
+      if (chunk.length === HEADERS_PER_CHUNK) await flush();
+    }
+    for (const h of held) {
+      chunk.push(h);
+      if (chunk.length === HEADERS_PER_CHUNK) await flush();
+    }
+    await flush();
+    call.end();
   }
 
   /**
@@ -552,8 +632,9 @@ export class MinerNode {
       .filter((b) => b.header.number > cp.header.number)
       .map(peerBlockOf);
     const started = performance.now();
+    // The headers of the blocks it drops are in the archive first.
     void log
-      .compact(this.miner.checkpointOf(cp), after)
+      .compact(this.miner.checkpointOf(cp), after, this.archive.flushed())
       .then(() =>
         this.log.info('chain log compacted', {
           checkpoint: Number(cp.header.number),
@@ -595,5 +676,6 @@ export class MinerNode {
     for (const p of this.storagePeers) p.close();
     await this.server?.close();
     await this.blockLog?.close();
+    await this.archive.close();
   }
 }

@@ -17,7 +17,7 @@ import {
   runRole,
 } from '@monsoon/edge';
 import { type ChainRules, chainRulesOf } from '@monsoon/execution';
-import { parseGenesis } from '@monsoon/protocol';
+import { type Genesis, parseGenesis } from '@monsoon/protocol';
 import { CHAIN_TX_CAP_FLOOR } from '../chain.js';
 import { SYNC_FROM, type SyncFrom } from '../chainFollower.js';
 import { Client, defaultClientOptions } from '../client.js';
@@ -105,13 +105,15 @@ export const CLIENT_OPTIONS: readonly RoleOption[] = [
   {
     name: 'syncFrom',
     arg: '<where>',
-    description: `where a fresh client starts: head (the miner's head, served at once; its ancestry is not checked) | genesis (every block replayed and linked first) (default: ${defaultClientOptions.syncFrom})`,
+    description: `where a fresh client starts: head (the miner's head, served at once; the chain window's history behind it fetched next and linked to it) | genesis (every block replayed and linked first) (default: ${defaultClientOptions.syncFrom})`,
   },
 ];
 
 /** What the client role runs with. */
 export interface ClientRoleConfig {
   readonly rules: ChainRules;
+  /** The genesis file: a late start checks its first block's ancestry down to its block 0. */
+  readonly genesis: Genesis;
   readonly miners: readonly string[];
   readonly storage: readonly string[];
   readonly rpc: string;
@@ -172,7 +174,7 @@ async function loadClient(raw: RawOptions): Promise<ClientRoleConfig> {
     syncFrom: read.oneOf(raw.syncFrom ?? defaultClientOptions.syncFrom, 'syncFrom', SYNC_FROM),
   };
   const genesis = parseGenesis(await readJsonFile(read.str(raw.genesis, 'genesis'), 'genesis'));
-  return { ...config, rules: chainRulesOf(genesis) };
+  return { ...config, rules: chainRulesOf(genesis), genesis };
 }
 
 async function startClient(o: ClientRoleConfig, { logger }: RoleContext): Promise<RunningRole> {
@@ -189,6 +191,7 @@ async function startClient(o: ClientRoleConfig, { logger }: RoleContext): Promis
     chainMaxTransactions: o.chainMaxTransactions,
     maxCachedNodes: o.maxCachedNodes,
     syncFrom: o.syncFrom,
+    genesis: o.genesis,
     logger,
   });
   let rpc: RpcServer | undefined;

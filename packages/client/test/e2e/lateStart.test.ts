@@ -4,7 +4,8 @@
  * client, until the chain is LONG blocks high. Then a client started late (default
  * `--sync-from head`) prints a head at most 16 blocks below that height (its anchor), answers eth_blockNumber,
  * eth_getBalance at latest and a sent transaction at once, and has taken from the miner only
- * the blocks from its start on (`monsoon_client_chain_blocks_received_total`): the old client
+ * the blocks from its start on (`monsoon_client_chain_blocks_received_total`), then fetches the
+ * history behind that anchor (every block to genesis here) linked to it: the old client
  * asked for every block from genesis, printed `listening` at block 0 and took LONG + 1 blocks or
  * more — which a client started with `--sync-from genesis` still does, and is checked here too.
  */
@@ -72,6 +73,12 @@ async function started(p: RoleProcess) {
     rpc: String(line.rpc),
     head: Number(line.head),
     metrics: async () => (await fetch(metricsUrl)).text(),
+    history: async () => {
+      const text = await (await fetch(metricsUrl)).text();
+      const m = /^monsoon_client_chain_history_blocks_total (\d+)$/m.exec(text);
+      if (m === null) throw new Error(`no history counter in ${metricsUrl}`);
+      return Number(m[1]);
+    },
     received: async () => {
       const text = await (await fetch(metricsUrl)).text();
       const m = /^monsoon_client_chain_blocks_received_total (\d+)$/m.exec(text);
@@ -106,6 +113,18 @@ describe('a client started against a long chain', () => {
       expect(BigInt(await call<string>(late.rpc, 'eth_getBalance', [wallet.address, 'latest']))).toBe(
         10n ** 21n,
       );
+      // The history behind its anchor comes next (the chain window's worth: here every block down
+      // to genesis), linked to the anchor: the same blocks the first client holds.
+      await until(async () => (await late.history()) > 0, {
+        what: 'the late client to fetch the history behind its anchor',
+        timeoutMs: WAIT_MS,
+      });
+      expect(await late.history()).toBeGreaterThanOrEqual(long - 16);
+      for (const n of ['0x0', '0x1', `0x${(long - 17).toString(16)}`]) {
+        const theirs = await call<{ hash: string }>(early, 'eth_getBlockByNumber', [n, false]);
+        const mine = await call<{ hash: string } | null>(late.rpc, 'eth_getBlockByNumber', [n, false]);
+        expect(mine?.hash).toBe(theirs.hash);
+      }
       const sync = await call<unknown>(late.rpc, 'eth_syncing');
       if (sync !== false) {
         // Only a block's race between the miner's stream and storage's heads, from its start on.
@@ -138,6 +157,25 @@ describe('a client started against a long chain', () => {
       const received = await late.received();
       const headNow = await blockNumber(late.rpc);
       expect(received).toBeLessThanOrEqual(headNow - long + 1 + 16);
+    },
+    2 * WAIT_MS,
+  );
+
+  it(
+    "with a window shorter than the chain, checks its oldest block's ancestry down to genesis through the miner's headers",
+    async () => {
+      const long = await blockNumber(early);
+      const late = await started(
+        spawnClient(cluster, cluster.minerAddress, ['--metrics', '127.0.0.1:0', '--chain-window', '8']),
+      );
+      const checked = async () => /^monsoon_client_ancestry_checked (\d)$/m.exec(await late.metrics())?.[1];
+      expect(await until(checked, { what: 'the ancestry check', timeoutMs: WAIT_MS })).toBe('1');
+      // The window is full with the blocks from its anchor up: no history is added, and older
+      // blocks are not held (only their headers were checked).
+      expect(await late.history()).toBe(0);
+      expect(await call<unknown>(late.rpc, 'eth_getBlockByNumber', ['0x1', false])).toBeNull();
+      expect(await call<unknown>(late.rpc, 'eth_syncing')).toBe(false);
+      expect(long).toBeGreaterThan(16 + 8);
     },
     2 * WAIT_MS,
   );

@@ -160,6 +160,64 @@ describe('ChainView', () => {
     expect(chain.head).toBe(other);
   });
 
+  it('adds history below the oldest block held: linked and consecutive, newest first while there is room', async () => {
+    // The chain #0..#9, of which a late client holds #6..#9 (its anchor #6).
+    const all: ClientBlock[] = [];
+    for (let n = 0n; n < 10n; n++) all.push(block(n, 0, [Uint8Array.of(Number(n), 1)], all.at(-1), 3n));
+    const view = () => {
+      const chain = new ChainView({ window: 8, minDifficulty: 2n });
+      for (const b of all.slice(6)) chain.add(b);
+      return chain;
+    };
+    // A waiter for a history transaction is answered when its block arrives.
+    const chain = view();
+    const early = chain.included(all[2]!.txHashes[0]!);
+    // The window (8) leaves room for 4 of #0..#5: the newest, #2..#5; what the view holds is skipped.
+    expect(chain.addHistory(all.slice(0, 8))).toBe(4);
+    expect(chain.oldest).toBe(all[2]);
+    expect(chain.head).toBe(all[9]);
+    expect(chain.byNumber(3n)).toBe(all[3]);
+    expect(chain.byNumber(1n)).toBeUndefined();
+    expect(chain.block(all[4]!.hash)).toBe(all[4]);
+    expect((await early).block).toBe(all[2]);
+    expect(chain.transactionCount).toBe(8);
+    // Transactions bind too: room for 6 leaves 2 of history.
+    const tight = new ChainView({ maxTransactions: 6 });
+    for (const b of all.slice(6)) tight.add(b);
+    expect(tight.addHistory(all.slice(0, 6))).toBe(2);
+    expect(tight.oldest).toBe(all[4]);
+    // All of it, genesis included, where the window allows; new heads then push it out as usual.
+    const roomy = new ChainView();
+    for (const b of all.slice(6)) roomy.add(b);
+    expect(roomy.addHistory(all.slice(0, 6))).toBe(6);
+    expect(roomy.byNumber(0n)).toBe(all[0]);
+    expect(roomy.size).toBe(10);
+
+    // Refused whole, nothing added: a gap, a block not the parent of the one above, a foreign
+    // chain's top, a difficulty below the rule.
+    for (const [history, why] of [
+      [[all[3]!, all[4]!], /expected #5 below #6/],
+      [[all[3]!, all[5]!], /expected #4 below #5/],
+      [[all[4]!, block(5n, 7, [], all[4], 3n)], /block #6 names [0-9a-f]{64} as its parent/],
+      [[block(4n, 8, [], all[3], 3n), all[5]!], /block #5 names/],
+    ] as const) {
+      const c = view();
+      expect(() => c.addHistory(history)).toThrow(why);
+      expect(c.oldest).toBe(all[6]);
+      expect(c.size).toBe(4);
+    }
+    const easy: ClientBlock[] = [block(4n, 1, [], all[3], 1n)];
+    easy.push(block(5n, 1, [], easy[0], 3n));
+    const linked = { ...all[6]!, header: { ...all[6]!.header, parentHash: easy[1]!.hash } };
+    const c = new ChainView({ minDifficulty: 2n });
+    c.add(linked);
+    expect(() => c.addHistory(easy)).toThrow(
+      /history block #4 [0-9a-f]{64}: difficulty 1 is below the chain's minimum 2/,
+    );
+    expect(c.size).toBe(1);
+    expect(() => new ChainView().addHistory(all.slice(0, 2))).toThrow(/history before any block/);
+  });
+
   it("checks a streamed block's transactions and receipts against its header", () => {
     const receipts = [
       { type: 2, status: 1 as const, cumulativeGasUsed: 21_000n, logs: [] },

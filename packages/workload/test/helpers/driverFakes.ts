@@ -368,6 +368,7 @@ export class FakeMinerServer {
       peer: (call) => call.end(),
       subscribeHeads: (call) => call.end(),
       subscribeBlocks: (call) => self!.subscribe(call),
+      getHeaders: (call) => call.end(),
     };
     server.addService(MinerServiceDefinition, handlers);
     const port = await bind(server);

@@ -118,6 +118,20 @@ export interface SubscribeBlocksRequest {
   fromNumber?: bigint | undefined;
 }
 
+/** Request for GetHeaders. */
+export interface GetHeadersRequest {
+  /** The first header wanted. */
+  fromNumber: bigint;
+  /** The last header wanted (at most the miner's head). */
+  toNumber: bigint;
+}
+
+/** Consecutive canonical headers, oldest first. */
+export interface HeadersChunk {
+  /** Ethereum-style headers, RLP-encoded. */
+  headers: Uint8Array[];
+}
+
 /** A canonical block with what executing it produced. */
 export interface BlockWithReceipts {
   /** The block's Ethereum-style header, RLP-encoded. */
@@ -683,6 +697,136 @@ export const SubscribeBlocksRequest: MessageFns<SubscribeBlocksRequest> = {
   },
 };
 
+function createBaseGetHeadersRequest(): GetHeadersRequest {
+  return { fromNumber: 0n, toNumber: 0n };
+}
+
+export const GetHeadersRequest: MessageFns<GetHeadersRequest> = {
+  encode(message: GetHeadersRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.fromNumber !== 0n) {
+      if (BigInt.asUintN(64, message.fromNumber) !== message.fromNumber) {
+        throw new globalThis.Error("value provided for field message.fromNumber of type uint64 too large");
+      }
+      writer.uint32(8).uint64(message.fromNumber);
+    }
+    if (message.toNumber !== 0n) {
+      if (BigInt.asUintN(64, message.toNumber) !== message.toNumber) {
+        throw new globalThis.Error("value provided for field message.toNumber of type uint64 too large");
+      }
+      writer.uint32(16).uint64(message.toNumber);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): GetHeadersRequest {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseGetHeadersRequest();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 8) {
+              break;
+            }
+
+            message.fromNumber = reader.uint64() as bigint;
+            continue;
+          }
+          case 2: {
+            if (tag !== 16) {
+              break;
+            }
+
+            message.toNumber = reader.uint64() as bigint;
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  create<I extends Exact<DeepPartial<GetHeadersRequest>, I>>(base?: I): GetHeadersRequest {
+    return GetHeadersRequest.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<GetHeadersRequest>, I>>(object: I): GetHeadersRequest {
+    const message = createBaseGetHeadersRequest();
+    message.fromNumber = (object.fromNumber !== undefined && object.fromNumber !== null)
+      ? BigInt(object.fromNumber)
+      : 0n;
+    message.toNumber = (object.toNumber !== undefined && object.toNumber !== null) ? BigInt(object.toNumber) : 0n;
+    return message;
+  },
+};
+
+function createBaseHeadersChunk(): HeadersChunk {
+  return { headers: [] };
+}
+
+export const HeadersChunk: MessageFns<HeadersChunk> = {
+  encode(message: HeadersChunk, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    for (const v of message.headers) {
+      writer.uint32(10).bytes(v!);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): HeadersChunk {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseHeadersChunk();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.headers.push(reader.bytes());
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  create<I extends Exact<DeepPartial<HeadersChunk>, I>>(base?: I): HeadersChunk {
+    return HeadersChunk.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<HeadersChunk>, I>>(object: I): HeadersChunk {
+    const message = createBaseHeadersChunk();
+    message.headers = object.headers?.map((e) => e) || [];
+    return message;
+  },
+};
+
 function createBaseBlockWithReceipts(): BlockWithReceipts {
   return { headerRlp: new Uint8Array(0), transactions: [], receipts: [] };
 }
@@ -815,6 +959,21 @@ export const MinerServiceService = {
     responseSerialize: (value: BlockWithReceipts): Buffer => Buffer.from(BlockWithReceipts.encode(value).finish()),
     responseDeserialize: (value: Buffer): BlockWithReceipts => BlockWithReceipts.decode(value),
   },
+  /**
+   * The canonical chain's headers from `from_number` through `to_number`, oldest first, in
+   * chunks: for a client that started at the head to check its first block's ancestry down to
+   * genesis. Headers of blocks the miner no longer holds come from its header archive; a range
+   * it cannot serve whole fails with NOT_FOUND.
+   */
+  getHeaders: {
+    path: "/monsoon.miner.v1.MinerService/GetHeaders" as const,
+    requestStream: false as const,
+    responseStream: true as const,
+    requestSerialize: (value: GetHeadersRequest): Buffer => Buffer.from(GetHeadersRequest.encode(value).finish()),
+    requestDeserialize: (value: Buffer): GetHeadersRequest => GetHeadersRequest.decode(value),
+    responseSerialize: (value: HeadersChunk): Buffer => Buffer.from(HeadersChunk.encode(value).finish()),
+    responseDeserialize: (value: Buffer): HeadersChunk => HeadersChunk.decode(value),
+  },
 } as const;
 
 export interface MinerServiceServer extends UntypedServiceImplementation {
@@ -831,6 +990,13 @@ export interface MinerServiceServer extends UntypedServiceImplementation {
    * transactions and receipts.
    */
   subscribeBlocks: handleServerStreamingCall<SubscribeBlocksRequest, BlockWithReceipts>;
+  /**
+   * The canonical chain's headers from `from_number` through `to_number`, oldest first, in
+   * chunks: for a client that started at the head to check its first block's ancestry down to
+   * genesis. Headers of blocks the miner no longer holds come from its header archive; a range
+   * it cannot serve whole fails with NOT_FOUND.
+   */
+  getHeaders: handleServerStreamingCall<GetHeadersRequest, HeadersChunk>;
 }
 
 export interface MinerServiceClient extends Client {
@@ -876,6 +1042,18 @@ export interface MinerServiceClient extends Client {
     metadata?: Metadata,
     options?: Partial<CallOptions>,
   ): ClientReadableStream<BlockWithReceipts>;
+  /**
+   * The canonical chain's headers from `from_number` through `to_number`, oldest first, in
+   * chunks: for a client that started at the head to check its first block's ancestry down to
+   * genesis. Headers of blocks the miner no longer holds come from its header archive; a range
+   * it cannot serve whole fails with NOT_FOUND.
+   */
+  getHeaders(request: GetHeadersRequest, options?: Partial<CallOptions>): ClientReadableStream<HeadersChunk>;
+  getHeaders(
+    request: GetHeadersRequest,
+    metadata?: Metadata,
+    options?: Partial<CallOptions>,
+  ): ClientReadableStream<HeadersChunk>;
 }
 
 export const MinerServiceClient = makeGenericClientConstructor(
