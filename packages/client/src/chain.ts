@@ -23,7 +23,7 @@ import {
   decodeHeader,
   headerHash,
 } from '@monsoon/protocol';
-import { detachAll } from '@monsoon/util';
+import { detachAll, windowLength } from '@monsoon/util';
 import { ClientError, ClientErrorCode } from './clientError.js';
 
 export interface ClientBlock {
@@ -292,13 +292,12 @@ export class ChainView {
    * held (keeping CHAIN_TX_CAP_FLOOR blocks), with their transactions; genesis is kept aside.
    */
   private forgetOld(): void {
-    let over = Math.max(0, this.canonical.length - this.opts.window);
-    let held = this.txs.size;
-    for (let i = 0; i < over; i++) held -= this.canonical[i]!.txHashes.length;
-    while (held > this.opts.maxTransactions && this.canonical.length - over > CHAIN_TX_CAP_FLOOR) {
-      held -= this.canonical[over]!.txHashes.length;
-      over++;
-    }
+    const kept = windowLength(this.newestTxCounts(), {
+      most: this.opts.window,
+      cap: this.opts.maxTransactions,
+      floor: CHAIN_TX_CAP_FLOOR,
+    });
+    const over = Math.max(0, this.canonical.length - kept);
     if (over === 0) return;
     for (const gone of this.canonical.splice(0, over)) {
       if (gone.header.number === 0n) {
@@ -308,5 +307,10 @@ export class ChainView {
       this.byHash.delete(toHex(gone.hash));
       for (const h of gone.txHashes) this.txs.delete(toHex(h));
     }
+  }
+
+  /** Transactions of each canonical block held (what `maxTransactions` counts), the head first. */
+  private *newestTxCounts(): Generator<number> {
+    for (let i = this.canonical.length - 1; i >= 0; i--) yield this.canonical[i]!.txHashes.length;
   }
 }

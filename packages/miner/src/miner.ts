@@ -60,7 +60,7 @@ import {
   type TxResult,
   TxStatus,
 } from '@monsoon/protocol';
-import { detachAll } from '@monsoon/util';
+import { detachAll, windowLength } from '@monsoon/util';
 
 export interface MinerOptions {
   /** Retention level r: the top layer keeps the account trie's levels 0 … r−1. */
@@ -796,24 +796,25 @@ export class Miner {
    * nothing (not even a chain of parents) keeps them alive.
    */
   private forgetOldBlocks(): void {
-    let floor = this.headBlock.header.number - BigInt(this.opts.keepBlocks);
-    let bytes = 0;
-    let depth = 0;
-    for (
-      let b: ChainBlock | undefined = this.headBlock;
-      b !== undefined && b.header.number >= floor;
-      depth++
-    ) {
-      bytes += this.sizes.get(b) ?? 0;
-      if (bytes > this.opts.keepBytes && depth >= KEEP_BLOCKS_FLOOR) floor = b.header.number + 1n;
-      b = b.parent;
-    }
+    const kept = windowLength(this.headChainSizes(), {
+      most: this.opts.keepBlocks + 1,
+      cap: this.opts.keepBytes,
+      floor: KEEP_BLOCKS_FLOOR,
+    });
+    const floor = this.headBlock.header.number - BigInt(kept - 1);
     if (floor <= 0n) return;
     for (const [k, b] of this.blocks) {
       if (b.header.number < floor) {
         this.blocks.delete(k);
         this.unindex(b);
       } else if (b.parent !== undefined && b.parent.header.number < floor) b.parent = undefined;
+    }
+  }
+
+  /** What each block held on the head's chain costs (`keepBytes`), the head first. */
+  private *headChainSizes(): Generator<number> {
+    for (let b: ChainBlock | undefined = this.headBlock; b !== undefined; b = b.parent) {
+      yield this.sizes.get(b) ?? 0;
     }
   }
 

@@ -25,3 +25,4 @@ export {
   stringHeaderLength,
   writeHeader,
 } from './rlp.js';
+export { type WindowBounds, windowLength } from './window.js';
