@@ -86,6 +86,14 @@ async function readCheckpoint(path: string): Promise<MinerCheckpoint | undefined
   return { headerRlp, td: bytesToBigint(td), accounts, code };
 }
 
+/**
+ * The checkpoint a compacted chain log in `dataDir` follows, or undefined (none yet: the log
+ * starts at genesis). A miner started from it (Miner.create's `from`) never builds the genesis.
+ */
+export function readChainCheckpoint(dataDir: string): Promise<MinerCheckpoint | undefined> {
+  return readCheckpoint(join(dataDir, 'checkpoint'));
+}
+
 export class BlockLog {
   /** Appends run one after another: a later frame never lands before an earlier one is written. */
   private tail: Promise<void> = Promise.resolve();
@@ -177,7 +185,7 @@ export class BlockLog {
         from += FRAME_HEADER + f.payload.length;
       }
     }
-    const checkpoint = await readCheckpoint(join(o.dataDir, 'checkpoint'));
+    const checkpoint = await readChainCheckpoint(o.dataDir);
     return { log: new BlockLog(fh, o, end, count), count, blocks, checkpoint };
   }
 

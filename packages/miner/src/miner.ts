@@ -307,11 +307,17 @@ export class Miner {
     this.common = makeCommon(opts.rules, { ecrecover: nativeEcrecover, keccak256: keccak.keccak256 });
   }
 
-  /** A miner at the genesis block: the whole genesis state is built once, then pruned to r. */
+  /**
+   * A miner at the genesis block: the whole genesis state is built once, then pruned to r. Or,
+   * given `from` (a compacted chain log's checkpoint, {@link readChainCheckpoint}), a miner at
+   * that block, its top layer checked against its header: the genesis' state is never built, so
+   * a restart costs the checkpoint and the log after it, not the genesis' size.
+   */
   static async create(
     genesis: Genesis,
     opts: Partial<MinerOptions> & { rules: ChainRules },
     keccak: Keccak = defaultKeccak,
+    from?: MinerCheckpoint,
   ): Promise<Miner> {
     const o: MinerOptions = { ...defaultMinerOptions, ...opts };
     if (o.difficulty < o.rules.minDifficulty) {
@@ -324,6 +330,12 @@ export class Miner {
     let self: Miner | undefined;
     // Stubs resolve from the bag of what is executing; bag nodes are hashed once, on arrival.
     const source: VerifiedNodeSource = { getBin: (h) => self?.resolve(h) };
+    if (from !== undefined) {
+      self = new Miner(o, Miner.checkpointBlock(from, keccak, source), keccak);
+      self.nodeSource = source;
+      await self.startPending();
+      return self;
+    }
     const st = genesisState(genesis, { hash: keccak, source });
     const header = genesisHeader(genesis, st.root());
     const g: ChainBlock = {
@@ -341,6 +353,34 @@ export class Miner {
     self.pruneKeepingCoinbase(st);
     await self.startPending();
     return self;
+  }
+
+  /** A checkpoint's block, its top layer checked against its header's state root. */
+  private static checkpointBlock(
+    cp: MinerCheckpoint,
+    keccak: Keccak,
+    source: VerifiedNodeSource,
+  ): ChainBlock {
+    const header = decodeHeader(cp.headerRlp);
+    const opts = { hash: keccak, source };
+    const state = StateTree.restore(decodeTree(cp.accounts, opts), { storage: [], code: cp.code }, opts);
+    if (!bytesEqual(state.root(), header.stateRoot)) {
+      throw new ExecutionError(
+        ExecutionErrorCode.BadBlock,
+        `checkpoint of block #${header.number}: its top layer has root ${toHex(state.root())}, its header ${toHex(header.stateRoot)}`,
+        { number: header.number },
+      );
+    }
+    return {
+      hash: headerHash(header, keccak),
+      header,
+      state,
+      td: cp.td,
+      transactions: [],
+      witness: [],
+      receipts: [],
+      parent: undefined,
+    };
   }
 
   get head(): ChainBlock {
@@ -379,26 +419,7 @@ export class Miner {
    */
   resetTo(cp: MinerCheckpoint): Promise<void> {
     return this.serial(async () => {
-      const header = decodeHeader(cp.headerRlp);
-      const opts = { hash: this.keccak, source: this.nodeSource };
-      const state = StateTree.restore(decodeTree(cp.accounts, opts), { storage: [], code: cp.code }, opts);
-      if (!bytesEqual(state.root(), header.stateRoot)) {
-        throw new ExecutionError(
-          ExecutionErrorCode.BadBlock,
-          `checkpoint of block #${header.number}: its top layer has root ${toHex(state.root())}, its header ${toHex(header.stateRoot)}`,
-          { number: header.number },
-        );
-      }
-      const b: ChainBlock = {
-        hash: headerHash(header, this.keccak),
-        header,
-        state,
-        td: cp.td,
-        transactions: [],
-        witness: [],
-        receipts: [],
-        parent: undefined,
-      };
+      const b = Miner.checkpointBlock(cp, this.keccak, this.nodeSource);
       this.blocks.clear();
       this.txBlocks.clear();
       this.recent = [];
