@@ -217,16 +217,37 @@ export class ChainView {
     return this.txs.get(toHex(hash));
   }
 
-  /** Resolves when the transaction is in a canonical block. */
-  included(hash: Uint8Array): Promise<TxLocation> {
+  /**
+   * Resolves when the transaction is in a canonical block. A transaction may never land, so a
+   * waiter goes with `signal` (rejecting with its reason): kept until then, a waiter for one that
+   * never lands was kept for good.
+   */
+  included(hash: Uint8Array, signal?: AbortSignal): Promise<TxLocation> {
     const here = this.transaction(hash);
     if (here !== undefined) return Promise.resolve(here);
+    signal?.throwIfAborted();
     const k = toHex(hash);
-    return new Promise((resolve) => {
+    return new Promise((resolve, reject) => {
+      const done = (l: TxLocation) => {
+        signal?.removeEventListener('abort', abort);
+        resolve(l);
+      };
+      const abort = () => {
+        const list = this.waiters.get(k)?.filter((f) => f !== done) ?? [];
+        if (list.length === 0) this.waiters.delete(k);
+        else this.waiters.set(k, list);
+        reject(signal!.reason);
+      };
+      signal?.addEventListener('abort', abort, { once: true });
       const list = this.waiters.get(k);
-      if (list === undefined) this.waiters.set(k, [resolve]);
-      else list.push(resolve);
+      if (list === undefined) this.waiters.set(k, [done]);
+      else list.push(done);
     });
+  }
+
+  /** Transactions waited for (included) and not yet in a canonical block. */
+  get waiting(): number {
+    return this.waiters.size;
   }
 
   onHead(f: (b: ClientBlock) => void): () => void {
