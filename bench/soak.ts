@@ -4,6 +4,7 @@
  *
  *   npm run build && npm run bench -- soak [--minutes 30] [--topology deploy/topologies/default.json]
  *                                          [--accounts 100000] [--concurrency 2000] [--sample-seconds 10]
+ *                                          [--probe] [--role-flag <role>:<node flag>]... [--out bench/results]
  *
  * The topology's cluster (storage, miners, clients as separate processes) driven closed loop with
  * the workload's mix through the clients' gRPC bulk path; every `--sample-seconds` the committed
@@ -15,19 +16,28 @@
  * last quarter's means, each role's RSS growth from the end of the first minute to the end, its
  * RSS at minute 5 and at the end, and its slope over the second half of the run: least squares,
  * MiB per minute; what ended the run and why transactions failed) and two SVG charts:
- * soak-throughput.svg and soak-rss.svg (and soak-heap.svg: each role's committed V8 heap).
+ * soak-throughput.svg and soak-rss.svg (and soak-heap.svg: each role's committed V8 heap), into
+ * `--out`.
+ *
+ * `--probe` loads bench/lib/memProbe.ts into every role (`node --import`): each samples its own
+ * V8 spaces, array buffers and resident memory by kind, and the report adds, per role, the old
+ * space's committed and live size, code, large objects, new space, array buffers and the
+ * anonymous memory outside V8's pages at minutes 5 and 15 and the end, with their slopes: which
+ * part of a rising RSS rises. `--role-flag storage:--some-v8-flag` starts one role's processes
+ * with a flag (an A/B of V8's heap behaviour between runs).
  *
  * The report committed in bench/results/ says when and how it was measured.
  */
-import { writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { cpus, loadavg, tmpdir } from 'node:os';
-import { dirname, join } from 'node:path';
+import { dirname, isAbsolute, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
-import { Cluster, type ClusterProcess, readTopology } from '@monsoon/cli';
+import { Cluster, type ClusterProcess, readTopology, roleNodeArgs } from '@monsoon/cli';
 import { type LoadProgress, parsePrometheusText } from '@monsoon/workload';
 import { clusterLoad } from './lib/clusterLoad.js';
+import type { ProbeLine } from './lib/memProbe.js';
 import { rssKb } from './lib/processCpu.js';
 import { Progress } from './lib/progress.js';
 import { fmtValue, xyChartSvg } from './lib/xyChart.js';
@@ -39,6 +49,9 @@ const { values: args } = parseArgs({
     accounts: { type: 'string', default: '100000' },
     concurrency: { type: 'string', default: '2000' },
     'sample-seconds': { type: 'string', default: '10' },
+    probe: { type: 'boolean', default: false },
+    'role-flag': { type: 'string', multiple: true, default: [] },
+    out: { type: 'string', default: 'bench/results' },
   },
 });
 const MINUTES = Number.parseFloat(args.minutes);
@@ -119,11 +132,39 @@ const topology = { ...(await readTopology(join(root, args.topology))), accounts:
 const dir = await mkdtemp(join(tmpdir(), 'monsoon-bench-soak-'));
 const cacheDir = join(root, 'data', 'accounts');
 status.update(`starting the "${topology.name}" cluster at ${ACCOUNTS.toLocaleString('en-US')} accounts`);
-const cluster = await Cluster.start(topology, { dir, cacheDir });
+// --probe: every role samples its own memory (bench/lib/memProbe.ts) into probeDir.
+const probeDir = await mkdtemp(join(tmpdir(), 'monsoon-bench-soak-probe-'));
+if (args.probe) {
+  process.env.MONSOON_MEM_PROBE_DIR = probeDir;
+  process.env.MONSOON_MEM_PROBE_SECONDS = String(SAMPLE_S);
+}
+const probeModule = join(dirname(fileURLToPath(import.meta.url)), 'lib', 'memProbe.js');
+/** --role-flag <role>:<node flag>: a flag one role's processes start with (an A/B of V8 flags). */
+const roleFlags = args['role-flag'].map((f) => {
+  const at = f.indexOf(':');
+  if (at < 1) {
+    console.error(`--role-flag ${f}: expected <role>:<flag>, e.g. storage:--heap-growing-percent=20`);
+    process.exit(2);
+  }
+  return { role: f.slice(0, at), flag: f.slice(at + 1) };
+});
+const cluster = await Cluster.start(topology, {
+  dir,
+  cacheDir,
+  nodeArgs: (role, a) => [
+    ...roleNodeArgs(role, a),
+    ...roleFlags.filter((f) => f.role === role).map((f) => f.flag),
+    ...(args.probe ? ['--import', probeModule] : []),
+  ],
+});
 const procs: ClusterProcess[] = [...cluster.storage, ...cluster.miners, ...cluster.clients];
 const samples: Sample[] = [];
 let latest: LoadProgress | undefined;
 let result: Awaited<ReturnType<Awaited<ReturnType<typeof clusterLoad>>['run']>>;
+/** Date.now() when the load started (the probes' lines are placed on the run's clock by it). */
+let startedAt = 0;
+/** What each role's probe wrote (--probe), by process name, on the run's clock. */
+const probes: Record<string, (ProbeLine & { minute: number })[]> = {};
 try {
   const driver = await clusterLoad(cluster, {
     seed: topology.seed,
@@ -137,6 +178,7 @@ try {
     },
   });
   const started = performance.now();
+  startedAt = Date.now();
   let last = { t: 0, committed: 0 };
   const timer = setInterval(async () => {
     const t = (performance.now() - started) / 1000;
@@ -174,7 +216,20 @@ try {
   }
 } finally {
   await cluster.stop();
+  // The lines of the run phase only: those taken while the cluster stops are not the load's.
+  const runEnd = (samples.at(-1)?.t ?? 0) / 60 + 0.05;
+  for (const p of procs) {
+    const file = join(probeDir, `${p.pid}.jsonl`);
+    if (!args.probe || !existsSync(file)) continue;
+    probes[p.name] = readFileSync(file, 'utf8')
+      .split('\n')
+      .filter((l) => l !== '')
+      .map((l) => JSON.parse(l) as ProbeLine)
+      .map((l) => ({ ...l, minute: (l.at - startedAt) / 60_000 }))
+      .filter((l) => l.minute >= 0 && l.minute <= runEnd);
+  }
   await rm(dir, { recursive: true, force: true });
+  await rm(probeDir, { recursive: true, force: true });
 }
 status.clear();
 
@@ -189,21 +244,21 @@ const growth = Object.fromEntries(
 );
 /** Least-squares slope of RSS over the samples of the run's second half, MiB per minute. */
 const half = samples.filter((s) => s.t >= (end?.t ?? 0) / 2);
-const slope = (name: string, of: (s: Sample) => Record<string, number> = (s) => s.rssMb): number => {
-  const known = half.filter((s) => of(s)[name] !== undefined);
-  if (known.length < 2) return 0;
-  const xs = known.map((s) => s.t / 60);
-  const ys = known.map((s) => of(s)[name]!);
-  const mx = mean(xs);
-  const my = mean(ys);
+/** Least-squares slope of `points` ([x, y]); 0 with fewer than two. */
+const leastSquares = (points: readonly (readonly [number, number])[]): number => {
+  if (points.length < 2) return 0;
+  const mx = mean(points.map((p) => p[0]));
+  const my = mean(points.map((p) => p[1]));
   let num = 0;
   let den = 0;
-  xs.forEach((x, i) => {
-    num += (x - mx) * (ys[i]! - my);
+  for (const [x, y] of points) {
+    num += (x - mx) * (y - my);
     den += (x - mx) ** 2;
-  });
+  }
   return den === 0 ? 0 : num / den;
 };
+const slope = (name: string, of: (s: Sample) => Record<string, number> = (s) => s.rssMb): number =>
+  leastSquares(half.filter((s) => of(s)[name] !== undefined).map((s) => [s.t / 60, of(s)[name]!] as const));
 const atMinute5 = samples.find((s) => s.t >= 300);
 const atMinute15 = samples.find((s) => s.t >= 900);
 const lastKnown = (name: string, of: (s: Sample) => Record<string, number>): number | undefined => {
@@ -233,7 +288,56 @@ const rssCurve = Object.fromEntries(
     },
   ]),
 );
-const resultsDir = join(root, 'bench', 'results');
+/**
+ * The probes' breakdown (--probe): per process, what V8's spaces commit, the old space's live
+ * size (the lowest in use over the minute before: after a collection), array buffers, and the
+ * anonymous memory outside V8's heap pages (malloc: native code, gRPC, LevelDB, array buffers'
+ * backing stores), at minutes 5 and 15 and the end, with each one's slope over the second half.
+ */
+type ProbeRow = ProbeLine & { minute: number };
+const PROBE_METRICS: readonly { name: string; of: (l: ProbeRow) => number; lowest?: true }[] = [
+  { name: 'old space committed', of: (l) => l.spaces.old_space?.size ?? 0 },
+  { name: 'old space live', of: (l) => l.spaces.old_space?.used ?? 0, lowest: true },
+  { name: 'code space committed', of: (l) => l.spaces.code_space?.size ?? 0 },
+  { name: 'large objects committed', of: (l) => l.spaces.large_object_space?.size ?? 0 },
+  { name: 'new space committed', of: (l) => l.spaces.new_space?.size ?? 0 },
+  { name: 'array buffers', of: (l) => l.arrayBuffers },
+  { name: 'anonymous RSS outside V8 pages', of: (l) => (l.status.RssAnon ?? 0) / 1024 - l.physicalV8 },
+  { name: 'file-backed RSS', of: (l) => (l.status.RssFile ?? 0) / 1024 },
+];
+const probeEnd = Math.max(0, ...Object.values(probes).flatMap((ls) => ls.map((l) => l.minute)));
+const probeAt = (lines: readonly ProbeRow[], m: (typeof PROBE_METRICS)[number], minute: number) => {
+  const window = lines.filter((l) => l.minute <= minute + 1e-9 && l.minute > minute - 1);
+  if (window.length === 0) return undefined;
+  return m.lowest ? Math.min(...window.map(m.of)) : m.of(window.at(-1)!);
+};
+/** Least squares over the second half: per-minute values (lowest ones for a live size). */
+const probeSlope = (lines: readonly ProbeRow[], m: (typeof PROBE_METRICS)[number]): number => {
+  const points: [number, number][] = [];
+  for (let minute = Math.ceil(probeEnd / 2); minute <= Math.floor(probeEnd); minute++) {
+    const v = probeAt(lines, m, minute);
+    if (v !== undefined) points.push([minute, v]);
+  }
+  return leastSquares(points);
+};
+const probeTable = Object.entries(probes).flatMap(([name, lines]) =>
+  PROBE_METRICS.map((m) => {
+    const v = (minute: number) => {
+      const x = probeAt(lines, m, minute);
+      return x === undefined ? null : Math.round(x);
+    };
+    return {
+      process: name,
+      what: m.name,
+      minute5: v(5),
+      minute15: v(15),
+      end: v(probeEnd),
+      slopeSecondHalfMbPerMin: Number(probeSlope(lines, m).toFixed(2)),
+    };
+  }),
+);
+const resultsDir = isAbsolute(args.out) ? args.out : join(root, args.out);
+mkdirSync(resultsDir, { recursive: true });
 const minutes = samples.map((s) => Number((s.t / 60).toFixed(1)));
 writeFileSync(
   join(resultsDir, 'soak-throughput.svg'),
@@ -305,6 +409,19 @@ const md = [
     const c = rssCurve[p.name]!;
     return `| ${p.name} | ${c.heapTotalEnd ?? '-'} / ${c.heapUsedEnd ?? '-'} | ${signed(c.heapTotalSlopeMbPerMin)} | ${signed(c.outsideHeapSlopeMbPerMin)} |`;
   }),
+  ...(probeTable.length === 0
+    ? []
+    : [
+        '',
+        `Inside each role (\`--probe\`: bench/lib/memProbe.ts samples every ${SAMPLE_S} s), MiB: what V8's spaces commit, the old space's live size (its lowest use over the minute before), array buffers, and the anonymous memory outside V8's heap pages (malloc: native code, gRPC, LevelDB, array buffers' backing stores); the slope per minute over minutes ${Math.ceil(probeEnd / 2)}-${Math.floor(probeEnd)}.`,
+        '',
+        `| process | what | minute 5 | minute 15 | the end (minute ${probeEnd.toFixed(1)}) | slope, MiB/min |`,
+        '|---|---|---|---|---|---|',
+        ...probeTable.map(
+          (r) =>
+            `| ${r.process} | ${r.what} | ${r.minute5 ?? '-'} | ${r.minute15 ?? '-'} | ${r.end ?? '-'} | ${signed(r.slopeSecondHalfMbPerMin)} |`,
+        ),
+      ]),
   '',
   `The run phase ended by ${result.timing.stoppedBy} after ${(result.timing.runMs / 60_000).toFixed(1)} min.${result.reasons.length === 0 ? ' No transaction was refused or failed.' : ''}`,
   ...result.reasons.flatMap((r) => [
@@ -358,6 +475,8 @@ writeFileSync(
       counts: result.counts,
       reasons: result.reasons,
       samples,
+      probeTable,
+      probes,
     },
     null,
     2,

@@ -23,7 +23,7 @@ import {
   decodeHeader,
   headerHash,
 } from '@monsoon/protocol';
-import { detachAll } from '@monsoon/util';
+import { detachAll, windowLength } from '@monsoon/util';
 import { ClientError, ClientErrorCode } from './clientError.js';
 
 export interface ClientBlock {
@@ -222,16 +222,37 @@ export class ChainView {
     return this.txs.get(toHex(hash));
   }
 
-  /** Resolves when the transaction is in a canonical block. */
-  included(hash: Uint8Array): Promise<TxLocation> {
+  /**
+   * Resolves when the transaction is in a canonical block. A transaction may never land, so a
+   * waiter goes with `signal` (rejecting with its reason): kept until then, a waiter for one that
+   * never lands was kept for good.
+   */
+  included(hash: Uint8Array, signal?: AbortSignal): Promise<TxLocation> {
     const here = this.transaction(hash);
     if (here !== undefined) return Promise.resolve(here);
+    signal?.throwIfAborted();
     const k = toHex(hash);
-    return new Promise((resolve) => {
+    return new Promise((resolve, reject) => {
+      const done = (l: TxLocation) => {
+        signal?.removeEventListener('abort', abort);
+        resolve(l);
+      };
+      const abort = () => {
+        const list = this.waiters.get(k)?.filter((f) => f !== done) ?? [];
+        if (list.length === 0) this.waiters.delete(k);
+        else this.waiters.set(k, list);
+        reject(signal!.reason);
+      };
+      signal?.addEventListener('abort', abort, { once: true });
       const list = this.waiters.get(k);
-      if (list === undefined) this.waiters.set(k, [resolve]);
-      else list.push(resolve);
+      if (list === undefined) this.waiters.set(k, [done]);
+      else list.push(done);
     });
+  }
+
+  /** Transactions waited for (included) and not yet in a canonical block. */
+  get waiting(): number {
+    return this.waiters.size;
   }
 
   onHead(f: (b: ClientBlock) => void): () => void {
@@ -349,13 +370,12 @@ export class ChainView {
    * held (keeping CHAIN_TX_CAP_FLOOR blocks), with their transactions; genesis is kept aside.
    */
   private forgetOld(): void {
-    let over = Math.max(0, this.canonical.length - this.opts.window);
-    let held = this.txs.size;
-    for (let i = 0; i < over; i++) held -= this.canonical[i]!.txHashes.length;
-    while (held > this.opts.maxTransactions && this.canonical.length - over > CHAIN_TX_CAP_FLOOR) {
-      held -= this.canonical[over]!.txHashes.length;
-      over++;
-    }
+    const kept = windowLength(this.newestTxCounts(), {
+      most: this.opts.window,
+      cap: this.opts.maxTransactions,
+      floor: CHAIN_TX_CAP_FLOOR,
+    });
+    const over = Math.max(0, this.canonical.length - kept);
     if (over === 0) return;
     for (const gone of this.canonical.splice(0, over)) {
       if (gone.header.number === 0n) {
@@ -365,5 +385,10 @@ export class ChainView {
       this.byHash.delete(toHex(gone.hash));
       for (const h of gone.txHashes) this.txs.delete(toHex(h));
     }
+  }
+
+  /** Transactions of each canonical block held (what `maxTransactions` counts), the head first. */
+  private *newestTxCounts(): Generator<number> {
+    for (let i = this.canonical.length - 1; i >= 0; i--) yield this.canonical[i]!.txHashes.length;
   }
 }

@@ -6,7 +6,15 @@
  * transactions) is the facade's (`Client`).
  */
 import type { Common } from '@ethereumjs/common';
-import { type Account, bytesEqual, EMPTY_CODE_HASH, EMPTY_ROOT, rlpEncode, toHex } from '@monsoon/dsm-tree';
+import {
+  type Account,
+  bytesEqual,
+  EMPTY_CODE_HASH,
+  EMPTY_ROOT,
+  rlpEncode,
+  type StateTree,
+  toHex,
+} from '@monsoon/dsm-tree';
 import {
   type BlockEnv,
   type ChainRules,
@@ -39,10 +47,18 @@ export interface ReadBackendOptions {
   rules: ChainRules;
   /** The tip suggested on top of the (constant) base fee, wei. */
   suggestedTip: bigint;
+  /**
+   * The most gas eth_call, eth_estimateGas and eth_createAccessList run with (geth's
+   * `--rpc.gascap`, 50M): a request asking for more is capped, as geth caps it, so one call's
+   * work is bounded (a loop given 2^63 gas ran on the client's event loop until it ran out); 0
+   * for no cap.
+   */
+  gasCap: bigint;
 }
 
-export const defaultReadBackendOptions: Pick<ReadBackendOptions, 'suggestedTip'> = {
+export const defaultReadBackendOptions: Pick<ReadBackendOptions, 'suggestedTip' | 'gasCap'> = {
   suggestedTip: 1_000_000_000n,
+  gasCap: 50_000_000n,
 };
 
 export interface ReadBackendModules {
@@ -218,25 +234,29 @@ export class ReadBackend {
   }
 
   async call(req: CallRequest, tag: BlockTag): Promise<Uint8Array> {
-    const b = this.blockAt(tag);
-    const { value } = await this.modules.remote.withState(stateAt(b), callKeys(req), (t) =>
-      runCall(t, req, envOf(b), this.opts.rules, this.modules.common),
-    );
-    return callOutput(value);
+    return callOutput(await this.execute(req, tag, runCall));
   }
 
-  async estimateGas(req: CallRequest, tag: BlockTag): Promise<bigint> {
-    const b = this.blockAt(tag);
-    const { value } = await this.modules.remote.withState(stateAt(b), callKeys(req), (t) =>
-      estimateGas(t, req, envOf(b), this.opts.rules, this.modules.common),
-    );
-    return value;
+  estimateGas(req: CallRequest, tag: BlockTag): Promise<bigint> {
+    return this.execute(req, tag, estimateGas);
   }
 
-  async createAccessList(req: CallRequest, tag: BlockTag): Promise<AccessListView> {
+  createAccessList(req: CallRequest, tag: BlockTag): Promise<AccessListView> {
+    return this.execute(req, tag, createAccessList);
+  }
+
+  /** Runs `f` on the state at `tag`, the request's gas capped at `gasCap`. */
+  private async execute<T>(
+    req: CallRequest,
+    tag: BlockTag,
+    f: (t: StateTree, req: CallRequest, env: BlockEnv, rules: ChainRules, common: Common) => Promise<T>,
+  ): Promise<T> {
     const b = this.blockAt(tag);
+    const env = envOf(b);
+    const cap = this.opts.gasCap;
+    const capped = cap > 0n && (req.gas ?? env.gasLimit) > cap ? { ...req, gas: cap } : req;
     const { value } = await this.modules.remote.withState(stateAt(b), callKeys(req), (t) =>
-      createAccessList(t, req, envOf(b), this.opts.rules, this.modules.common),
+      f(t, capped, env, this.opts.rules, this.modules.common),
     );
     return value;
   }

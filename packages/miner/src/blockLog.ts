@@ -7,19 +7,19 @@
  *
  * Compaction (`compact`): `checkpoint` (one frame of RLP `[header, td, top layer, code]`, see
  * MinerCheckpoint) is written for a held block, then the log is rewritten with the held blocks
- * after it, each through a temporary file and a rename. A restart resets the miner to the
- * checkpoint and re-executes only the log; a crash between the two renames leaves the old log,
- * whose blocks up to the checkpoint are skipped.
+ * after it, each through a temporary file, a rename and a sync of the directory. A restart
+ * starts the miner at the checkpoint and re-executes only the log; a crash between the two
+ * renames leaves the old log, whose blocks up to the checkpoint are skipped.
  */
 
 import type { FileHandle } from 'node:fs/promises';
 import { mkdir, open, readFile, rename } from 'node:fs/promises';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import { crc32 } from 'node:zlib';
 import { type Logger, silentLogger } from '@monsoon/edge';
 import { ExecutionError, ExecutionErrorCode } from '@monsoon/execution';
 import { minerPb, type PeerBlock, peerBlockFromProto, peerBlockToProto } from '@monsoon/protocol';
-import { bigintToBytes, bytesToBigint, rlpDecode, rlpEncode } from '@monsoon/util';
+import { bigintToBytes, bytesToBigint, rlpDecode, rlpEncode, syncDir } from '@monsoon/util';
 import type { MinerCheckpoint } from './miner.js';
 
 export interface BlockLogOptions {
@@ -44,8 +44,16 @@ function blockFrame(b: PeerBlock): Buffer {
   return frameOf(minerPb.Block.encode(peerBlockToProto(b)).finish());
 }
 
-/** Writes `frames` to `path` through a temporary file and a rename (synced before it). */
-async function replaceFile(path: string, frames: Iterable<Uint8Array>): Promise<void> {
+/**
+ * Writes `frames` to `path` through a temporary file and a rename: the file synced before it,
+ * the directory after it (`sync`), so a crash finds the new file or the old one, and once this
+ * resolves never the old one again.
+ */
+async function replaceFile(
+  path: string,
+  frames: Iterable<Uint8Array>,
+  sync: (dir: string) => Promise<void>,
+): Promise<void> {
   const tmp = `${path}.tmp`;
   const fh = await open(tmp, 'w');
   try {
@@ -59,6 +67,7 @@ async function replaceFile(path: string, frames: Iterable<Uint8Array>): Promise<
     await fh.close();
   }
   await rename(tmp, path);
+  await sync(dirname(path));
 }
 
 /** The checkpoint in `path`, or undefined when there is none; a damaged one is an error. */
@@ -86,6 +95,14 @@ async function readCheckpoint(path: string): Promise<MinerCheckpoint | undefined
   return { headerRlp, td: bytesToBigint(td), accounts, code };
 }
 
+/**
+ * The checkpoint a compacted chain log in `dataDir` follows, or undefined (none yet: the log
+ * starts at genesis). A miner started from it (Miner.create's `from`) never builds the genesis.
+ */
+export function readChainCheckpoint(dataDir: string): Promise<MinerCheckpoint | undefined> {
+  return readCheckpoint(join(dataDir, 'checkpoint'));
+}
+
 export class BlockLog {
   /** Appends run one after another: a later frame never lands before an earlier one is written. */
   private tail: Promise<void> = Promise.resolve();
@@ -96,6 +113,7 @@ export class BlockLog {
     private size: number,
     /** Blocks in the log (since its last compaction), those still being appended included. */
     public count: number,
+    private readonly sync: (dir: string) => Promise<void>,
   ) {}
 
   /**
@@ -104,11 +122,13 @@ export class BlockLog {
    * with the chain (~1-3 MiB a block under the main job's load), and reading it into one buffer
    * made a restart's memory grow with it, then fail outright past 2 GiB (readFile's limit).
    * Frames are checked on open and a torn tail is cut; a frame that passes its checksum and does
-   * not decode fails `blocks()`.
+   * not decode fails `blocks()`. `sync` fsyncs a directory (injected by tests): after the log is
+   * created, and after each of a compaction's renames.
    */
   static async open(
     opts: Partial<BlockLogOptions> & { dataDir: string },
     log: Logger = silentLogger,
+    sync: (dir: string) => Promise<void> = syncDir,
   ): Promise<{
     log: BlockLog;
     count: number;
@@ -119,9 +139,12 @@ export class BlockLog {
     const o: BlockLogOptions = { fsync: 'always', ...opts };
     await mkdir(o.dataDir, { recursive: true });
     const path = join(o.dataDir, 'blocks.log');
-    const fh = await open(path, 'r+').catch((e: NodeJS.ErrnoException) => {
+    const fh = await open(path, 'r+').catch(async (e: NodeJS.ErrnoException) => {
       if (e.code !== 'ENOENT') throw e;
-      return open(path, 'w+');
+      const created = await open(path, 'w+');
+      // The new log's entry, or a crash could lose the file with every block appended to it.
+      await sync(o.dataDir);
+      return created;
     });
     const total = (await fh.stat()).size;
     const header = Buffer.alloc(FRAME_HEADER);
@@ -177,8 +200,8 @@ export class BlockLog {
         from += FRAME_HEADER + f.payload.length;
       }
     }
-    const checkpoint = await readCheckpoint(join(o.dataDir, 'checkpoint'));
-    return { log: new BlockLog(fh, o, end, count), count, blocks, checkpoint };
+    const checkpoint = await readChainCheckpoint(o.dataDir);
+    return { log: new BlockLog(fh, o, end, count, sync), count, blocks, checkpoint };
   }
 
   /** Appends a block; resolves once it is written (and synced, under fsync 'always'). */
@@ -209,11 +232,11 @@ export class BlockLog {
         checkpoint.accounts,
         [...checkpoint.code],
       ]);
-      await replaceFile(join(dir, 'checkpoint'), [frameOf(cp)]);
+      await replaceFile(join(dir, 'checkpoint'), [frameOf(cp)], this.sync);
       const frames = after.map(blockFrame);
       await this.fh.close();
       const path = join(dir, 'blocks.log');
-      await replaceFile(path, frames);
+      await replaceFile(path, frames, this.sync);
       this.fh = await open(path, 'r+');
       this.size = frames.reduce((n, f) => n + f.length, 0);
     });

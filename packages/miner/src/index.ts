@@ -1,4 +1,4 @@
-export { BlockLog, type BlockLogOptions } from './blockLog.js';
+export { BlockLog, type BlockLogOptions, readChainCheckpoint } from './blockLog.js';
 export {
   defaultRecoveryThreads,
   MINER_OPTIONS,

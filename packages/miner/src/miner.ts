@@ -60,7 +60,7 @@ import {
   type TxResult,
   TxStatus,
 } from '@monsoon/protocol';
-import { detachAll } from '@monsoon/util';
+import { detachAll, windowLength } from '@monsoon/util';
 
 export interface MinerOptions {
   /** Retention level r: the top layer keeps the account trie's levels 0 … r−1. */
@@ -307,11 +307,17 @@ export class Miner {
     this.common = makeCommon(opts.rules, { ecrecover: nativeEcrecover, keccak256: keccak.keccak256 });
   }
 
-  /** A miner at the genesis block: the whole genesis state is built once, then pruned to r. */
+  /**
+   * A miner at the genesis block: the whole genesis state is built once, then pruned to r. Or,
+   * given `from` (a compacted chain log's checkpoint, {@link readChainCheckpoint}), a miner at
+   * that block, its top layer checked against its header: the genesis' state is never built, so
+   * a restart costs the checkpoint and the log after it, not the genesis' size.
+   */
   static async create(
     genesis: Genesis,
     opts: Partial<MinerOptions> & { rules: ChainRules },
     keccak: Keccak = defaultKeccak,
+    from?: MinerCheckpoint,
   ): Promise<Miner> {
     const o: MinerOptions = { ...defaultMinerOptions, ...opts };
     if (o.difficulty < o.rules.minDifficulty) {
@@ -324,6 +330,12 @@ export class Miner {
     let self: Miner | undefined;
     // Stubs resolve from the bag of what is executing; bag nodes are hashed once, on arrival.
     const source: VerifiedNodeSource = { getBin: (h) => self?.resolve(h) };
+    if (from !== undefined) {
+      self = new Miner(o, Miner.checkpointBlock(from, keccak, source), keccak);
+      self.nodeSource = source;
+      await self.startPending();
+      return self;
+    }
     const st = genesisState(genesis, { hash: keccak, source });
     const header = genesisHeader(genesis, st.root());
     const g: ChainBlock = {
@@ -341,6 +353,34 @@ export class Miner {
     self.pruneKeepingCoinbase(st);
     await self.startPending();
     return self;
+  }
+
+  /** A checkpoint's block, its top layer checked against its header's state root. */
+  private static checkpointBlock(
+    cp: MinerCheckpoint,
+    keccak: Keccak,
+    source: VerifiedNodeSource,
+  ): ChainBlock {
+    const header = decodeHeader(cp.headerRlp);
+    const opts = { hash: keccak, source };
+    const state = StateTree.restore(decodeTree(cp.accounts, opts), { storage: [], code: cp.code }, opts);
+    if (!bytesEqual(state.root(), header.stateRoot)) {
+      throw new ExecutionError(
+        ExecutionErrorCode.BadBlock,
+        `checkpoint of block #${header.number}: its top layer has root ${toHex(state.root())}, its header ${toHex(header.stateRoot)}`,
+        { number: header.number },
+      );
+    }
+    return {
+      hash: headerHash(header, keccak),
+      header,
+      state,
+      td: cp.td,
+      transactions: [],
+      witness: [],
+      receipts: [],
+      parent: undefined,
+    };
   }
 
   get head(): ChainBlock {
@@ -379,26 +419,7 @@ export class Miner {
    */
   resetTo(cp: MinerCheckpoint): Promise<void> {
     return this.serial(async () => {
-      const header = decodeHeader(cp.headerRlp);
-      const opts = { hash: this.keccak, source: this.nodeSource };
-      const state = StateTree.restore(decodeTree(cp.accounts, opts), { storage: [], code: cp.code }, opts);
-      if (!bytesEqual(state.root(), header.stateRoot)) {
-        throw new ExecutionError(
-          ExecutionErrorCode.BadBlock,
-          `checkpoint of block #${header.number}: its top layer has root ${toHex(state.root())}, its header ${toHex(header.stateRoot)}`,
-          { number: header.number },
-        );
-      }
-      const b: ChainBlock = {
-        hash: headerHash(header, this.keccak),
-        header,
-        state,
-        td: cp.td,
-        transactions: [],
-        witness: [],
-        receipts: [],
-        parent: undefined,
-      };
+      const b = Miner.checkpointBlock(cp, this.keccak, this.nodeSource);
       this.blocks.clear();
       this.txBlocks.clear();
       this.recent = [];
@@ -799,18 +820,12 @@ export class Miner {
    * nothing (not even a chain of parents) keeps them alive.
    */
   private forgetOldBlocks(): void {
-    let floor = this.headBlock.header.number - BigInt(this.opts.keepBlocks);
-    let bytes = 0;
-    let depth = 0;
-    for (
-      let b: ChainBlock | undefined = this.headBlock;
-      b !== undefined && b.header.number >= floor;
-      depth++
-    ) {
-      bytes += this.sizes.get(b) ?? 0;
-      if (bytes > this.opts.keepBytes && depth >= KEEP_BLOCKS_FLOOR) floor = b.header.number + 1n;
-      b = b.parent;
-    }
+    const kept = windowLength(this.headChainSizes(), {
+      most: this.opts.keepBlocks + 1,
+      cap: this.opts.keepBytes,
+      floor: KEEP_BLOCKS_FLOOR,
+    });
+    const floor = this.headBlock.header.number - BigInt(kept - 1);
     if (floor <= 0n) return;
     if (this.onForgotten !== undefined) {
       const canonical: ChainBlock[] = [];
@@ -823,6 +838,13 @@ export class Miner {
         this.blocks.delete(k);
         this.unindex(b);
       } else if (b.parent !== undefined && b.parent.header.number < floor) b.parent = undefined;
+    }
+  }
+
+  /** What each block held on the head's chain costs (`keepBytes`), the head first. */
+  private *headChainSizes(): Generator<number> {
+    for (let b: ChainBlock | undefined = this.headBlock; b !== undefined; b = b.parent) {
+      yield this.sizes.get(b) ?? 0;
     }
   }
 

@@ -12,7 +12,7 @@ import {
   type ServerWritableStream,
   status,
 } from '@grpc/grpc-js';
-import { toHex } from '@monsoon/dsm-tree';
+import { bytesEqual, toHex } from '@monsoon/dsm-tree';
 import {
   addProcessMetrics,
   formatHostPort,
@@ -270,7 +270,9 @@ export class MinerNode {
     } = await BlockLog.open({ dataDir, fsync: this.opts.fsync }, this.log);
     let from = 0n;
     if (checkpoint !== undefined) {
-      await this.miner.resetTo(checkpoint);
+      // A miner created from this checkpoint (Miner.create's `from`) is there already.
+      const there = bytesEqual(encodeHeader(this.miner.head.header), checkpoint.headerRlp);
+      if (!there) await this.miner.resetTo(checkpoint);
       from = this.miner.head.header.number;
     }
     let refused = 0;

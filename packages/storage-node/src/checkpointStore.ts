@@ -10,8 +10,9 @@
 import { type FileHandle, mkdir, open, readdir, rename, rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import { type Logger, silentLogger } from '@monsoon/edge';
+import { syncDir } from '@monsoon/util';
 import { crc32c } from './crc32c.js';
-import { readExactly, syncDir, writeAll } from './fileIo.js';
+import { readExactly, writeAll } from './fileIo.js';
 import { isStorageError, StorageError, StorageErrorCode } from './storageError.js';
 
 export interface CheckpointStoreOptions {

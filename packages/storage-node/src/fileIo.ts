@@ -1,19 +1,5 @@
 /** Small positional-I/O helpers over fs.promises, shared by the WAL and the checkpoint store. */
-import { type FileHandle, open } from 'node:fs/promises';
-
-/**
- * fsync a directory, so that files created, renamed or unlinked in it survive a power loss.
- * Windows cannot open a directory for syncing; there, metadata is journalled by NTFS.
- */
-export async function syncDir(dir: string): Promise<void> {
-  if (process.platform === 'win32') return;
-  const fh = await open(dir, 'r');
-  try {
-    await fh.sync();
-  } finally {
-    await fh.close();
-  }
-}
+import type { FileHandle } from 'node:fs/promises';
 
 /** Writes every byte of `bufs`, in order, starting at file offset `position` (short writes are resumed). */
 export async function writeAll(

@@ -7,7 +7,7 @@
  * chain's oldest go while its versions changed more than `maxUpdates` accounts in all.
  */
 import type { BlockHeader, BlockRef } from '@monsoon/protocol';
-import { toHex } from '@monsoon/util';
+import { toHex, windowLength } from '@monsoon/util';
 import type { ShardState } from './shardState.js';
 
 export interface Version {
@@ -124,14 +124,12 @@ export class VersionStore {
       v = this.byId.get(idOf(v.header.parentHash));
     }
     // How deep the head's chain is kept: the window, or less where its updates exceed the cap.
-    let depth = BigInt(this.opts.window);
-    let updates = 0;
-    let at = 0n;
-    for (let v: Version | undefined = head; v !== undefined && at <= depth; at++) {
-      updates += v.updates ?? 0;
-      if (updates > this.opts.maxUpdates && at >= VERSION_CAP_FLOOR) depth = at - 1n;
-      v = this.byId.get(idOf(v.header.parentHash));
-    }
+    const kept = windowLength(this.headChainUpdates(), {
+      most: this.opts.window + 1,
+      cap: this.opts.maxUpdates,
+      floor: VERSION_CAP_FLOOR,
+    });
+    const depth = BigInt(kept - 1);
     const freed: Version[] = [];
     for (const [id, v] of this.byId) {
       const below = head.header.number - v.header.number;
@@ -142,6 +140,14 @@ export class VersionStore {
       }
     }
     return freed;
+  }
+
+  /** What each version on the head's chain costs (`maxUpdates`), the head first. */
+  private *headChainUpdates(): Generator<number> {
+    for (let v: Version | undefined = this.headVersion; v !== undefined; ) {
+      yield v.updates ?? 0;
+      v = this.byId.get(idOf(v.header.parentHash));
+    }
   }
 
   /** All versions held (for metrics and tests). */

@@ -7,7 +7,8 @@ import type { FileHandle } from 'node:fs/promises';
 import { mkdir, open, readdir, rename, rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import { type Logger, silentLogger } from '@monsoon/edge';
-import { syncDir, writeAll } from './fileIo.js';
+import { syncDir } from '@monsoon/util';
+import { writeAll } from './fileIo.js';
 import { StorageError, StorageErrorCode } from './storageError.js';
 import { encodeFrame, MAX_FRAME_PAYLOAD } from './walFrame.js';
 import {

@@ -25,3 +25,5 @@ export {
   stringHeaderLength,
   writeHeader,
 } from './rlp.js';
+export { syncDir } from './syncDir.js';
+export { type WindowBounds, windowLength } from './window.js';

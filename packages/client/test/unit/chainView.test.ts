@@ -66,6 +66,23 @@ describe('ChainView', () => {
     const again = block(3n, 9, [tx], fork);
     chain.add(again);
     expect((await waiting).block).toBe(again);
+    expect(chain.waiting).toBe(0);
+
+    // A transaction that never lands: its waiter goes with its signal.
+    const never = keccak.keccak256(Uint8Array.of(9, 9, 9));
+    const stop = new AbortController();
+    const gone = chain.included(never, stop.signal);
+    const kept = chain.included(never);
+    expect(chain.waiting).toBe(1);
+    stop.abort(new Error('gave up'));
+    await expect(gone).rejects.toThrow('gave up');
+    expect(chain.waiting).toBe(1);
+    const other = new AbortController();
+    const alone = chain.included(keccak.keccak256(Uint8Array.of(4)), other.signal);
+    other.abort(new Error('gave up too'));
+    await expect(alone).rejects.toThrow('gave up too');
+    expect(chain.waiting).toBe(1);
+    void kept;
 
     let caught: unknown;
     try {

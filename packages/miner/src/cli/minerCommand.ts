@@ -22,6 +22,7 @@ import {
 } from '@monsoon/edge';
 import { chainRulesOf, SenderRecoveryPool } from '@monsoon/execution';
 import { type Genesis, minDifficultyOf, parseGenesis } from '@monsoon/protocol';
+import { readChainCheckpoint } from '../blockLog.js';
 import { defaultMinerOptions, KEEP_BLOCKS_FLOOR, Miner } from '../miner.js';
 import { defaultMinerNodeOptions, MinerNode } from '../minerNode.js';
 import { defaultStoragePeerOptions } from '../storagePeer.js';
@@ -230,22 +231,31 @@ async function loadMiner(raw: RawOptions): Promise<MinerRoleConfig> {
 async function startMiner(o: MinerRoleConfig, { logger }: RoleContext): Promise<RunningRole> {
   const genesis = o.genesis;
   const started = Date.now();
-  const miner = await Miner.create(genesis, {
-    rules: chainRulesOf(genesis),
-    coinbase: o.coinbase,
-    retention: o.retention,
-    difficulty: o.difficulty,
-    maxBlockTransactions: o.maxBlockTxs,
-    shardCount: o.shardCount,
-    keepBlocks: o.keepBlocks,
-    keepBytes: o.keepBytes,
-    maxQueueWaitMs: o.maxQueueWaitMs,
-    ...(o.recoveryThreads > 0
-      ? { recovery: await SenderRecoveryPool.create({ threads: o.recoveryThreads }) }
-      : {}),
-  });
-  logger.info('genesis loaded', {
-    accounts: genesis.alloc.length,
+  // A compacted chain log's checkpoint: the miner starts there, never building the genesis.
+  const from = o.dataDir === undefined ? undefined : await readChainCheckpoint(o.dataDir);
+  const miner = await Miner.create(
+    genesis,
+    {
+      rules: chainRulesOf(genesis),
+      coinbase: o.coinbase,
+      retention: o.retention,
+      difficulty: o.difficulty,
+      maxBlockTransactions: o.maxBlockTxs,
+      shardCount: o.shardCount,
+      keepBlocks: o.keepBlocks,
+      keepBytes: o.keepBytes,
+      maxQueueWaitMs: o.maxQueueWaitMs,
+      ...(o.recoveryThreads > 0
+        ? { recovery: await SenderRecoveryPool.create({ threads: o.recoveryThreads }) }
+        : {}),
+    },
+    undefined,
+    from,
+  );
+  logger.info(from === undefined ? 'genesis loaded' : 'checkpoint loaded', {
+    ...(from === undefined
+      ? { accounts: genesis.alloc.length }
+      : { number: Number(miner.head.header.number) }),
     ms: Date.now() - started,
     root: toHex(miner.head.header.stateRoot),
   });

@@ -13,7 +13,7 @@ import { credentials } from '@grpc/grpc-js';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { toHex } from '@monsoon/dsm-tree';
 import { keccak } from '@monsoon/keccak';
-import { BlockLog, Miner, MinerNode } from '@monsoon/miner';
+import { BlockLog, Miner, MinerNode, readChainCheckpoint } from '@monsoon/miner';
 import { decodeHeader, headerHash, MinerServiceClient, TxStatus } from '@monsoon/protocol';
 import { killAll, startRole, until, writeGenesis } from '@monsoon/test-utils';
 import { addrs, genesis, genesisTree, minerHead, rules, transfer } from '../helpers/minerProcess.js';
@@ -99,6 +99,22 @@ describe('the miner chain log', () => {
     expect(logged.checkpoint).toBeDefined();
     expect(logged.count).toBeLessThanOrEqual(8 + 5 + 1);
     expect(decodeHeader(logged.checkpoint!.headerRlp).number).toBeGreaterThan(20n);
+
+    // Started from the checkpoint (as the miner command does), the genesis' accounts are never
+    // read: a restart costs the checkpoint and the log after it, not the genesis' size.
+    const untouchable = {
+      ...genesis,
+      get alloc(): never {
+        throw new Error("the genesis' accounts were read on a restart from a checkpoint");
+      },
+    };
+    const fromCheckpoint = await MinerNode.start(
+      await Miner.create(untouchable, { rules, keepBlocks: 4 }, keccak, await readChainCheckpoint(dataDir)),
+      { blockIntervalMs: 0, dataDir, logCompactAfter: 8 },
+    );
+    expect(toHex(fromCheckpoint.miner.head.hash)).toBe(toHex(head.hash));
+    expect(fromCheckpoint.miner.blockCount).toBeLessThanOrEqual(5);
+    await fromCheckpoint.close();
 
     const b = await start();
     expect(toHex(b.miner.head.hash)).toBe(toHex(head.hash));

@@ -1,9 +1,10 @@
 /**
  * The miner's chain log is read back one frame at a time (a log grows with the chain: read
  * whole, a restart's memory grew with it and failed past readFile's 2 GiB): `open` checks the
- * frames and cuts a torn tail, `blocks()` decodes them lazily, oldest first.
+ * frames and cuts a torn tail, `blocks()` decodes them lazily, oldest first. The directory is
+ * synced after the log is created and after each rename of a compaction (crash order).
  */
-import { appendFile, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { appendFile, mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { crc32 } from 'node:zlib';
@@ -67,5 +68,31 @@ describe('BlockLog', () => {
       /at byte 0: expected a block, found a frame that does not decode/,
     );
     await bad.log.close();
+  });
+
+  it("syncs the directory once the log is created and after each of a compaction's renames", async () => {
+    const dataDir = await mkdtemp(join(tmpdir(), 'monsoon-blocklog-'));
+    dirs.push(dataDir);
+    // What the directory held at each sync: a rename not yet synced could be lost in a crash.
+    const synced: { dir: string; files: string[] }[] = [];
+    const sync = async (dir: string) => {
+      synced.push({ dir, files: (await readdir(dir)).sort() });
+    };
+    const opened = await BlockLog.open({ dataDir }, undefined, sync);
+    expect(synced).toEqual([{ dir: dataDir, files: ['blocks.log'] }]);
+    for (let i = 0; i < 5; i++) await opened.log.append(block(i));
+    expect(synced).toHaveLength(1);
+    await opened.log.compact(
+      { headerRlp: Uint8Array.of(0xc1, 2), td: 3n, accounts: Uint8Array.of(0xc0), code: [] },
+      [block(3), block(4)],
+    );
+    const both = { dir: dataDir, files: ['blocks.log', 'checkpoint'] };
+    expect(synced.slice(1)).toEqual([both, both]);
+    await opened.log.close();
+    // Opening an existing log creates nothing.
+    const again = await BlockLog.open({ dataDir }, undefined, sync);
+    expect(again.count).toBe(2);
+    expect(synced).toHaveLength(3);
+    await again.log.close();
   });
 });
