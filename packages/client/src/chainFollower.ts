@@ -219,27 +219,14 @@ export class ChainFollower {
     const history = { from, at: from, call };
     this.history = history;
     const got: ClientBlock[] = [];
-    let over = false;
-    const end = (why?: string): void => {
-      if (over) return;
-      over = true;
-      call.cancel();
-      if (this.closed) return;
+    const stream = this.ending(call, (why?: string): void => {
       let added = 0;
       try {
         if (why !== undefined) throw new Error(why);
         added = chain.addHistory(got);
       } catch (e) {
         const message = (e as Error).message;
-        if (attempt + 1 < this.opts.historyAttempts) {
-          this.opts.logger.warn('history behind the anchor: trying again', {
-            miner: miners.currentAddress,
-            why: message,
-          });
-          miners.next();
-          setTimeout(() => this.fetchHistory(attempt + 1), this.opts.retryMs);
-          return;
-        }
+        if (this.again('history behind the anchor', attempt, message, (n) => this.fetchHistory(n))) return;
         this.opts.logger.error('history behind the anchor not fetched: blocks below it stay unknown', {
           anchor: Number(top),
           attempts: attempt + 1,
@@ -256,29 +243,63 @@ export class ChainFollower {
         });
         this.checkAncestry(0);
       }
-    };
+    });
     call.on('data', (m: minerPb.BlockWithReceipts) => {
-      if (over) return;
+      if (stream.over) return;
       let b: ClientBlock;
       try {
         b = clientBlockOf(blockWithReceiptsFromProto(m));
       } catch (e) {
-        end((e as Error).message);
+        stream.end((e as Error).message);
         return;
       }
       const n = b.header.number;
       if (n >= top) {
-        end();
+        stream.end();
         return;
       }
       // A reorg on the miner's side re-sends the new branch from the fork on.
       while (got.length > 0 && got.at(-1)!.header.number >= n) got.pop();
       got.push(b);
       history.at = n;
-      if (n === top - 1n) end();
+      if (n === top - 1n) stream.end();
     });
-    call.on('error', (e) => end(e.message));
-    call.on('end', () => end('the miner ended the stream'));
+    call.on('error', (e) => stream.end(e.message));
+    call.on('end', () => stream.end('the miner ended the stream'));
+  }
+
+  /**
+   * A backfill stream's end: `finish` runs once, when `call` first ends (`why` when it broke
+   * off), the call cancelled; not at all after stop().
+   */
+  private ending(
+    call: { cancel(): void },
+    finish: (why?: string) => void,
+  ): { end: (why?: string) => void; readonly over: boolean } {
+    let over = false;
+    return {
+      end: (why?: string) => {
+        if (over) return;
+        over = true;
+        call.cancel();
+        if (!this.closed) finish(why);
+      },
+      get over() {
+        return over;
+      },
+    };
+  }
+
+  /**
+   * After a failed attempt `attempt` at `what` (history, ancestry): true if it is tried again
+   * from the next miner after `retryMs`, false once `historyAttempts` are spent.
+   */
+  private again(what: string, attempt: number, why: string, retry: (attempt: number) => void): boolean {
+    if (attempt + 1 >= this.opts.historyAttempts) return false;
+    this.opts.logger.warn(`${what}: trying again`, { miner: this.modules.miners.currentAddress, why });
+    this.modules.miners.next();
+    setTimeout(() => retry(attempt + 1), this.opts.retryMs);
+    return true;
   }
 
   /**
@@ -306,23 +327,17 @@ export class ChainFollower {
     this.history = progress;
     let parent = genesis;
     let next = 0n;
-    let over = false;
-    const end = (why?: string): void => {
-      if (over) return;
-      over = true;
-      call.cancel();
-      if (this.closed) return;
+    const stream = this.ending(call, (why?: string): void => {
       let problem = why;
       if (problem === undefined && next !== top)
         problem = `the headers ended at #${next - 1n}, #${top - 1n} was due`;
       if (problem === undefined && !bytesEqual(parent, oldest.header.parentHash))
         problem = `header #${top - 1n} is not the parent of block #${top}, the oldest held`;
-      if (problem !== undefined && attempt + 1 < this.opts.historyAttempts) {
-        this.opts.logger.warn('ancestry check: trying again', { miner: miners.currentAddress, why: problem });
-        miners.next();
-        setTimeout(() => this.checkAncestry(attempt + 1), this.opts.retryMs);
+      if (
+        problem !== undefined &&
+        this.again('ancestry check', attempt, problem, (n) => this.checkAncestry(n))
+      )
         return;
-      }
       this.history = undefined;
       this.ancestryChecked = problem === undefined;
       if (problem === undefined)
@@ -333,10 +348,10 @@ export class ChainFollower {
           attempts: attempt + 1,
           why: problem,
         });
-    };
+    });
     call.on('data', (m: minerPb.HeadersChunk) => {
       for (const rlp of m.headers) {
-        if (over) return;
+        if (stream.over) return;
         let problem: string | undefined;
         try {
           const h = decodeHeader(rlp);
@@ -356,15 +371,15 @@ export class ChainFollower {
           problem = `header #${next}: ${(e as Error).message}`;
         }
         if (problem !== undefined) {
-          end(problem);
+          stream.end(problem);
           return;
         }
         progress.at = next;
         next++;
       }
     });
-    call.on('error', (e) => end(e.message));
-    call.on('end', () => end());
+    call.on('error', (e) => stream.end(e.message));
+    call.on('end', () => stream.end());
   }
 
   /**

@@ -31,19 +31,21 @@ import {
   type minerPb,
 } from '@monsoon/protocol';
 
+/** An empty chain's genesis (difficulty 0): the fields every test header starts from. */
+const GENESIS = {
+  chainId: 1337n,
+  difficulty: 0n,
+  gasLimit: 30_000_000n,
+  timestamp: 1n,
+  extraData: new Uint8Array(0),
+  coinbase: new Uint8Array(20),
+  nonce: new Uint8Array(8),
+  alloc: [],
+} as unknown as Genesis;
+
 /** A streamed block message with header number `number` and no transactions (difficulty 0). */
 function blockMessage(number: bigint): minerPb.BlockWithReceipts {
-  const g = {
-    chainId: 1337n,
-    difficulty: 0n,
-    gasLimit: 30_000_000n,
-    timestamp: 1n,
-    extraData: new Uint8Array(0),
-    coinbase: new Uint8Array(20),
-    nonce: new Uint8Array(8),
-    alloc: [],
-  } as unknown as Genesis;
-  const header = { ...genesisHeader(g, new Uint8Array(32)), number };
+  const header = { ...genesisHeader(GENESIS, new Uint8Array(32)), number };
   return blockWithReceiptsToProto({ headerRlp: encodeHeader(header), transactions: [], receipts: [] });
 }
 
@@ -156,21 +158,11 @@ describe('ChainFollower: where a fresh client starts', () => {
 
 /** Streamed messages of a linked chain #0..#`top` (difficulty 0, no transactions). */
 function chainMessages(top: bigint, tag = 0): minerPb.BlockWithReceipts[] {
-  const g = {
-    chainId: 1337n,
-    difficulty: 0n,
-    gasLimit: 30_000_000n,
-    timestamp: 1n,
-    extraData: new Uint8Array(0),
-    coinbase: new Uint8Array(20),
-    nonce: new Uint8Array(8),
-    alloc: [],
-  } as unknown as Genesis;
   const out: minerPb.BlockWithReceipts[] = [];
   let parent: Uint8Array = new Uint8Array(32);
   for (let n = 0n; n <= top; n++) {
     const header: BlockHeader = {
-      ...genesisHeader(g, new Uint8Array(32)),
+      ...genesisHeader(GENESIS, new Uint8Array(32)),
       number: n,
       parentHash: parent,
       timestamp: BigInt(tag),
