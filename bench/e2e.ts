@@ -31,7 +31,7 @@
  * Measured 2026-11-24 16:35–17:23 UTC (session 10, a box loaded by other jobs, load 12–21, so only
  * back-to-back pairs compare): 5,000 in flight with `--block-gas-limit 150000000` collapsed every
  * time without the clients' bound on pre-executed transactions (42–56 tx/s, 1,163–2,448 stale
- * replies in 20 s). With it (`--max-waiting`, default 512) the same runs gave 217–447 tx/s
+ * replies in 20 s). With it (`--max-waiting 512`; the default is 1,024) the same runs gave 217–447 tx/s
  * (bench/results/e2e-s10-waiting/). `monsoon.counters` holds every role's counters over the run.
  * Measured 2026-11-24 11:34 UTC (quiet, session 8's merged tree): 1,774 committed tx/s (p50 1.01 s,
  * p99 2.17 s), in-memory baseline 494 tx/s (3.59×), disk baseline 233 tx/s (7.61×); both transports

@@ -79,7 +79,7 @@ export const defaultSubmitQueueOptions: Omit<SubmitQueueOptions, 'rules'> = {
   maxInFlight: 2,
   submitAttempts: 4,
   batchWindowMs: 2,
-  maxWaiting: 512,
+  maxWaiting: 1024,
 };
 
 /** What the submit path counts (a part of ClientCounters: the same object is passed in). */
