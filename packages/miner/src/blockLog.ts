@@ -20,6 +20,7 @@ import { type Logger, silentLogger } from '@monsoon/edge';
 import { ExecutionError, ExecutionErrorCode } from '@monsoon/execution';
 import { minerPb, type PeerBlock, peerBlockFromProto, peerBlockToProto } from '@monsoon/protocol';
 import { bigintToBytes, bytesToBigint, rlpDecode, rlpEncode, syncDir } from '@monsoon/util';
+import { FRAME_HEADER, frameOf, readFrame } from './frames.js';
 import type { MinerCheckpoint } from './miner.js';
 
 export interface BlockLogOptions {
@@ -27,17 +28,6 @@ export interface BlockLogOptions {
   dataDir: string;
   /** fdatasync after every block (default) or leave it to the OS. */
   fsync: 'always' | 'none';
-}
-
-const FRAME_HEADER = 8;
-
-/** `payload` framed: `[u32 length][u32 crc32][payload]`. */
-function frameOf(payload: Uint8Array): Buffer {
-  const frame = Buffer.alloc(FRAME_HEADER + payload.length);
-  frame.writeUInt32LE(payload.length, 0);
-  frame.writeUInt32LE(crc32(payload), 4);
-  frame.set(payload, FRAME_HEADER);
-  return frame;
 }
 
 function blockFrame(b: PeerBlock): Buffer {
@@ -147,21 +137,7 @@ export class BlockLog {
       return created;
     });
     const total = (await fh.stat()).size;
-    const header = Buffer.alloc(FRAME_HEADER);
-    /** The frame at `at`: its payload, or why it is no frame (a torn or corrupt tail). */
-    const frameAt = async (at: number): Promise<{ payload: Buffer } | { defect: string }> => {
-      if (total - at < FRAME_HEADER) return { defect: `a frame header of ${total - at} bytes` };
-      await fh.read(header, 0, FRAME_HEADER, at);
-      const len = header.readUInt32LE(0);
-      const crc = header.readUInt32LE(4);
-      if (total - at - FRAME_HEADER < len) {
-        return { defect: `a frame of ${len} bytes with ${total - at - FRAME_HEADER} left` };
-      }
-      const payload = Buffer.alloc(len);
-      await fh.read(payload, 0, len, at + FRAME_HEADER);
-      if (crc32(payload) !== crc) return { defect: 'a frame whose checksum does not match' };
-      return { payload };
-    };
+    const frameAt = (at: number) => readFrame(fh, at, total);
     let at = 0;
     let count = 0;
     let defect: string | undefined;

@@ -13,10 +13,8 @@
 import type { FileHandle } from 'node:fs/promises';
 import { mkdir, open } from 'node:fs/promises';
 import { join } from 'node:path';
-import { crc32 } from 'node:zlib';
 import { type Logger, silentLogger } from '@monsoon/edge';
-
-const FRAME_HEADER = 8;
+import { FRAME_HEADER, frameOf, readFrame } from './frames.js';
 
 export class HeaderArchive {
   /** Offsets of each header's frame in the file (file mode). */
@@ -42,17 +40,10 @@ export class HeaderArchive {
     const fh = await open(join(dataDir, 'headers.log'), 'a+');
     const a = new HeaderArchive(fh, fsync);
     const { size } = await fh.stat();
-    const head = Buffer.alloc(FRAME_HEADER);
     let at = 0;
-    while (at + FRAME_HEADER <= size) {
-      await fh.read(head, 0, FRAME_HEADER, at);
-      const len = head.readUInt32LE(0);
-      if (at + FRAME_HEADER + len > size) break;
-      const body = Buffer.alloc(len);
-      await fh.read(body, 0, len, at + FRAME_HEADER);
-      if (crc32(body) !== head.readUInt32LE(4)) break;
+    for (let f = await readFrame(fh, at, size); 'payload' in f; f = await readFrame(fh, at, size)) {
       a.offsets.push(at);
-      at += FRAME_HEADER + len;
+      at += FRAME_HEADER + f.payload.length;
     }
     if (at < size) {
       log.warn('header archive: a torn or corrupt tail cut', { kept: a.offsets.length, bytes: size - at });
@@ -81,13 +72,7 @@ export class HeaderArchive {
       for (const h of fresh) this.held.push(new Uint8Array(h));
       return;
     }
-    const frames = fresh.map((h) => {
-      const f = Buffer.alloc(FRAME_HEADER + h.length);
-      f.writeUInt32LE(h.length, 0);
-      f.writeUInt32LE(crc32(h), 4);
-      f.set(h, FRAME_HEADER);
-      return f;
-    });
+    const frames = fresh.map(frameOf);
     for (const f of frames) {
       this.offsets.push(this.end);
       this.end += f.length;
@@ -111,12 +96,9 @@ export class HeaderArchive {
       throw new RangeError(`header archive: no #${n} (it holds #0..#${this.next - 1n})`);
     if (this.fh === undefined) return this.held[Number(n)]!;
     await this.tail;
-    const at = this.offsets[Number(n)]!;
-    const head = Buffer.alloc(FRAME_HEADER);
-    await this.fh.read(head, 0, FRAME_HEADER, at);
-    const body = Buffer.alloc(head.readUInt32LE(0));
-    await this.fh.read(body, 0, body.length, at + FRAME_HEADER);
-    return body;
+    const f = await readFrame(this.fh, this.offsets[Number(n)]!, this.end);
+    if ('defect' in f) throw new RangeError(`header archive: #${n}: ${f.defect}`);
+    return f.payload;
   }
 
   async close(): Promise<void> {
