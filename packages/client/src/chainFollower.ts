@@ -69,10 +69,11 @@ export interface ChainFollowerModules {
   /** Its `readableNumber` bounds the state head; `followHeads` says when storage moved. */
   readonly storage: ShardedStorage;
   /**
-   * This chain's block 0 hash, from the genesis file (computed when first asked): the trust root
-   * a late start's ancestry is checked down to. Without it, that check is not made.
+   * This chain's block 0 hash, from the genesis file (computed off the event loop when first
+   * asked): the trust root a late start's ancestry is checked down to. Without it, that check is
+   * not made.
    */
-  readonly genesisHash?: () => Uint8Array;
+  readonly genesisHash?: () => Promise<Uint8Array>;
 }
 
 export class ChainFollower {
@@ -310,17 +311,28 @@ export class ChainFollower {
    * next miner, `historyAttempts` times in all, then reported (`ancestryChecked` false).
    */
   private checkAncestry(attempt: number): void {
+    const ask = this.modules.genesisHash;
+    if (ask === undefined) {
+      if (this.modules.chain.oldest?.header.number === 0n) this.ancestryChecked = true;
+      return;
+    }
+    ask().then(
+      (genesis) => this.checkAncestryTo(genesis, attempt),
+      (e: Error) => this.opts.logger.error('ancestry not checked: no genesis hash', { why: e.message }),
+    );
+  }
+
+  /** checkAncestry once the genesis file's block 0 hash is known. */
+  private checkAncestryTo(genesis: Uint8Array, attempt: number): void {
     const { chain, miners } = this.modules;
     const oldest = chain.oldest;
     if (this.closed || oldest === undefined) return;
     if (oldest.header.number === 0n) {
-      this.ancestryChecked = bytesEqual(oldest.hash, this.modules.genesisHash?.() ?? oldest.hash);
+      this.ancestryChecked = bytesEqual(oldest.hash, genesis);
       if (!this.ancestryChecked)
         this.opts.logger.error("block 0 from the miners is not this chain's genesis");
       return;
     }
-    const genesis = this.modules.genesisHash?.();
-    if (genesis === undefined) return;
     const top = oldest.header.number;
     const call = miners.current.getHeaders({ fromNumber: 0n, toNumber: top - 1n });
     const progress = { from: 0n, at: 0n, call };

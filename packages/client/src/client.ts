@@ -14,10 +14,11 @@ import type { Common } from '@ethereumjs/common';
 import { type Logger, silentLogger } from '@monsoon/edge';
 import { type ChainRules, EvmPool, makeCommon, nativeCustomCrypto, type SignedTx } from '@monsoon/execution';
 import { keccak } from '@monsoon/keccak';
-import { type Genesis, genesisHeader, genesisState, headerHash } from '@monsoon/protocol';
+import type { Genesis } from '@monsoon/protocol';
 import { ChainView, type ClientBlock, defaultChainViewOptions } from './chain.js';
 import { ChainFollower, defaultChainFollowerOptions, type SyncFrom } from './chainFollower.js';
 import { ClientError, ClientErrorCode } from './clientError.js';
+import { genesisHashOf } from './genesisHash.js';
 import { MinerPool } from './minerPool.js';
 import { defaultPoolSubmitterOptions, type PooledTx, PoolSubmitter, type SendWait } from './poolSubmitter.js';
 import { decodeWithSenders, defaultReadBackendOptions, ReadBackend } from './readBackend.js';
@@ -409,13 +410,4 @@ export class Client implements RpcBackend {
   get queuedCount(): number {
     return this.pool.queuedCount;
   }
-}
-
-/** Block 0's hash of `genesis`, computed once when first asked (the state root of its accounts). */
-function genesisHashOf(genesis: Genesis): () => Uint8Array {
-  let hash: Uint8Array | undefined;
-  return () => {
-    hash ??= headerHash(genesisHeader(genesis, genesisState(genesis, { hash: keccak }).root()), keccak);
-    return hash;
-  };
 }

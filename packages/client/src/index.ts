@@ -34,6 +34,7 @@ export {
 } from './clientEvents.js';
 export { ClientMetrics } from './clientMetrics.js';
 export { ClientServer } from './clientServer.js';
+export { genesisHashInWorker, genesisHashOf } from './genesisHash.js';
 export { blockLogsOf, defaultLogIndexOptions, LogIndex, type LogIndexOptions } from './logIndex.js';
 export { MinerPool } from './minerPool.js';
 export {

@@ -820,18 +820,24 @@ export class Miner {
    * nothing (not even a chain of parents) keeps them alive.
    */
   private forgetOldBlocks(): void {
-    const kept = windowLength(this.headChainSizes(), {
-      most: this.opts.keepBlocks + 1,
-      cap: this.opts.keepBytes,
-      floor: KEEP_BLOCKS_FLOOR,
-    });
+    // The walk stops one block past the window (windowLength reads the weight that overflows it):
+    // that block, when it is there, is the newest of the head chain's forgotten ones.
+    let past: ChainBlock | undefined;
+    const kept = windowLength(
+      this.headChainSizes((b) => (past = b)),
+      {
+        most: this.opts.keepBlocks + 1,
+        cap: this.opts.keepBytes,
+        floor: KEEP_BLOCKS_FLOOR,
+      },
+    );
     const floor = this.headBlock.header.number - BigInt(kept - 1);
     if (floor <= 0n) return;
-    if (this.onForgotten !== undefined) {
+    if (this.onForgotten !== undefined && past !== undefined && past.header.number < floor) {
+      // Links into blocks forgotten before were cut, so its parents are the newly forgotten ones.
       const canonical: ChainBlock[] = [];
-      for (let b: ChainBlock | undefined = this.headBlock; b !== undefined; b = b.parent)
-        if (b.header.number < floor) canonical.push(b);
-      if (canonical.length > 0) this.onForgotten(canonical.reverse());
+      for (let b: ChainBlock | undefined = past; b !== undefined; b = b.parent) canonical.push(b);
+      this.onForgotten(canonical.reverse());
     }
     for (const [k, b] of this.blocks) {
       if (b.header.number < floor) {
@@ -842,8 +848,9 @@ export class Miner {
   }
 
   /** What each block held on the head's chain costs (`keepBytes`), the head first. */
-  private *headChainSizes(): Generator<number> {
+  private *headChainSizes(walked?: (b: ChainBlock) => void): Generator<number> {
     for (let b: ChainBlock | undefined = this.headBlock; b !== undefined; b = b.parent) {
+      walked?.(b);
       yield this.sizes.get(b) ?? 0;
     }
   }

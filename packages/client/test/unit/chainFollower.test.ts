@@ -100,7 +100,7 @@ function follower(
       chain,
       miners,
       storage: storage as unknown as ShardedStorage,
-      ...(genesisHash === undefined ? {} : { genesisHash: () => genesisHash }),
+      ...(genesisHash === undefined ? {} : { genesisHash: () => Promise.resolve(genesisHash) }),
     },
   );
   /** Resolves at the next SubscribeBlocks request. */

@@ -28,8 +28,12 @@ function ancestry(b: ChainBlock): bigint[] {
 describe('the miner keeps a window of blocks', () => {
   it('forgets blocks (and parent links) more than keepBlocks below the head', async () => {
     const miner = await Miner.create(genesis, { rules, keepBlocks: 4 });
+    const forgotten: ChainBlock[] = [];
+    miner.onForgotten = (blocks) => forgotten.push(...blocks);
     const sealed: ChainBlock[] = [miner.head];
     for (let i = 0; i < 10; i++) sealed.push((await miner.seal()).block);
+    // The archive hears of each forgotten block once, oldest first.
+    expect(forgotten).toEqual(sealed.slice(0, 6));
     expect(miner.head.header.number).toBe(10n);
     expect(ancestry(miner.head)).toEqual([10n, 9n, 8n, 7n, 6n]);
     expect(miner.blockCount).toBe(5);
@@ -65,6 +69,8 @@ describe('the miner keeps a window of blocks', () => {
     const blocks = 100;
     const run = async (keepBytes: number) => {
       const miner = await Miner.create(g, { rules, coinbase, keepBytes });
+      const forgotten: bigint[] = [];
+      miner.onForgotten = (bs) => forgotten.push(...bs.map((b) => b.header.number));
       for (let n = 0; n < blocks; n++) {
         const [from, to] = [2 * n, 2 * n + 1];
         const tx = createFeeMarket1559Tx(
@@ -79,16 +85,18 @@ describe('the miner keeps a window of blocks', () => {
         expect(res.results.map((r) => r.status)).toEqual([TxStatus.Accepted]);
         await miner.seal();
       }
-      return miner;
+      return { miner, forgotten };
     };
     // Every block carries a transaction and its witness: a byte is over the cap.
-    const capped = await run(1);
+    const { miner: capped, forgotten } = await run(1);
+    // Forgotten as the cap binds, each once, oldest first.
+    expect(forgotten).toEqual(Array.from({ length: blocks + 1 - KEEP_BLOCKS_FLOOR }, (_, i) => BigInt(i)));
     expect(capped.head.header.number).toBe(BigInt(blocks));
     expect(capped.blockCount).toBe(KEEP_BLOCKS_FLOOR);
     expect(capped.indexedTransactions).toBe(KEEP_BLOCKS_FLOOR);
     expect(ancestry(capped.head)).toHaveLength(KEEP_BLOCKS_FLOOR);
     // With room for all of them, the block window (128) binds: all 100 and genesis.
-    const roomy = await run(64 * 1024 * 1024);
+    const { miner: roomy } = await run(64 * 1024 * 1024);
     expect(roomy.blockCount).toBe(blocks + 1);
   });
 });
