@@ -181,6 +181,8 @@ export class FakeClientServer {
   /** Calls and transactions this client received. */
   calls = 0;
   txs = 0;
+  /** Transactions it answered refused. */
+  refused = 0;
 
   private constructor(
     private readonly server: Server,
@@ -199,7 +201,8 @@ export class FakeClientServer {
         self!.calls++;
         self!.txs += raws.length;
         core.handle(raws).then(
-          (outcomes) =>
+          (outcomes) => {
+            self!.refused += outcomes.filter((o) => o.status === 'refused').length;
             cb(
               null,
               sendResultsToProto(
@@ -210,7 +213,8 @@ export class FakeClientServer {
                     : { txHash, accepted: false as const, error: o.error, refusedBy: o.by };
                 }),
               ),
-            ),
+            );
+          },
           (e: Error) => cb({ code: status.UNAVAILABLE, details: e.message }),
         );
       },
@@ -237,6 +241,8 @@ export const FAKE_WITNESS_BYTES = { bag: 100, unbagged: 300, proofs: 50, storage
 export class FakeJsonRpcServer {
   calls = 0;
   txs = 0;
+  /** Transactions it answered refused. */
+  refused = 0;
 
   private constructor(
     private readonly server: HttpServer,
@@ -273,6 +279,7 @@ export class FakeJsonRpcServer {
         const raws = batch.map((r) => new Uint8Array(Buffer.from(r.params[0].slice(2), 'hex')));
         core.handle(raws).then(
           (outcomes) => {
+            self!.refused += outcomes.filter((o) => o.status === 'refused').length;
             res.setHeader('content-type', 'application/json');
             res.end(
               JSON.stringify(
