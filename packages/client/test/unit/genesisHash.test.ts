@@ -52,7 +52,7 @@ function hashHere(g: Genesis): Uint8Array {
 
 describe('genesisHashInWorker', () => {
   it('equals the hash computed on this thread, while the event loop keeps turning', async () => {
-    const g = genesisOf(accounts(20_000));
+    const g = genesisOf(accounts(5_000));
     let turns = 0;
     let done = false;
     const spin = (): void => {
