@@ -57,6 +57,8 @@ export interface ClusterOptions {
   readonly scripts: RoleScripts;
   /** Flags each role's Node starts with (default {@link roleNodeArgs}). */
   readonly nodeArgs?: (role: Role, args: readonly string[]) => readonly string[];
+  /** Variables added to each role's environment (default {@link roleEnv}). */
+  readonly roleEnv?: (role: Role, index: number) => Readonly<Record<string, string>>;
   /** toxiproxy-server, for a topology with regions (default: where `scripts/toxiproxy.sh` installs it). */
   readonly toxiproxy?: string;
   /** Genesis generation progress, and each process as it is spawned and as it starts listening. */
@@ -82,12 +84,18 @@ export function roleNodeArgs(role: Role, args: readonly string[]): readonly stri
   return tiered ? [] : ['--max-semi-space-size=32'];
 }
 
+/** The environment a role starts with beyond the cluster's own: nothing yet. */
+export function roleEnv(_role: Role, _index: number): Readonly<Record<string, string>> {
+  return {};
+}
+
 export const defaultClusterOptions = {
   startTimeoutMs: 120_000,
   stopTimeoutMs: 10_000,
   tailLines: 20,
   scripts: defaultRoleScripts,
   nodeArgs: roleNodeArgs,
+  roleEnv,
   toxiproxy: DEFAULT_TOXIPROXY,
 } as const satisfies Partial<ClusterOptions>;
 
@@ -507,6 +515,7 @@ export class Cluster {
       script: this.opts.scripts[role][0],
       args: [...this.opts.scripts[role].slice(1), ...args],
       nodeArgs: (this.opts.nodeArgs ?? roleNodeArgs)(role, args),
+      env: (this.opts.roleEnv ?? roleEnv)(role, index),
       logFile: join(this.dir, 'logs', `${name}.log`),
       tailLines: this.opts.tailLines,
     });
