@@ -78,10 +78,20 @@ export interface ClusterOptions {
  * (`NODE_OPTIONS=--max-semi-space-size=32`, bench/results/e2e-semi-space.md). A tiered storage node
  * is left at V8's default: its budget counts RSS, and a bigger young generation is RSS it cannot
  * give back.
+ *
+ * A storage node in memory also compacts its old space at every full collection
+ * (`--compact-on-every-full-gc`): its version window's trie nodes have mixed lifetimes, so with
+ * V8's default (compact only the most fragmented pages) its committed old space rose 3-5 MiB/min
+ * over a flat live old space in a 20-minute soak, and stayed flat with the flag
+ * (bench/results/soak-probe/curve.md). Storage's CPU per committed transaction with it, A/B
+ * alternating, 30 s each: 0.268 against 0.341 ms, then 0.218 against 0.214 (load 9-15,
+ * bench/results/e2e-compact-gc.md): no cost above the box's swing. A tiered node is left at V8's
+ * defaults here too (not measured with it).
  */
 export function roleNodeArgs(role: Role, args: readonly string[]): readonly string[] {
-  const tiered = role === 'storage' && args.some((a, i) => a === '--backend' && args[i + 1] === 'tiered');
-  return tiered ? [] : ['--max-semi-space-size=32'];
+  if (role !== 'storage') return ['--max-semi-space-size=32'];
+  const tiered = args.some((a, i) => a === '--backend' && args[i + 1] === 'tiered');
+  return tiered ? [] : ['--max-semi-space-size=32', '--compact-on-every-full-gc'];
 }
 
 /** The environment a role starts with beyond the cluster's own: nothing yet. */

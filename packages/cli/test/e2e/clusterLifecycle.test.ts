@@ -178,7 +178,11 @@ describe('Cluster with fake roles', () => {
     } finally {
       await memory.stop();
     }
-    expect(roleNodeArgs('storage', ['--backend', 'memory'])).toEqual(['--max-semi-space-size=32']);
+    expect(roleNodeArgs('storage', ['--backend', 'memory'])).toEqual([
+      '--max-semi-space-size=32',
+      '--compact-on-every-full-gc',
+    ]);
+    expect(roleNodeArgs('miner', [])).toEqual(['--max-semi-space-size=32']);
   });
 
   it("adds roleEnv's variables to each role's environment, one process's apart", async () => {
