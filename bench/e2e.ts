@@ -5,7 +5,8 @@
  *                                          [--topology deploy/topologies/default.json] [--block-gas-limit N] [--max-waiting N]
  *                                          [--baseline-txs 20000]
  *                                          [--disk-txs 20000] [--disk-cache-nodes 10000]
- *                                          [--storage-transport grpc|shm] [--out bench/results/e2e.json]
+ *                                          [--storage-transport grpc|shm] [--role-flag <role>:<node flag>]...
+ *                                          [--role-env <role>[-<i>]:<NAME>=<value>]... [--out bench/results/e2e.json]
  *
  * 1. Monsoon: the topology's cluster (storage processes, miner, clients as separate processes)
  *    at `--accounts`, the workload's mix (10% of accounts send and receive 90%, 15% ERC-20)
@@ -21,7 +22,9 @@
  *    cache of `--disk-cache-nodes` decoded nodes (LevelDB's 8 MiB block cache and the OS page cache
  *    besides), the state several times bigger than that cache — the conventional node as operators
  *    run it (RainBlock Fig. 6). `--disk-txs 0` skips it, `--baseline-txs 0` the in-memory one
- *    (with both 0, Monsoon alone: A/B runs of one role's CPU per transaction).
+ *    (with both 0, Monsoon alone: A/B runs of one role's CPU per transaction; `--role-flag
+ *    storage:--compact-on-every-full-gc` starts a role's processes with a V8 flag, `--role-env`
+ *    adds to their environment, as soak's do: bench/lib/roleOptions.ts).
  *
  * Results: bench/results/e2e.json (with the run's per-second series and how steady it was: every
  * second after 5 s of warm-up against the mean, issue 17's ±25%), its chart beside it (e2e.svg),
@@ -76,6 +79,7 @@ import {
 import { clusterLoad } from './lib/clusterLoad.js';
 import { cpuSeconds } from './lib/processCpu.js';
 import { Progress } from './lib/progress.js';
+import { roleOptions } from './lib/roleOptions.js';
 
 const { values: args } = parseArgs({
   options: {
@@ -91,6 +95,8 @@ const { values: args } = parseArgs({
     'defaults-txs': { type: 'string', default: '2000' },
     'disk-txs': { type: 'string', default: '20000' },
     'disk-cache-nodes': { type: 'string', default: '10000' },
+    'role-flag': { type: 'string', multiple: true, default: [] },
+    'role-env': { type: 'string', multiple: true, default: [] },
     out: { type: 'string', default: 'bench/results/e2e.json' },
   },
 });
@@ -250,6 +256,7 @@ say(`starting the "${topology.name}" cluster at ${ACCOUNTS.toLocaleString('en-US
 const cluster = await Cluster.start(topology, {
   dir,
   cacheDir,
+  ...roleOptions(args['role-flag'], args['role-env']),
   onProgress: (p) => {
     if (p.kind === 'accounts' || p.kind === 'genesis')
       say(`${p.kind}: ${p.done.toLocaleString('en-US')} / ${p.total.toLocaleString('en-US')}`);

@@ -4,7 +4,8 @@
  *
  *   npm run build && npm run bench -- soak [--minutes 30] [--topology deploy/topologies/default.json]
  *                                          [--accounts 100000] [--concurrency 2000] [--sample-seconds 10]
- *                                          [--probe] [--role-flag <role>:<node flag>]... [--out bench/results]
+ *                                          [--probe] [--role-flag <role>:<node flag>]...
+ *                                          [--role-env <role>[-<i>]:<NAME>=<value>]... [--out bench/results]
  *
  * The topology's cluster (storage, miners, clients as separate processes) driven closed loop with
  * the workload's mix through the clients' gRPC bulk path; every `--sample-seconds` the committed
@@ -24,7 +25,9 @@
  * space's committed and live size, code, large objects, new space, array buffers and the
  * anonymous memory outside V8's pages at minutes 5 and 15 and the end, with their slopes: which
  * part of a rising RSS rises. `--role-flag storage:--some-v8-flag` starts one role's processes
- * with a flag (an A/B of V8's heap behaviour between runs).
+ * with a flag (an A/B of V8's heap behaviour between runs). `--role-env client-1:NAME=value` adds
+ * to one process's environment (`client` to every client's, on top of the cluster's `roleEnv`):
+ * an A/B of malloc's tunables within one run, one client against the other.
  *
  * The report committed in bench/results/ says when and how it was measured.
  */
@@ -34,12 +37,13 @@ import { cpus, loadavg, tmpdir } from 'node:os';
 import { dirname, isAbsolute, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
-import { Cluster, type ClusterProcess, readTopology, roleNodeArgs } from '@monsoon/cli';
+import { Cluster, type ClusterProcess, readTopology } from '@monsoon/cli';
 import { type LoadProgress, parsePrometheusText } from '@monsoon/workload';
 import { clusterLoad } from './lib/clusterLoad.js';
 import type { ProbeLine } from './lib/memProbe.js';
 import { rssKb } from './lib/processCpu.js';
 import { Progress } from './lib/progress.js';
+import { roleOptions } from './lib/roleOptions.js';
 import { fmtValue, xyChartSvg } from './lib/xyChart.js';
 
 const { values: args } = parseArgs({
@@ -51,6 +55,7 @@ const { values: args } = parseArgs({
     'sample-seconds': { type: 'string', default: '10' },
     probe: { type: 'boolean', default: false },
     'role-flag': { type: 'string', multiple: true, default: [] },
+    'role-env': { type: 'string', multiple: true, default: [] },
     out: { type: 'string', default: 'bench/results' },
   },
 });
@@ -139,23 +144,10 @@ if (args.probe) {
   process.env.MONSOON_MEM_PROBE_SECONDS = String(SAMPLE_S);
 }
 const probeModule = join(dirname(fileURLToPath(import.meta.url)), 'lib', 'memProbe.js');
-/** --role-flag <role>:<node flag>: a flag one role's processes start with (an A/B of V8 flags). */
-const roleFlags = args['role-flag'].map((f) => {
-  const at = f.indexOf(':');
-  if (at < 1) {
-    console.error(`--role-flag ${f}: expected <role>:<flag>, e.g. storage:--heap-growing-percent=20`);
-    process.exit(2);
-  }
-  return { role: f.slice(0, at), flag: f.slice(at + 1) };
-});
 const cluster = await Cluster.start(topology, {
   dir,
   cacheDir,
-  nodeArgs: (role, a) => [
-    ...roleNodeArgs(role, a),
-    ...roleFlags.filter((f) => f.role === role).map((f) => f.flag),
-    ...(args.probe ? ['--import', probeModule] : []),
-  ],
+  ...roleOptions(args['role-flag'], args['role-env'], args.probe ? ['--import', probeModule] : []),
 });
 const procs: ClusterProcess[] = [...cluster.storage, ...cluster.miners, ...cluster.clients];
 const samples: Sample[] = [];

@@ -7,6 +7,7 @@ export {
   type RdmaBinding,
   type VerbsInfo,
 } from './loadNative.js';
+export { trimNativeHeap } from './nativeHeap.js';
 export {
   type AccountsWalk,
   MappedWalkSource,

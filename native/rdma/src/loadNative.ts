@@ -52,6 +52,8 @@ export interface RdmaBinding {
   unmap(handle: number): void;
   /** Live mappings. */
   mappings(): number;
+  /** glibc's malloc_trim(0) off the JS thread: whether free pages of a malloc arena went back to the kernel (false without glibc). */
+  mallocTrim(): Promise<boolean>;
   verbsInfo(): VerbsInfo;
   /** Opens a device and a protection domain; throws NO_VERBS / NO_DEVICE. */
   openDevice(name: string): Promise<number>;

@@ -10,6 +10,9 @@
 #include <napi.h>
 
 #include <fcntl.h>
+#ifdef __GLIBC__
+#include <malloc.h>
+#endif
 #include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -36,6 +39,31 @@ Napi::Error Coded(Napi::Env env, const char* code, const std::string& message) {
   e.Set("code", Napi::String::New(env, code));
   return e;
 }
+
+// glibc's malloc_trim(0) off the JS thread: gives the kernel back the free pages of every malloc
+// arena, the main (brk) heap's middle included, which free() alone never does (it only shrinks the
+// heap's top). A role's JS thread frees much in bursts (gRPC messages' buffers, revm engines) and
+// the holes it leaves stay resident otherwise. Releasing 100+ MiB takes ~100 ms of madvise calls,
+// so it runs in a worker; a malloc on another thread waits for an arena's lock meanwhile, not for
+// the whole trim. Resolves whether anything was released (false without glibc).
+class TrimWorker : public Napi::AsyncWorker {
+ public:
+  explicit TrimWorker(Napi::Env env) : Napi::AsyncWorker(env), deferred_(Napi::Promise::Deferred::New(env)) {}
+
+  Napi::Promise Promise() { return deferred_.Promise(); }
+
+  void Execute() override {
+#ifdef __GLIBC__
+    released_ = malloc_trim(0) == 1;
+#endif
+  }
+
+  void OnOK() override { deferred_.Resolve(Napi::Boolean::New(Env(), released_)); }
+
+ private:
+  Napi::Promise::Deferred deferred_;
+  bool released_ = false;
+};
 
 struct Mapping {
   void* addr = nullptr;
@@ -495,6 +523,7 @@ class RdmaAddon : public Napi::Addon<RdmaAddon> {
                              InstanceMethod("walkRegion", &RdmaAddon::WalkRegion),
                              InstanceMethod("walkRemote", &RdmaAddon::WalkRemote),
                              InstanceMethod("readNode", &RdmaAddon::ReadNode),
+                             InstanceMethod("mallocTrim", &RdmaAddon::MallocTrim),
                          });
     env.AddCleanupHook([this]() { ReleaseAll(); });
   }
@@ -558,6 +587,13 @@ class RdmaAddon : public Napi::Addon<RdmaAddon> {
       throw Coded(info.Env(), "RDMA_BAD_HANDLE", "mapping " + std::to_string(h) + " is not open (closed or never mapped)");
     Release(*it->second, true);
     mappings_.erase(it);
+  }
+
+  Napi::Value MallocTrim(const Napi::CallbackInfo& info) {
+    auto* worker = new TrimWorker(info.Env());
+    Napi::Promise p = worker->Promise();
+    worker->Queue();
+    return p;
   }
 
   Napi::Value Mappings(const Napi::CallbackInfo& info) {

@@ -16,6 +16,7 @@ export {
   defaultClusterOptions,
   type MinerEndpoint,
   minerCoinbase,
+  roleEnv,
   roleNodeArgs,
   type StoppedProcess,
   type StorageEndpoint,
@@ -23,6 +24,12 @@ export {
 export { ClusterError, ClusterErrorCode, isClusterError } from './clusterError.js';
 export { type ClusterGenesis, generateGenesis } from './clusterGenesis.js';
 export { installToxiproxy, TOXIPROXY_INSTALLER } from './installToxiproxy.js';
+export {
+  DEFAULT_MALLOC_TRIM_SECONDS,
+  MALLOC_TRIM_ENV,
+  mallocTrimIntervalMs,
+  startNativeHeapTrim,
+} from './nativeHeapTrim.js';
 export {
   DEFAULT_TOXIPROXY,
   defaultRegionLinksOptions,

@@ -31,6 +31,8 @@ export interface RoleProcessOptions {
   readonly args: readonly string[];
   /** Flags for Node itself, before `script` (V8's, e.g. `--max-semi-space-size=32`); not for `exec`. */
   readonly nodeArgs?: readonly string[];
+  /** Variables added to this process's environment (it inherits the rest of the cluster's). */
+  readonly env?: Readonly<Record<string, string>>;
   /** Where stdout and stderr go (truncated first). */
   readonly logFile: string;
   /** Lines kept for {@link RoleProcess.tail}. */
@@ -95,7 +97,7 @@ export class RoleProcess {
     const child = spawn(file, argv, {
       stdio: [node ? 'pipe' : 'ignore', 'pipe', 'pipe'],
       detached: true,
-      env: node ? { ...process.env, [PARENT_PIPE_ENV]: 'stdin' } : process.env,
+      env: { ...process.env, ...opts.env, ...(node ? { [PARENT_PIPE_ENV]: 'stdin' } : {}) },
     });
     if (child.pid === undefined) {
       child.on('error', () => undefined);

@@ -8,9 +8,11 @@
  * Each role's flags, `MONSOON_*` environment variables and `--config` file are the shared role
  * scaffold's (`@monsoon/edge`): `monsoon node <role> --help` lists them. A role is loaded only
  * when asked for, so a storage process never loads the EVM. Unknown commands and roles are one
- * line on stderr and exit 2.
+ * line on stderr and exit 2. A role trims its malloc heap every 30 s (`MONSOON_MALLOC_TRIM_SECONDS`,
+ * 0: never; src/nativeHeapTrim.ts).
  */
 import { EXIT_USAGE } from '@monsoon/edge';
+import { startNativeHeapTrim } from '../nativeHeapTrim.js';
 
 /** The role commands, each from the package that owns the role. */
 const ROLES: Readonly<Record<string, () => Promise<(argv: readonly string[]) => Promise<void>>>> = {
@@ -35,6 +37,7 @@ if (command === 'node') {
   if (load === undefined) {
     usage(role === undefined ? 'expected a role' : `unknown role "${role}"`);
   } else {
+    startNativeHeapTrim();
     await (await load())(argv);
   }
 } else if (command === 'cluster') {

@@ -178,7 +178,35 @@ describe('Cluster with fake roles', () => {
     } finally {
       await memory.stop();
     }
-    expect(roleNodeArgs('storage', ['--backend', 'memory'])).toEqual(['--max-semi-space-size=32']);
+    expect(roleNodeArgs('storage', ['--backend', 'memory'])).toEqual([
+      '--max-semi-space-size=32',
+      '--compact-on-every-full-gc',
+    ]);
+    expect(roleNodeArgs('miner', [])).toEqual(['--max-semi-space-size=32']);
+  });
+
+  it("adds roleEnv's variables to each role's environment, one process's apart", async () => {
+    const envOf = async (logFile: string) =>
+      JSON.parse((await logLines(logFile))[0]!).env as Record<string, string>;
+    const cluster = await Cluster.start(
+      topology({}, { clients: { count: 2 } }),
+      options({
+        roleEnv: (role, i) => ({
+          MONSOON_TEST_ROLE: role,
+          ...(role === 'client' && i === 1 ? { MONSOON_TEST_ONE: 'client-1' } : {}),
+        }),
+      }),
+    );
+    try {
+      expect(await envOf(cluster.storage[0]!.logFile)).toEqual({ MONSOON_TEST_ROLE: 'storage' });
+      expect(await envOf(cluster.clients[0]!.logFile)).toEqual({ MONSOON_TEST_ROLE: 'client' });
+      expect(await envOf(cluster.clients[1]!.logFile)).toEqual({
+        MONSOON_TEST_ROLE: 'client',
+        MONSOON_TEST_ONE: 'client-1',
+      });
+    } finally {
+      await cluster.stop();
+    }
   });
 
   it('rejects a start when a process exits, with its log tail, and stops what was started', async () => {
