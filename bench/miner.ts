@@ -6,6 +6,7 @@
  *   npm run build && npm run bench -- miner [--accounts 100000] [--blocks 4] [--block-txs 2000]
  *                                            [--submission 200] [--retention 2] [--recovery-threads 1]
  *                                            [--engines revm,ethereumjs] [--cpu-profile <dir>]
+ *                                            [--out miner.json]
  *
  * Every EVM row is measured with each engine of `--engines` (revm: native/evm; ethereumjs:
  * @ethereumjs/evm), side by side; `results.{transfer,transferEvm,erc20}` in
@@ -234,6 +235,28 @@
  * call per transaction 745/s, ethereumjs 412/s; transfers in batches 2,884/s, fast path 2,942/s.
  * That is what bench/results/miner.json holds; at that load it says nothing about the goals.
  *
+ * Session 11 (issue 16, seventh round). Where the time goes now (perf of the execution-only
+ * pass, 20K accounts, revm batches, with symbols): revm itself (interpreter, journal, this
+ * crate's glue) is ~4% of the process's samples (genesis and planning included; the addon's
+ * secp256k1 recovery ~11% more), V8 itself ~54% (the scavenger its largest symbol), JIT code
+ * ~11%, libc ~9%; whole-program LTO and one codegen unit were tried
+ * and dropped (no difference visible against that, an 18-minute build under load). What did
+ * change: a slot a miner's engine lacks reads as 2^128 in the run that is thrown away, not
+ * zero, so an ERC-20 transfer whose balances are new to the engine names both balance slots
+ * in one run instead of reverting at the balance check before it reads the recipient's: addon
+ * calls per ERC-20 transfer one call per transaction 2.70 -> 1.97 (this bench), calls in the
+ * 20K-account execution-only pass in batches 137 -> 83 for 4,000 transfers, same state and
+ * receipts roots. CPU per transaction in that pass, old and new addon alternating (3 pairs,
+ * load 14-19): 211-319 vs 212-346 µs: the difference is inside the noise at that load.
+ * The bench itself, `npm run bench -- miner --engines revm --out miner-revm7.json`, 20:29-20:33
+ * UTC, load 8.9 -> 11.3 (native recovery 5.4-8.8K/s against 13-15K/s quiet): ERC-20 in batches
+ * 2,620/s (execute 221 µs, root+seal 128 µs), revm one call per tx 1,645/s; transfers in
+ * batches 2,944/s, fast path 2,649/s. The old addon right after (`--out
+ * miner-revm7-before.json`, load 11.3 -> 14.1, recovery swinging 2.6-18.3K/s within the run):
+ * ERC-20 batches 1,135/s, transfers in batches 2,970/s: the box's speed swung more than any
+ * change, so neither says anything about the goals (≥ 30K / 15K a core: still missed; quiet
+ * session 10: 12,671 / 5,623/s).
+ *
  * Conclusion before revm: still short of the goals (≥ 30K transfers/s, ≥ 15K ERC-20/s a core). On this
  * machine one keccak256 permutation costs ~0.4–0.8 µs, and a transfer needs ~60 of them (bag,
  * state root, receipts and transactions roots, keys): ~30 µs of hashing alone. An ERC-20 call is
@@ -289,6 +312,8 @@ const { values: args } = parseArgs({
     'recovery-threads': { type: 'string', default: String(Math.max(1, cpus().length - 1)) },
     engines: { type: 'string', default: 'revm,ethereumjs' },
     'cpu-profile': { type: 'string' },
+    /** The results file's name under bench/results (a run on a loaded box kept beside the headline one). */
+    out: { type: 'string', default: 'miner.json' },
   },
 });
 const N = Number(args.accounts);
@@ -692,6 +717,6 @@ const out = {
   },
   results,
 };
-const file = join(root, 'bench', 'results', 'miner.json');
+const file = join(root, 'bench', 'results', String(args.out));
 writeFileSync(file, `${JSON.stringify(out, null, 2)}\n`);
 console.log(`results: ${file}`);

@@ -95,6 +95,23 @@ struct WitnessDb {
     /// The run aimed an opcode at the block's coinbase (BALANCE, EXTCODE*, a CALL, SELFDESTRUCT):
     /// it may have seen the coinbase's balance, which every transaction's fee changes.
     eyed_coinbase: bool,
+    /// What a run reads for a slot it lacks (see `LACKING_SLOT_GUESS`).
+    lacking_slot: U256,
+}
+
+/// What a run that lacks a slot reads in its place where reads are not reported (a miner's
+/// engine; the run is thrown away either way). Not zero: the first slot most contract calls
+/// read is a balance or an allowance checked against an amount, and a zero there ends the run
+/// in a revert before it reaches the next slot it needs (an ERC-20 transfer's recipient
+/// balance), which then costs a round of its own. 2^128 passes such checks, so one run names
+/// both, and a sum with it does not overflow. A guess can only make JS read a key the real run
+/// never reads, which a miner's block witness tolerates; a client records every key it reads
+/// as the transaction's, so where reads are reported the guess stays zero, as before.
+const LACKING_SLOT_GUESS: U256 = U256::from_limbs([0, 0, 1, 0]);
+
+/// The committed state of a new engine: `report_reads` as in its config.
+fn witness_db(report_reads: bool) -> WitnessDb {
+    WitnessDb { lacking_slot: if report_reads { U256::ZERO } else { LACKING_SLOT_GUESS }, ..Default::default() }
 }
 
 /// An account's fields as a run read them (None: no account).
@@ -192,7 +209,7 @@ impl Database for WitnessDb {
             return Ok(v);
         }
         self.lack(Key::Slot(address, index))?;
-        Ok(U256::ZERO)
+        Ok(self.lacking_slot)
     }
 
     fn block_hash(&mut self, _number: u64) -> std::result::Result<B256, Unresolvable> {
@@ -530,7 +547,7 @@ impl Engine {
     #[napi(constructor)]
     pub fn new(config: &[u8]) -> Result<Self> {
         let (spec, cfg, block, report_reads) = read_config(config)?;
-        let ctx: Ctx = Context::mainnet().with_db(WitnessDb::default()).with_cfg(cfg).with_block(block);
+        let ctx: Ctx = Context::mainnet().with_db(witness_db(report_reads)).with_cfg(cfg).with_block(block);
         let mut evm = ctx.build_mainnet().with_precompiles(MonsoonPrecompiles { inner: EthPrecompiles::new(spec) });
         evm.instruction = instructions(spec);
         Ok(Engine {
@@ -555,7 +572,7 @@ impl Engine {
         self.evm.ctx.block = block;
         self.evm.instruction = instructions(spec);
         self.evm.precompiles = MonsoonPrecompiles { inner: EthPrecompiles::new(spec) };
-        *self.evm.ctx.db_mut() = WitnessDb::default();
+        *self.evm.ctx.db_mut() = witness_db(report_reads);
         self.pending = None;
         self.batch = BatchChanges::default();
         self.ahead_left = None;

@@ -189,17 +189,24 @@ async function readAll(
   };
 }
 
+type ReadAll = Awaited<ReturnType<typeof readAll>>;
+
+/** revm one call per transaction and in a batch end as @ethereumjs/evm does: every call succeeds. */
+function expectReference(reference: ReadAll, one: ReadAll, batch: ReadAll): void {
+  expect(reference.outcomes.every((o) => o.startsWith('1 '))).toBe(true);
+  expect(one.outcomes).toEqual(reference.outcomes);
+  expect(batch.outcomes).toEqual(reference.outcomes);
+  expect(batch.receipts).toEqual(reference.receipts);
+  expect(batch.root).toBe(reference.root);
+  expect(one.root).toBe(reference.root);
+}
+
 describeRevm('revm batches read what their transactions lack in one round', () => {
   it('eight transactions, each lacking a slot of its own, take two calls, as one call each would end', async () => {
     const reference = await readAll(false, 'ethereumjs');
     const one = await readAll(false);
     const batch = await readAll(true);
-    expect(one.outcomes).toEqual(reference.outcomes);
-    expect(batch.outcomes).toEqual(reference.outcomes);
-    expect(batch.outcomes.every((o) => o.startsWith('1 '))).toBe(true);
-    expect(batch.receipts).toEqual(reference.receipts);
-    expect(batch.root).toBe(reference.root);
-    expect(one.root).toBe(reference.root);
+    expectReference(reference, one, batch);
     // revm's bloom is the one computed from the logs (and what the receipts encode).
     expect(batch.blooms).toEqual(batch.logs);
     expect(one.blooms).toEqual(one.logs);
@@ -264,5 +271,51 @@ describeRevm('revm batches take a run ahead instead of a second run when what it
     expect(batch.outcomes).toEqual(reference.outcomes);
     expect(batch.root).toBe(reference.root);
     expect(batch.reused).toBe(0);
+  });
+});
+
+/**
+ * An ERC-20 transfer's shape: SLOAD(CALLER), a revert when it is zero (the balance check), then
+ * SSTORE(CALLER + 1, SLOAD(CALLER + 1) + 1): the second slot it needs is read only when the
+ * first is not zero.
+ */
+const GATED_CODE = Uint8Array.from(
+  // CALLER SLOAD ISZERO PUSH1 0x12 JUMPI; PUSH1 1 CALLER ADD DUP1 SLOAD PUSH1 1 ADD SWAP1 SSTORE
+  // STOP; 0x12: JUMPDEST PUSH1 0 DUP1 REVERT
+  Buffer.from('3354156012576001330180546001019055005b600080fd', 'hex'),
+);
+const slotAfter = (a: Uint8Array): Uint8Array => {
+  const n = BigInt(`0x${Buffer.from(callerWord(a)).toString('hex')}`) + 1n;
+  return Uint8Array.from(Buffer.from(n.toString(16).padStart(64, '0'), 'hex'));
+};
+
+/** readerState over GATED_CODE, each reader's second slot (CALLER + 1) set and proven too. */
+function gatedState(): StateTree {
+  const full = new StateTree();
+  for (const a of READERS)
+    full.putAccount(a, makeAccount({ nonce: 0n, balance: 10n ** 20n, codeHash: EMPTY_CODE_HASH }));
+  const codeHash = full.putCode(GATED_CODE);
+  full.putAccount(READER, makeAccount({ nonce: 1n, balance: 0n, codeHash }));
+  for (const [i, a] of READERS.entries()) {
+    full.putStorage(READER, callerWord(a), word(i + 1));
+    full.putStorage(READER, slotAfter(a), word(i + 100));
+  }
+  const bag = new NodeBag();
+  bag.addNodes(full.proveAccounts([...READERS, READER, env.coinbase]));
+  bag.addNodes(full.proveStorageMany(READER, [...READERS.map(callerWord), ...READERS.map(slotAfter)]));
+  bag.add(GATED_CODE);
+  return StateTree.fromRootHash(full.root(), { source: bag });
+}
+
+describeRevm('a run that lacks a slot reads a non-zero guess in its place', () => {
+  it('a second slot behind a check of the first is asked for in the same round (an ERC-20 transfer: two calls, not three)', async () => {
+    const reference = await readAll(false, 'ethereumjs', gatedState);
+    const one = await readAll(false, 'revm', gatedState);
+    const batch = await readAll(true, 'revm', gatedState);
+    expectReference(reference, one, batch);
+    // A zero in place of the first slot would revert before the second is read: one round for
+    // the first slots, another for the second ones, then the run that executes.
+    expect(batch.crossings).toBe(2);
+    expect(one.crossings).toBe(2 * READERS.length);
   });
 });
