@@ -105,7 +105,9 @@ function detachBlock(
   txs: readonly Uint8Array[],
   receipts: readonly Receipt[],
 ): Pick<ClientBlock, 'transactions' | 'txHashes' | 'receipts'> {
-  const parts: Uint8Array[] = [...txs, ...txs.map((t) => keccak.keccak256(t))];
+  // Every transaction hashed in one native call, not one (and a Buffer) each.
+  const digests = txs.length === 0 ? new Uint8Array(0) : keccak.keccak256Batch(txs);
+  const parts: Uint8Array[] = [...txs, ...txs.map((_, i) => digests.subarray(32 * i, 32 * i + 32))];
   for (const r of receipts) for (const l of r.logs) parts.push(l.address, ...l.topics, l.data);
   const copies = detachAll(parts);
   let at = 0;

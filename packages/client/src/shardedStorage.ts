@@ -204,7 +204,8 @@ export class ShardedStorage {
    */
   get readableNumber(): bigint {
     let least: bigint | undefined;
-    for (const shard of this.layout.all()) {
+    // Asked for every state-head lookup (a few a transaction): no array of shards each time.
+    for (let shard = 0; shard < this.layout.count; shard++) {
       let best = -1n;
       for (const r of this.replicas)
         if (r.shards.has(shard) && r.appliedNumber > best) best = r.appliedNumber;
