@@ -51,6 +51,8 @@ export const CACHE_SHARE = 0.1;
 const HIGH_WATER = 0.9;
 const LOW_WATER = 0.7;
 const MAX_PASSES = 3;
+/** Trees this far over their budget evict without waiting for reads' round trips (see tripsFirst). */
+const OVERSHOOT = 1.1;
 
 /**
  * An eviction pass goes over the account tries a part at a time (16^EVICT_PART_DEPTH parts, the
@@ -476,7 +478,8 @@ export class TieredStore implements VersionObserver, VerifiedNodeSource, NodeFau
    * The path record of every account-trie node under `root` (pathRecords.ts), read back from
    * LevelDB, unless its index key says a start wrote them already (blocks write their own): the
    * state a node starts from came from a genesis, streamed or not, or a checkpoint over a
-   * LevelDB of an older build. Reads a batch of nodes at a time, depth first (few held at once).
+   * LevelDB of an older build. Reads a batch of nodes at a time, depth first (few held at once):
+   * 219 s for the 1M-account benchmark state at load 15, once.
    */
   private async writePathRecords(root: string): Promise<void> {
     if ((await this.db.getMany([PATH_INDEX_KEY]))[0] !== undefined) return;
@@ -685,6 +688,7 @@ export class TieredStore implements VersionObserver, VerifiedNodeSource, NodeFau
     const seen = new Set<object>();
     const grownBefore = this.grownBytes;
     let bytes = 0;
+    await this.tripsFirst();
     let slice = performance.now();
     for (let p = 0; p < parts; p++) {
       for (let d = 0, x = p; d < depth; d++, x >>= 4) part[depth - 1 - d] = x & 15;
@@ -697,11 +701,31 @@ export class TieredStore implements VersionObserver, VerifiedNodeSource, NodeFau
         this.stats.evictMsMax = Math.max(this.stats.evictMsMax, now - slice);
         if (p < parts - 1) {
           await new Promise<void>((resolve) => setImmediate(resolve));
+          await this.tripsFirst();
           slice = performance.now();
         }
       }
     }
     return bytes + (this.grownBytes - grownBefore);
+  }
+
+  /**
+   * Waits for the LevelDB round trips out now and for the reads they resume: a slice of a pass
+   * that ran while a cold read's round trip was out held that read for the slice (on a loaded
+   * box, a 4 ms slice took 40-145 ms) and took the CPU LevelDB's thread needed. A cold read
+   * makes one round trip (path records), so it then waits for no slice but one already running
+   * when it came. A pass waits at most one round trip a slice, so reads in a row slow it, never stop it.
+   */
+  private async tripsFirst(): Promise<void> {
+    // Memory first once the trees are well over their budget (under a stream of batches a pass
+    // that waited every slice took 24 s and the trees went 23% over): then slices go on.
+    const limit = this.treeBudget() * OVERSHOOT;
+    if (limit > 0 && this.residentBytes > limit) return;
+    const out = new Set(this.inflight.values());
+    if (this.queued !== undefined) out.add(this.queued);
+    if (out.size === 0) return;
+    await Promise.allSettled([...out].map((t) => t.done));
+    await new Promise<void>((resolve) => setImmediate(resolve));
   }
 
   // ------------------------------------------------------------ faulting in

@@ -51,7 +51,10 @@ class ProbedDb implements NodeDb {
   get where(): string {
     return this.inner.where;
   }
+  /** While set, every round trip waits for it (a LevelDB that has not answered yet). */
+  gate: Promise<void> | undefined;
   async getMany(keys: readonly Buffer[]): Promise<(Buffer | undefined)[]> {
+    await this.gate;
     if (this.down)
       throw new StorageError(StorageErrorCode.Unavailable, `LevelDB at ${this.where} is unreachable (test)`);
     this.roundTrips++;
@@ -691,6 +694,41 @@ describe('tiered path records', () => {
       expect(logger.entries.some((e) => e.msg === 'corrupt path record from LevelDB')).toBe(true);
     } finally {
       await close();
+    }
+  });
+});
+
+describe('tiered eviction and cold reads', () => {
+  it('a pass does not run a slice while a cold read waits for its round trip', async () => {
+    const genesis = makeGenesis(34, 300);
+    const dir = await mkdtemp(join(tmpdir(), 'monsoon-tiered-trips-first-'));
+    const db = new ProbedDb(await openLocalNodeDb(join(dir, 'leveldb')));
+    const store = new TieredStore({ memoryBudget: 1, residentLevels: 1, gcEveryNodes: 0 }, { db });
+    const opts = { window: 3, forkWindow: 1 };
+    const tiered = StorageNode.fromGenesis(genesis, opts, { observers: [store], faults: store });
+    const memory = StorageNode.fromGenesis(genesis, opts);
+    try {
+      await tiered.startObservers();
+      const [a, b] = genesis.alloc.map((x) => x.address);
+      store.cache.clear();
+      // A cold read faults its path into the trees: when it has answered, a pass is due.
+      expect(await reads.account(tiered, HEAD, a!)).toEqual(await reads.account(memory, HEAD, a!));
+      const slices = store.tieredStats().evictSlices;
+      let open!: () => void;
+      db.gate = new Promise<void>((resolve) => {
+        open = resolve;
+      });
+      const cold = reads.account(tiered, HEAD, b!);
+      for (let i = 0; i < 20; i++) await new Promise<void>((resolve) => setImmediate(resolve));
+      expect(store.tieredStats().evictSlices).toBe(slices); // the pass waits for the round trip
+      db.gate = undefined;
+      open();
+      expect(await cold).toEqual(await reads.account(memory, HEAD, b!));
+      await store.evicted();
+      expect(store.tieredStats().evictSlices).toBeGreaterThan(slices);
+    } finally {
+      await tiered.close();
+      await rm(dir, { recursive: true, force: true });
     }
   });
 });
