@@ -33,8 +33,12 @@ export type NodeResolver = (hash: Uint8Array) => Uint8Array | undefined;
  * bags): the tree uses what it returns without hashing it again.
  */
 export interface VerifiedNodeSource {
-  /** The node whose keccak256 is `hash` (32 chars, one per byte: latin1), if there is one. */
-  getBin(hash: string): Uint8Array | undefined;
+  /**
+   * The node whose keccak256 is `hash` (32 chars, one per byte: latin1), if there is one. `key`
+   * and `depth`, where the tree knows them: the stub sits at nibble `depth` on `key`'s path (a
+   * hint, e.g. for a store that fetches the rest of that path with it; never needed to answer).
+   */
+  getBin(hash: string, key?: Uint8Array, depth?: number): Uint8Array | undefined;
   /**
    * Nodes faulted in from this source replace their stubs inside the (possibly frozen) parent
    * instead of a copy of the path: the same content under the same hash, so every version
@@ -543,7 +547,7 @@ export class DsmTree {
         checked = true;
       } else enc = source(fromBin(stub.ref));
     } else {
-      enc = this.source?.getBin(stub.ref);
+      enc = extra < 0 ? this.source?.getBin(stub.ref, key, d) : this.source?.getBin(stub.ref);
       if (enc !== undefined) {
         const shared = this.source!.decoded;
         if (shared !== undefined) return sharedNode(shared, stub.ref, enc, key, d, extra);
@@ -699,7 +703,7 @@ export class DsmTree {
     for (;;) {
       if (node === undefined) return;
       if (node.kind === STUB) {
-        const enc = src.getBin(node.ref);
+        const enc = src.getBin(node.ref, key, d);
         if (enc === undefined) return;
         const n = decodeAt(enc, key, d, -1);
         if (parent === undefined) this.rootNode = n;

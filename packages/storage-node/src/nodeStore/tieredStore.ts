@@ -29,6 +29,7 @@ import type { NodeDb } from './levelNodeStore.js';
 import { defaultMemoryGovernorOptions, MemoryGovernor, rssAnonBytes } from './memoryGovernor.js';
 import { NodeCache } from './nodeCache.js';
 import type { NodeFaults } from './nodeFaults.js';
+import { forEachChildOnPath, nextOnPath, PATH_INDEX_KEY, pathKey, pathValue } from './pathRecords.js';
 import type { FreshNode, VersionObserver } from './versionObserver.js';
 
 /**
@@ -50,6 +51,8 @@ export const CACHE_SHARE = 0.1;
 const HIGH_WATER = 0.9;
 const LOW_WATER = 0.7;
 const MAX_PASSES = 3;
+/** Trees this far over their budget evict without waiting for reads' round trips (see tripsFirst). */
+const OVERSHOOT = 1.1;
 
 /**
  * An eviction pass goes over the account tries a part at a time (16^EVICT_PART_DEPTH parts, the
@@ -58,6 +61,13 @@ const MAX_PASSES = 3;
  * every request waiting behind it.
  */
 const EVICT_PART_DEPTH = 2;
+
+/**
+ * A node faulted in with its place on a key's path brings, in the same round trip, the path
+ * records (pathRecords.ts) of the next PATH_AHEAD depths of that path: at 1M-10M accounts a cold
+ * path below the resident levels is 2-4 nodes (a leaf, sometimes an extension, under branches).
+ */
+const PATH_AHEAD = 4;
 
 /** A fault batch is split into at most this many parallel getMany calls of at least GET_MANY_MIN_PART keys. */
 const GET_MANY_PARTS = 4;
@@ -163,6 +173,8 @@ export interface TieredStats {
   probeRuns: number;
   /** Nodes read on the JS thread (syncReads), counted in nodesFetched too. */
   syncReads: number;
+  /** Nodes a round trip took from path records, besides those asked for by hash (see PATH_AHEAD). */
+  pathNodes: number;
   cacheHits: number;
   cacheBytes: number;
   cacheNodes: number;
@@ -197,9 +209,20 @@ const binOf = (b: Uint8Array): string => Buffer.from(b.buffer, b.byteOffset, b.l
 const keyOf = (hash: string): Buffer => Buffer.from(hash, 'latin1');
 const EMPTY_ROOT_BIN = binOf(EMPTY_ROOT);
 
+/** Where a missed node sits: at nibble `depth` on `key`'s path (see VerifiedNodeSource.getBin). */
+interface Place {
+  readonly key: Uint8Array;
+  readonly depth: number;
+}
+
+/** Missed nodes, with their place where the tree told it. */
+type Wants = Map<string, Place | undefined>;
+
 /** One LevelDB round trip: the hashes it asks for, settled (rejected: unreachable, or a node refused) when it is back. */
 interface Trip {
   readonly hashes: string[];
+  /** Per hash, its place on a key's path, if known: the trip asks for the path's next records. */
+  readonly places: (Place | undefined)[];
   readonly done: Promise<void>;
   settle(e?: unknown): void;
   /** Nodes LevelDB returned that do not hash to their keys, and the error each read needing one gets. */
@@ -221,8 +244,8 @@ export class TieredStore implements VersionObserver, VerifiedNodeSource, NodeFau
   /** Held versions (by id) and the checkpoint versions kept reachable besides them. */
   private readonly versions = new Map<string, Version>();
   private readonly checkpointVersions: Version[] = [];
-  /** Set while a read runs: the stubs it reached that the cache lacked. */
-  private misses: Set<string> | undefined;
+  /** Set while a read runs: the stubs it reached that the cache lacked, and where. */
+  private misses: Wants | undefined;
   /** Whether the last read given its parts (probes) had to fetch: the next runs its parts first. */
   private probeFirst = false;
   /** Set while a read runs: the nodes it has faulted in or fetched, pinned until it ends. */
@@ -253,6 +276,7 @@ export class TieredStore implements VersionObserver, VerifiedNodeSource, NodeFau
     readRuns: 0,
     probeRuns: 0,
     syncReads: 0,
+    pathNodes: 0,
     prunes: 0,
     fullPrunes: 0,
     evictMsMax: 0,
@@ -346,7 +370,7 @@ export class TieredStore implements VersionObserver, VerifiedNodeSource, NodeFau
   // ------------------------------------------------------------ the trees' source
 
   /** VerifiedNodeSource: a resident node, or undefined (recorded as a miss of the read in progress). */
-  getBin(hash: string): Uint8Array | undefined {
+  getBin(hash: string, key?: Uint8Array, depth?: number): Uint8Array | undefined {
     const enc = this.cache.get(hash);
     if (enc !== undefined) {
       this.grow(enc.length + FAULTED_NODE_OVERHEAD); // the tree now holds it as an object
@@ -369,7 +393,9 @@ export class TieredStore implements VersionObserver, VerifiedNodeSource, NodeFau
         return this.getBin(hash);
       }
     }
-    this.misses?.add(hash);
+    const m = this.misses;
+    if (m !== undefined && (key !== undefined || !m.has(hash)))
+      m.set(hash, key === undefined ? undefined : { key, depth: depth ?? 0 });
     return undefined;
   }
 
@@ -396,6 +422,7 @@ export class TieredStore implements VersionObserver, VerifiedNodeSource, NodeFau
     });
     flushes.push(this.db.write(batch));
     await Promise.all(flushes);
+    await this.writePathRecords(st.accounts.rootBin());
     this.versions.set(v.id, v);
     this.pinCheckpoint(v, true);
     this.evict(true);
@@ -413,14 +440,29 @@ export class TieredStore implements VersionObserver, VerifiedNodeSource, NodeFau
     this.stats.nodesWritten += nodes.length;
   }
 
-  /** The block's new nodes go to LevelDB (one batch) before it is acknowledged; then eviction. */
+  /**
+   * The block's new nodes go to LevelDB (one batch, with the path records of its account-trie
+   * nodes) before it is acknowledged; then eviction.
+   */
   async adding(v: Version, fresh: readonly FreshNode[]): Promise<void> {
     const puts: (readonly [Buffer, Buffer])[] = new Array(fresh.length);
+    const encs = new Map<string, string>();
     for (let i = 0; i < fresh.length; i++) {
       const n = fresh[i]!;
       puts[i] = [keyOf(n.hash), Buffer.from(n.enc, 'latin1')];
+      encs.set(n.hash, n.enc);
       this.sweepWritten?.add(n.hash);
     }
+    // The new nodes hang from the new root: the walk from it down through new nodes finds each
+    // new account-trie node at its path (an unchanged node has no new node below it).
+    const path = new Uint8Array(32);
+    const walk = (hash: string, depth: number): void => {
+      const enc = encs.get(hash);
+      if (enc === undefined) return;
+      puts.push([pathKey(path, depth), pathValue(hash, enc)]);
+      forEachChildOnPath(Buffer.from(enc, 'latin1'), depth, path, walk);
+    };
+    walk(v.state.state.accounts.rootBin(), 0);
     await this.db.write(puts);
     this.stats.nodesWritten += fresh.length;
     this.writtenSinceSweep += fresh.length;
@@ -430,6 +472,52 @@ export class TieredStore implements VersionObserver, VerifiedNodeSource, NodeFau
     this.versions.set(v.id, v);
     this.pinCheckpoint(v, false);
     this.evictSoon();
+  }
+
+  /**
+   * The path record of every account-trie node under `root` (pathRecords.ts), read back from
+   * LevelDB, unless its index key says a start wrote them already (blocks write their own): the
+   * state a node starts from came from a genesis, streamed or not, or a checkpoint over a
+   * LevelDB of an older build. Reads a batch of nodes at a time, depth first (few held at once):
+   * 219 s for the 1M-account benchmark state at load 15, once.
+   */
+  private async writePathRecords(root: string): Promise<void> {
+    if ((await this.db.getMany([PATH_INDEX_KEY]))[0] !== undefined) return;
+    const started = performance.now();
+    const todo: { hash: string; depth: number; path: Uint8Array }[] = [
+      { hash: root, depth: 0, path: new Uint8Array(0) },
+    ];
+    const scratch = new Uint8Array(32);
+    let puts: (readonly [Buffer, Buffer])[] = [];
+    let records = 0;
+    while (todo.length > 0) {
+      const part = todo.splice(Math.max(0, todo.length - 10_000));
+      const got = await this.db.getMany(part.map((e) => keyOf(e.hash)));
+      const present = got.filter((v): v is Buffer => v !== undefined);
+      const packed = present.length === 0 ? undefined : this.keccak.keccak256Batch(present);
+      const digests = packed && Buffer.from(packed.buffer, packed.byteOffset, packed.byteLength);
+      let k = 0;
+      part.forEach((e, i) => {
+        const enc = got[i];
+        if (enc === undefined) return; // a foreign shard's subtree
+        // A corrupt node has no record (a read needing it refuses it: see flush).
+        if (digests!.toString('latin1', 32 * k, 32 * ++k) !== e.hash) return;
+        scratch.fill(0).set(e.path);
+        puts.push([pathKey(scratch, e.depth), pathValue(e.hash, enc)]);
+        forEachChildOnPath(enc, e.depth, scratch, (hash, depth) =>
+          todo.push({ hash, depth, path: scratch.slice(0, (depth + 1) >> 1) }),
+        );
+      });
+      if (puts.length >= this.opts.startBatch) {
+        records += puts.length;
+        await this.db.write(puts);
+        puts = [];
+      }
+    }
+    records += puts.length;
+    puts.push([PATH_INDEX_KEY, Buffer.from([1])]);
+    await this.db.write(puts);
+    this.log.info('tiered path records written', { records, ms: Math.round(performance.now() - started) });
   }
 
   dropped(gone: readonly Version[]): void {
@@ -600,6 +688,7 @@ export class TieredStore implements VersionObserver, VerifiedNodeSource, NodeFau
     const seen = new Set<object>();
     const grownBefore = this.grownBytes;
     let bytes = 0;
+    await this.tripsFirst();
     let slice = performance.now();
     for (let p = 0; p < parts; p++) {
       for (let d = 0, x = p; d < depth; d++, x >>= 4) part[depth - 1 - d] = x & 15;
@@ -612,11 +701,31 @@ export class TieredStore implements VersionObserver, VerifiedNodeSource, NodeFau
         this.stats.evictMsMax = Math.max(this.stats.evictMsMax, now - slice);
         if (p < parts - 1) {
           await new Promise<void>((resolve) => setImmediate(resolve));
+          await this.tripsFirst();
           slice = performance.now();
         }
       }
     }
     return bytes + (this.grownBytes - grownBefore);
+  }
+
+  /**
+   * Waits for the LevelDB round trips out now and for the reads they resume: a slice of a pass
+   * that ran while a cold read's round trip was out held that read for the slice (on a loaded
+   * box, a 4 ms slice took 40-145 ms) and took the CPU LevelDB's thread needed. A cold read
+   * makes one round trip (path records), so it then waits for no slice but one already running
+   * when it came. A pass waits at most one round trip a slice, so reads in a row slow it, never stop it.
+   */
+  private async tripsFirst(): Promise<void> {
+    // Memory first once the trees are well over their budget (under a stream of batches a pass
+    // that waited every slice took 24 s and the trees went 23% over): then slices go on.
+    const limit = this.treeBudget() * OVERSHOOT;
+    if (limit > 0 && this.residentBytes > limit) return;
+    const out = new Set(this.inflight.values());
+    if (this.queued !== undefined) out.add(this.queued);
+    if (out.size === 0) return;
+    await Promise.allSettled([...out].map((t) => t.done));
+    await new Promise<void>((resolve) => setImmediate(resolve));
   }
 
   // ------------------------------------------------------------ faulting in
@@ -639,18 +748,18 @@ export class TieredStore implements VersionObserver, VerifiedNodeSource, NodeFau
       for (;;) {
         if (pending !== undefined && pending.length > 0) {
           // Only the parts that missed last time, until none does: then the read itself.
-          const want = new Set<string>();
+          const want: Wants = new Map();
           this.pinning = pinned;
           pending = pending.filter((p) => this.probe(p, absent, want));
           this.pinning = undefined;
           if (want.size > 0) {
             fetched = true;
-            const found = await this.fetch([...want], pinned);
-            for (const h of want) if (!found.has(h)) absent.add(h);
+            const found = await this.fetch(want, pinned);
+            for (const h of want.keys()) if (!found.has(h)) absent.add(h);
             continue;
           }
         }
-        this.misses = new Set();
+        this.misses = new Map();
         this.pinning = pinned;
         let result: T | undefined;
         let error: unknown;
@@ -663,7 +772,7 @@ export class TieredStore implements VersionObserver, VerifiedNodeSource, NodeFau
           threw = true;
         }
         this.pinning = undefined;
-        const want = new Set([...this.misses].filter((h) => !absent.has(h)));
+        const want: Wants = new Map([...this.misses].filter(([h]) => !absent.has(h)));
         if (want.size === 0) {
           this.misses = undefined;
           if (threw) throw error;
@@ -678,10 +787,8 @@ export class TieredStore implements VersionObserver, VerifiedNodeSource, NodeFau
         }
         this.misses = undefined;
         fetched = true;
-        const found = await this.fetch([...want], pinned);
-        want.forEach((h) => {
-          if (!found.has(h)) absent.add(h);
-        });
+        const found = await this.fetch(want, pinned);
+        for (const h of want.keys()) if (!found.has(h)) absent.add(h);
       }
     } finally {
       this.misses = undefined;
@@ -693,8 +800,8 @@ export class TieredStore implements VersionObserver, VerifiedNodeSource, NodeFau
   }
 
   /** Runs one part of a read; adds what it missed to `want`; true when it missed something. */
-  private probe(p: () => unknown, absent: ReadonlySet<string>, want: Set<string>): boolean {
-    this.misses = new Set();
+  private probe(p: () => unknown, absent: ReadonlySet<string>, want: Wants): boolean {
+    this.misses = new Map();
     this.stats.probeRuns++;
     // A probe's MissingNode is thrown away: no stack trace to capture (most of its cost).
     const limit = Error.stackTraceLimit;
@@ -707,9 +814,9 @@ export class TieredStore implements VersionObserver, VerifiedNodeSource, NodeFau
       Error.stackTraceLimit = limit;
     }
     let missed = false;
-    for (const h of this.misses) {
+    for (const [h, place] of this.misses) {
       if (absent.has(h)) continue;
-      want.add(h);
+      if (place !== undefined || !want.has(h)) want.set(h, place);
       missed = true;
     }
     this.misses = undefined;
@@ -722,9 +829,9 @@ export class TieredStore implements VersionObserver, VerifiedNodeSource, NodeFau
    * hashes that are now cached (the others are not in LevelDB either). One promise per round
    * trip, not per node: a batch faults thousands of nodes a round trip.
    */
-  private async fetch(hashes: readonly string[], pinned: Set<string>): Promise<Set<string>> {
+  private async fetch(wants: Wants, pinned: Set<string>): Promise<Set<string>> {
     const waits = new Map<Trip, string[]>();
-    for (const h of hashes) {
+    for (const [h, place] of wants) {
       if (!pinned.has(h)) {
         pinned.add(h);
         this.cache.pin(h);
@@ -735,6 +842,7 @@ export class TieredStore implements VersionObserver, VerifiedNodeSource, NodeFau
       else {
         trip = this.nextTrip();
         trip.hashes.push(h);
+        trip.places.push(place);
         this.inflight.set(h, trip);
       }
       const mine = waits.get(trip);
@@ -750,7 +858,7 @@ export class TieredStore implements VersionObserver, VerifiedNodeSource, NodeFau
       }
     }
     const found = new Set<string>();
-    for (const h of hashes) if (this.cache.has(h)) found.add(h);
+    for (const h of wants.keys()) if (this.cache.has(h)) found.add(h);
     return found;
   }
 
@@ -761,78 +869,155 @@ export class TieredStore implements VersionObserver, VerifiedNodeSource, NodeFau
     const done = new Promise<void>((resolve, reject) => {
       settle = (e) => (e === undefined ? resolve() : reject(e));
     });
-    const trip: Trip = { hashes: [], done, settle, refused: undefined };
+    const trip: Trip = { hashes: [], places: [], done, settle, refused: undefined };
     this.queued = trip;
     queueMicrotask(() => void this.flush(trip));
     return trip;
   }
 
   /**
-   * One LevelDB round trip for every fault queued since the last; each value checked against
-   * its key in one batched keccak call before it enters the cache.
+   * One LevelDB round trip for every fault queued since the last, with the path records of the
+   * faults that know their place (see PATH_AHEAD); each value checked against its key in one
+   * batched keccak call before it enters the cache.
    */
   private async flush(trip: Trip): Promise<void> {
     this.queued = undefined;
     const hashes = trip.hashes;
-    let values: (Buffer | undefined)[];
+    // Each path record once a trip, however many keys' paths pass it.
+    const recordAt = new Map<string, number>();
+    const recordKeys: Buffer[] = [];
+    for (const place of trip.places) {
+      if (place === undefined) continue;
+      const end = Math.min(place.depth + PATH_AHEAD, place.key.length * 2);
+      for (let d = place.depth + 1; d <= end; d++) {
+        const k = pathKey(place.key, d);
+        const s = k.toString('latin1');
+        if (recordAt.has(s)) continue;
+        recordAt.set(s, recordKeys.length);
+        recordKeys.push(k);
+      }
+    }
+    let got: (Buffer | undefined)[];
     try {
       this.stats.roundTrips++;
       const started = performance.now();
-      values = await this.getMany(hashes);
+      got = await this.getMany(
+        recordKeys.length === 0 ? hashes.map(keyOf) : [...hashes.map(keyOf), ...recordKeys],
+      );
       this.stats.roundTripMs += performance.now() - started;
     } catch (e) {
       for (const h of hashes) this.inflight.delete(h);
       trip.settle(e);
       return;
     }
-    const present: Buffer[] = [];
-    for (const v of values) if (v !== undefined) present.push(v);
+    const present: Uint8Array[] = [];
+    for (let i = 0; i < got.length; i++) {
+      const v = got[i];
+      if (v === undefined) continue;
+      if (i < hashes.length) present.push(v);
+      else if (v.length > 32) present.push(v.subarray(32));
+    }
     const packed = present.length === 0 ? undefined : this.keccak.keccak256Batch(present);
     const digests = packed && Buffer.from(packed.buffer, packed.byteOffset, packed.byteLength);
     let k = 0;
+    const nodes: (Uint8Array | undefined)[] = new Array(hashes.length);
     hashes.forEach((h, i) => {
       this.inflight.delete(h);
-      const enc = values[i];
+      const enc = got[i];
       if (enc === undefined) return;
-      const got = digests!.toString('latin1', 32 * k, 32 * k + 32);
+      const found = digests!.toString('latin1', 32 * k, 32 * k + 32);
       k++;
-      if (got !== h) {
-        this.stats.corrupt++;
-        this.log.error('corrupt node from LevelDB', {
-          leveldb: this.db.where,
-          expected: toHex(keyOf(h)),
-          found: toHex(keyOf(got)),
-        });
+      if (found !== h) {
+        const e = this.refuse('a node', h, found);
         trip.refused ??= new Map();
-        trip.refused.set(
-          h,
-          new StorageError(
-            StorageErrorCode.CorruptNode,
-            `LevelDB at ${this.db.where} returned a node for ${toHex(keyOf(h))} that hashes to ${toHex(keyOf(got))}; refused`,
-            { expected: toHex(keyOf(h)), found: toHex(keyOf(got)) },
-          ),
-        );
+        trip.refused.set(h, e);
         return;
       }
       this.stats.nodesFetched++;
+      nodes[i] = enc;
       this.cache.set(h, enc, false); // pinned until its read ends (see NodeCache.get)
     });
+    if (recordKeys.length > 0) this.takePaths(trip, got, hashes.length, nodes, digests, k, recordAt);
     trip.settle();
   }
 
   /**
-   * One round trip for `hashes`: a large one split into up to GET_MANY_PARTS getMany calls sent
+   * The path records a trip brought (got[first...]): each placed fault's path followed down from
+   * its node through the records that hash to what their parent names there, into the cache; a
+   * record that does not hash to its stored hash is refused and reported (the read goes on by
+   * hash), one of another version is left out.
+   */
+  private takePaths(
+    trip: Trip,
+    got: readonly (Buffer | undefined)[],
+    first: number,
+    nodes: readonly (Uint8Array | undefined)[],
+    digests: Buffer | undefined,
+    k: number,
+    recordAt: ReadonlyMap<string, number>,
+  ): void {
+    const records: ({ hash: string; enc: Uint8Array } | undefined)[] = [];
+    for (let i = first; i < got.length; i++) {
+      const v = got[i];
+      if (v === undefined || v.length <= 32) {
+        records.push(undefined);
+        continue;
+      }
+      const hash = v.toString('latin1', 0, 32);
+      const found = digests!.toString('latin1', 32 * k, 32 * k + 32);
+      k++;
+      if (found !== hash) {
+        this.refuse('a path record', hash, found);
+        records.push(undefined);
+      } else records.push({ hash, enc: v.subarray(32) });
+    }
+    trip.places.forEach((place, i) => {
+      let enc = nodes[i];
+      if (place === undefined || enc === undefined) return;
+      let depth = place.depth;
+      for (;;) {
+        const next = nextOnPath(enc, place.key, depth);
+        if (next === undefined || next.depth > place.depth + PATH_AHEAD) return;
+        const r = recordAt.get(pathKey(place.key, next.depth).toString('latin1'));
+        const rec = r === undefined ? undefined : records[r];
+        if (rec === undefined || rec.hash !== next.hash) return;
+        if (!this.cache.has(rec.hash)) {
+          this.cache.set(rec.hash, rec.enc, false);
+          this.stats.nodesFetched++;
+          this.stats.pathNodes++;
+        }
+        enc = rec.enc;
+        depth = next.depth;
+      }
+    });
+  }
+
+  /** Counts and logs a value from LevelDB that does not hash to `expected`; the error a read needing it gets. */
+  private refuse(what: string, expected: string, found: string): StorageError {
+    this.stats.corrupt++;
+    this.log.error(`corrupt ${what === 'a node' ? 'node' : 'path record'} from LevelDB`, {
+      leveldb: this.db.where,
+      expected: toHex(keyOf(expected)),
+      found: toHex(keyOf(found)),
+    });
+    return new StorageError(
+      StorageErrorCode.CorruptNode,
+      `LevelDB at ${this.db.where} returned ${what} for ${toHex(keyOf(expected))} that hashes to ${toHex(keyOf(found))}; refused`,
+      { expected: toHex(keyOf(expected)), found: toHex(keyOf(found)) },
+    );
+  }
+
+  /**
+   * One round trip for `keys`: a large one split into up to GET_MANY_PARTS getMany calls sent
    * together (a LevelDB in process reads each on its own thread-pool thread; a remote one
    * pipelines them on its socket).
    */
-  private async getMany(hashes: readonly string[]): Promise<(Buffer | undefined)[]> {
-    const parts = Math.min(GET_MANY_PARTS, Math.ceil(hashes.length / GET_MANY_MIN_PART));
-    if (parts <= 1) return this.db.getMany(hashes.map(keyOf));
-    const size = Math.ceil(hashes.length / parts);
+  private async getMany(keys: readonly Buffer[]): Promise<(Buffer | undefined)[]> {
+    const parts = Math.min(GET_MANY_PARTS, Math.ceil(keys.length / GET_MANY_MIN_PART));
+    if (parts <= 1) return this.db.getMany(keys);
+    const size = Math.ceil(keys.length / parts);
     const got = await Promise.all(
-      Array.from({ length: parts }, (_, i) =>
-        this.db.getMany(hashes.slice(i * size, (i + 1) * size).map(keyOf)),
-      ),
+      Array.from({ length: parts }, (_, i) => this.db.getMany(keys.slice(i * size, (i + 1) * size))),
     );
     return got.flat();
   }

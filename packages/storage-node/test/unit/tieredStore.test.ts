@@ -21,6 +21,9 @@ import {
   type FreshNode,
   type NodeDb,
   openLocalNodeDb,
+  PATH_KEY_BYTES,
+  pathKey,
+  pathValue,
   ShardLayout,
   ShardState,
   StorageError,
@@ -36,6 +39,7 @@ import { Prng } from '@monsoon/test-utils';
 import { toHex } from '@monsoon/util';
 import { makeGenesis, RefChain } from '../helpers/chain.js';
 import { expectStorageError } from '../helpers/errors.js';
+import { RecordingLogger } from '../helpers/recordingLogger.js';
 
 /** A NodeDb that counts and can break what passes through it. */
 class ProbedDb implements NodeDb {
@@ -47,7 +51,10 @@ class ProbedDb implements NodeDb {
   get where(): string {
     return this.inner.where;
   }
+  /** While set, every round trip waits for it (a LevelDB that has not answered yet). */
+  gate: Promise<void> | undefined;
   async getMany(keys: readonly Buffer[]): Promise<(Buffer | undefined)[]> {
+    await this.gate;
     if (this.down)
       throw new StorageError(StorageErrorCode.Unavailable, `LevelDB at ${this.where} is unreachable (test)`);
     this.roundTrips++;
@@ -585,8 +592,13 @@ describe('tiered eviction by frequency', () => {
       where: inner.where,
       getMany: async (keys) => {
         const got = await inner.getMany(keys);
+        // The leaf by its hash, and in a path record (its hash, then the node: pathRecords.ts).
         return got.map((v, i) =>
-          v !== undefined && keys[i]!.toString('hex') === leafKey ? Buffer.concat([v, Buffer.of(0x80)]) : v,
+          v !== undefined &&
+          (keys[i]!.toString('hex') === leafKey ||
+            (keys[i]!.length === PATH_KEY_BYTES && v.subarray(0, 32).toString('hex') === leafKey))
+            ? Buffer.concat([v, Buffer.of(0x80)])
+            : v,
         );
       },
       write: (puts, dels) => inner.write(puts, dels),
@@ -606,6 +618,114 @@ describe('tiered eviction by frequency', () => {
       expect((bad as { error?: unknown }).error).toBe(StorageErrorCode.CorruptNode);
       expect(good).toEqual(await reads.account(memory, HEAD, bystander!));
       expect(store.tieredStats().corrupt).toBeGreaterThan(0);
+    } finally {
+      await tiered.close();
+      await rm(dir, { recursive: true, force: true });
+    }
+  });
+});
+
+describe('tiered path records', () => {
+  /** A tiered node over a fresh LevelDB (one byte of budget, one resident level) and memory mode, over the same genesis. */
+  async function pair(dirName: string) {
+    const genesis = makeGenesis(33, 400);
+    const opts = { window: 3, forkWindow: 1 };
+    const dir = await mkdtemp(join(tmpdir(), dirName));
+    const db = new ProbedDb(await openLocalNodeDb(join(dir, 'leveldb')));
+    const logger = new RecordingLogger();
+    const store = new TieredStore({ memoryBudget: 1, residentLevels: 1, gcEveryNodes: 0 }, { db, logger });
+    const tiered = StorageNode.fromGenesis(genesis, opts, { observers: [store], faults: store });
+    await tiered.startObservers();
+    const memory = StorageNode.fromGenesis(genesis, opts);
+    const close = async () => {
+      await tiered.close();
+      await rm(dir, { recursive: true, force: true });
+    };
+    return { genesis, db, logger, store, tiered, memory, close };
+  }
+
+  it('a cold path below the resident level comes back in one round trip, the same nodes as memory mode', async () => {
+    const { genesis, db, store, tiered, memory, close } = await pair('monsoon-tiered-paths-');
+    try {
+      for (const { address } of genesis.alloc.slice(0, 20)) {
+        store.cache.clear();
+        store.setMemoryBudget(1);
+        // Each proof is 3+ nodes below the one resident level: one round trip per level without records.
+        expect(
+          memory.head.state.state.accounts.prove(keccak.keccak256(address)).length,
+        ).toBeGreaterThanOrEqual(3);
+        const trips = db.roundTrips;
+        expect(await reads.account(tiered, HEAD, address)).toEqual(
+          await reads.account(memory, HEAD, address),
+        );
+        expect(db.roundTrips - trips).toBe(1);
+      }
+      expect(store.tieredStats().pathNodes).toBeGreaterThan(0);
+      expect(store.tieredStats().corrupt).toBe(0);
+    } finally {
+      await close();
+    }
+  });
+
+  it('a path record that does not hash to its stored hash is refused and reported; the read answers by hash', async () => {
+    const { genesis, db, logger, store, tiered, memory, close } = await pair('monsoon-tiered-paths-bad-');
+    try {
+      const address = genesis.alloc[0]!.address;
+      const key = keccak.keccak256(address);
+      const proof = memory.head.state.state.accounts.prove(key);
+      // The leaf's record: its place is where the proof ends; one bit of the node flipped.
+      const leaf = proof[proof.length - 1]!;
+      const bad = Buffer.from(leaf);
+      bad[bad.length - 1] = bad[bad.length - 1]! ^ 1;
+      const hash = Buffer.from(keccak.keccak256(leaf)).toString('latin1');
+      let depth = -1;
+      for (let d = 1; d <= 64 && depth < 0; d++) {
+        const [v] = await db.getMany([pathKey(key, d)]);
+        if (v !== undefined && v.subarray(0, 32).toString('latin1') === hash) depth = d;
+      }
+      expect(depth).toBeGreaterThan(1);
+      await db.write([[pathKey(key, depth), pathValue(hash, bad)]]);
+      store.cache.clear();
+      store.setMemoryBudget(1);
+      const trips = db.roundTrips;
+      expect(await reads.account(tiered, HEAD, address)).toEqual(await reads.account(memory, HEAD, address));
+      expect(db.roundTrips - trips).toBe(2); // the leaf again, by its hash
+      expect(store.tieredStats().corrupt).toBe(1);
+      expect(logger.entries.some((e) => e.msg === 'corrupt path record from LevelDB')).toBe(true);
+    } finally {
+      await close();
+    }
+  });
+});
+
+describe('tiered eviction and cold reads', () => {
+  it('a pass does not run a slice while a cold read waits for its round trip', async () => {
+    const genesis = makeGenesis(34, 300);
+    const dir = await mkdtemp(join(tmpdir(), 'monsoon-tiered-trips-first-'));
+    const db = new ProbedDb(await openLocalNodeDb(join(dir, 'leveldb')));
+    const store = new TieredStore({ memoryBudget: 1, residentLevels: 1, gcEveryNodes: 0 }, { db });
+    const opts = { window: 3, forkWindow: 1 };
+    const tiered = StorageNode.fromGenesis(genesis, opts, { observers: [store], faults: store });
+    const memory = StorageNode.fromGenesis(genesis, opts);
+    try {
+      await tiered.startObservers();
+      const [a, b] = genesis.alloc.map((x) => x.address);
+      store.cache.clear();
+      // A cold read faults its path into the trees: when it has answered, a pass is due.
+      expect(await reads.account(tiered, HEAD, a!)).toEqual(await reads.account(memory, HEAD, a!));
+      const slices = store.tieredStats().evictSlices;
+      let open!: () => void;
+      db.gate = new Promise<void>((resolve) => {
+        open = resolve;
+      });
+      const cold = reads.account(tiered, HEAD, b!);
+      for (let i = 0; i < 20; i++) await new Promise<void>((resolve) => setImmediate(resolve));
+      expect(store.tieredStats().evictSlices).toBe(slices); // the pass waits for the round trip
+      db.gate = undefined;
+      open();
+      expect(await cold).toEqual(await reads.account(memory, HEAD, b!));
+      await store.evicted();
+      expect(store.tieredStats().evictSlices).toBeGreaterThan(slices);
     } finally {
       await tiered.close();
       await rm(dir, { recursive: true, force: true });
