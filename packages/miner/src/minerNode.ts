@@ -165,6 +165,8 @@ export class MinerNode {
   /** Ends each open SubscribeHeads stream (on close). */
   private readonly headStreams = new Set<() => void>();
   private readonly peerClients: MinerServiceClient[] = [];
+  /** Set by close(): peer streams are not dialled again. */
+  private closing = false;
   private readonly submitSeconds: Histogram;
   private metricsServer: MetricsServer | undefined;
   /**
@@ -553,6 +555,8 @@ export class MinerNode {
     const client = new MinerServiceClient(address, credentials.createInsecure(), CHANNEL);
     this.peerClients.push(client);
     const connect = () => {
+      // A retry timer that fires after close() would call a closed channel (which throws).
+      if (this.closing) return;
       const stream = client.peer();
       this.attachPeer(stream, address);
       stream.on('error', () => setTimeout(connect, 500).unref());
@@ -670,6 +674,7 @@ export class MinerNode {
   }
 
   async close(): Promise<void> {
+    this.closing = true;
     if (this.timer) clearInterval(this.timer);
     await this.metricsServer?.close();
     for (const end of [...this.headStreams]) end();
