@@ -30,6 +30,7 @@ export {
   type WitnessCheck,
 } from './dsmTree.js';
 export { hashOne } from './hashOne.js';
+export { keyNibble } from './nibbles.js';
 export { NodeBag } from './nodeBag.js';
 export { hashedChildren } from './nodeCodec.js';
 export { StateTree, type StateTreeOptions } from './stateTree.js';

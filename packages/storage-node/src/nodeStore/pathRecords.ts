@@ -12,6 +12,7 @@
  * need nothing from them: the node under its hash stays the truth, and a record missing,
  * stale or lost in a crash only costs the round trips it would have saved.
  */
+import { keyNibble } from '@monsoon/dsm-tree';
 import { type RlpValue, rlpDecode } from '@monsoon/util';
 
 /** The first byte of a path record's key (node keys are 32-byte hashes: no clash, see pathKey). */
@@ -44,8 +45,6 @@ export function pathValue(hash: string, enc: string | Uint8Array): Buffer {
   return v;
 }
 
-const nibble = (b: Uint8Array, i: number): number => (i & 1 ? b[i >> 1]! & 15 : b[i >> 1]! >> 4);
-
 /** A compact (hex-prefix) path's nibbles, and whether it is a leaf's. */
 function compactPath(b: Uint8Array): { nibbles: number[]; leaf: boolean } {
   const flag = b.length > 0 ? b[0]! >> 4 : 0;
@@ -59,7 +58,9 @@ function compactPath(b: Uint8Array): { nibbles: number[]; leaf: boolean } {
 const hashRef = (c: RlpValue | undefined): Uint8Array | undefined =>
   c !== undefined && !Array.isArray(c) && c.length === 32 ? c : undefined;
 
-const bin = (b: Uint8Array): string => Buffer.from(b.buffer, b.byteOffset, b.length).toString('latin1');
+/** A byte string as a binary (latin1) string, the form hashes take as keys in the store. */
+export const binOf = (b: Uint8Array): string =>
+  Buffer.from(b.buffer, b.byteOffset, b.length).toString('latin1');
 
 /**
  * The node that follows `enc` (at nibble `depth`) on `key`'s path, if it is a node of its own:
@@ -74,15 +75,15 @@ export function nextOnPath(
   if (!Array.isArray(node)) return undefined;
   if (node.length === 17) {
     if (depth >= key.length * 2) return undefined;
-    const ref = hashRef(node[nibble(key, depth)]);
-    return ref && { hash: bin(ref), depth: depth + 1 };
+    const ref = hashRef(node[keyNibble(key, depth)]);
+    return ref && { hash: binOf(ref), depth: depth + 1 };
   }
   if (node.length !== 2 || Array.isArray(node[0])) return undefined;
   const { nibbles, leaf } = compactPath(node[0]!);
   if (leaf || depth + nibbles.length > key.length * 2) return undefined;
-  for (let i = 0; i < nibbles.length; i++) if (nibble(key, depth + i) !== nibbles[i]) return undefined;
+  for (let i = 0; i < nibbles.length; i++) if (keyNibble(key, depth + i) !== nibbles[i]) return undefined;
   const ref = hashRef(node[1]);
-  return ref && { hash: bin(ref), depth: depth + nibbles.length };
+  return ref && { hash: binOf(ref), depth: depth + nibbles.length };
 }
 
 /**
@@ -107,7 +108,7 @@ export function forEachChildOnPath(
       const ref = hashRef(node[i]);
       if (ref === undefined) continue;
       set(depth, i);
-      visit(bin(ref), depth + 1);
+      visit(binOf(ref), depth + 1);
     }
     return;
   }
@@ -116,5 +117,5 @@ export function forEachChildOnPath(
   const ref = hashRef(node[1]);
   if (leaf || ref === undefined || depth + nibbles.length > 64) return;
   for (let i = 0; i < nibbles.length; i++) set(depth + i, nibbles[i]!);
-  visit(bin(ref), depth + nibbles.length);
+  visit(binOf(ref), depth + nibbles.length);
 }

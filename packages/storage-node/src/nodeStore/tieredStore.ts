@@ -29,7 +29,7 @@ import type { NodeDb } from './levelNodeStore.js';
 import { defaultMemoryGovernorOptions, MemoryGovernor, rssAnonBytes } from './memoryGovernor.js';
 import { NodeCache } from './nodeCache.js';
 import type { NodeFaults } from './nodeFaults.js';
-import { forEachChildOnPath, nextOnPath, PATH_INDEX_KEY, pathKey, pathValue } from './pathRecords.js';
+import { binOf, forEachChildOnPath, nextOnPath, PATH_INDEX_KEY, pathKey, pathValue } from './pathRecords.js';
 import type { FreshNode, VersionObserver } from './versionObserver.js';
 
 /**
@@ -205,7 +205,6 @@ export interface TieredStats {
   nodesSwept: number;
 }
 
-const binOf = (b: Uint8Array): string => Buffer.from(b.buffer, b.byteOffset, b.length).toString('latin1');
 const keyOf = (hash: string): Buffer => Buffer.from(hash, 'latin1');
 const EMPTY_ROOT_BIN = binOf(EMPTY_ROOT);
 
