@@ -5,6 +5,8 @@
  * reaches B, whose parent B lacks: B asks for it and its ancestors, in rounds of 4, adopts them
  * oldest first and ends at A's head, with A's state root.
  */
+import { createServer } from 'node:net';
+import { setTimeout as sleep } from 'node:timers/promises';
 import { afterEach, describe, expect, it } from '@jest/globals';
 import { toHex } from '@monsoon/dsm-tree';
 import { Miner, MinerNode } from '@monsoon/miner';
@@ -47,4 +49,22 @@ describe('peer sync', () => {
     expect(b.miner.counters.peerBlocksRefused).toBe(0);
     expect(b.miner.counters.peerBlocksAdopted).toBe(Number(head.header.number));
   }, 60_000);
+
+  it('a closed miner does not dial its peers again (a retry due after close would throw from its timer)', async () => {
+    // A peer address nobody listens on: the stream fails at once and a retry is due 500 ms later.
+    const server = createServer();
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    const { port } = server.address() as { port: number };
+    await new Promise((resolve) => server.close(resolve));
+    const b = await MinerNode.start(await Miner.create(genesis, { rules }), {
+      blockIntervalMs: 0,
+      peers: [`127.0.0.1:${port}`],
+    });
+    await sleep(1_200); // failed, retried, failed again: a retry is almost always pending now
+    await b.close();
+    // Had the retry called the closed channel, its "Channel has been shut down" would surface
+    // here as an uncaught exception, failing this test (or ending the worker).
+    await sleep(1_200);
+    expect(b.miner.head.header.number).toBe(0n);
+  }, 20_000);
 });
