@@ -5,6 +5,7 @@
  * height already held replaces it and everything above (a reorg), and `add` says what left.
  */
 import { bytesEqual, toHex } from '@monsoon/dsm-tree';
+import { detachAll } from '@monsoon/util';
 import type { ClientBlock } from './chain.js';
 import { ClientError, ClientErrorCode } from './clientError.js';
 import type { BlockLogs, FoundLog, LogEntry, LogFilter, LogStore } from './rpc/chainEvents.js';
@@ -18,14 +19,32 @@ export interface LogIndexOptions {
 /** About 2 minutes of 250 ms blocks, 8.5 of 1 s ones: the client's chain window (`--chain-window`) by default. */
 export const defaultLogIndexOptions: LogIndexOptions = { window: 512 };
 
-/** A block's logs as the index holds them: its receipts' logs, numbered block-wide. */
+/**
+ * A block's logs as the index holds them: its receipts' logs, numbered block-wide, with their
+ * transactions' hashes, copied into one buffer of their own. The block's fields are views into
+ * one buffer with all its transactions (see chain.ts `detachBlock`): holding those views would
+ * hold every transaction of the index's window (512 blocks by default), not of the chain view's,
+ * which is bounded by transactions (a client held ~130 KB a block for ~80 KB of logs: soak heap
+ * snapshots, session 12).
+ */
 export function blockLogsOf(b: ClientBlock): BlockLogs {
+  const parts: Uint8Array[] = [];
+  b.receipts.forEach((r, i) => {
+    if (r.logs.length === 0) return;
+    parts.push(b.txHashes[i]!);
+    for (const l of r.logs) parts.push(l.address, ...l.topics, l.data);
+  });
+  const copies = detachAll(parts);
+  let at = 0;
+  const next = () => copies[at++]!;
   const logs: LogEntry[] = [];
   b.receipts.forEach((r, transactionIndex) => {
-    for (const log of r.logs) {
+    if (r.logs.length === 0) return;
+    const transactionHash = next();
+    for (const l of r.logs) {
       logs.push({
-        log,
-        transactionHash: b.txHashes[transactionIndex]!,
+        log: { address: next(), topics: l.topics.map(next), data: next() },
+        transactionHash,
         transactionIndex,
         logIndex: logs.length,
       });

@@ -9,8 +9,10 @@ import { describe, expect, it } from '@jest/globals';
 import { bytesEqual } from '@monsoon/dsm-tree';
 import { type Log, logsBloom } from '@monsoon/execution';
 import { Prng } from '@monsoon/test-utils';
+import { detachAll } from '@monsoon/util';
+import type { ClientBlock } from '../../src/chain.js';
 import { isClientError } from '../../src/clientError.js';
-import { LogIndex } from '../../src/logIndex.js';
+import { blockLogsOf, LogIndex } from '../../src/logIndex.js';
 import type { BlockLogs, ChainChange, LogFilter } from '../../src/rpc/chainEvents.js';
 import { logMatches } from '../../src/rpc/logFilter.js';
 import { EventChain, transferLog } from './rpc/eventChain.js';
@@ -144,6 +146,67 @@ describe('LogIndex', () => {
     expect(index.query(0n, 0n, all, 5)).toMatchObject({ overflow: false });
     expect(index.query(0n, 0n, all, 5).logs).toHaveLength(5);
     expect(index.query(0n, 0n, all, 4)).toMatchObject({ overflow: true });
+  });
+});
+
+describe('blockLogsOf', () => {
+  it("copies a block's logs and their transactions' hashes out of the buffer the block's transactions share", () => {
+    const r = new Prng(7);
+    // As chain.ts detachBlock holds a block: its transactions, their hashes and every log field
+    // views into one buffer. Transactions 0 and 2 emit no logs.
+    const logsOf = [0, 2, 0, 1].map((n) =>
+      Array.from({ length: n }, () => ({
+        address: r.bytes(20),
+        topics: Array.from({ length: r.int(5) }, () => r.bytes(32)),
+        data: r.bytes(r.int(100)),
+      })),
+    );
+    const raws = logsOf.map(() => r.bytes(150));
+    const hashes = logsOf.map(() => r.bytes(32));
+    const shared = detachAll([
+      ...raws,
+      ...hashes,
+      ...logsOf.flat().flatMap((l) => [l.address, ...l.topics, l.data]),
+    ]);
+    let at = 0;
+    const next = () => shared[at++]!;
+    const transactions = raws.map(next);
+    const txHashes = hashes.map(next);
+    const receipts = logsOf.map((logs) => ({
+      type: 2,
+      status: 1 as const,
+      cumulativeGasUsed: 0n,
+      logs: logs.map((l) => ({ address: next(), topics: l.topics.map(next), data: next() })),
+    }));
+    const block = {
+      hash: r.bytes(32),
+      header: { number: 9n, timestamp: 99n },
+      transactions,
+      txHashes,
+      receipts,
+      logsBloom: new Uint8Array(256),
+      size: 0,
+    } as unknown as ClientBlock;
+
+    const got = blockLogsOf(block);
+    expect(got.logs.map((e) => [e.transactionIndex, e.logIndex])).toEqual([
+      [1, 0],
+      [1, 1],
+      [3, 2],
+    ]);
+    const want = logsOf.flatMap((logs, i) => logs.map((log) => ({ log, hash: hashes[i]! })));
+    got.logs.forEach((e, i) => {
+      expect(e.log).toEqual(want[i]!.log);
+      expect(e.transactionHash).toEqual(want[i]!.hash);
+    });
+    // Nothing held is a view into the block's buffer, and the one buffer held is just the logs'
+    // bytes and the two hashes: none of the transactions' bytes.
+    const views = got.logs.flatMap((e) => [e.transactionHash, e.log.address, ...e.log.topics, e.log.data]);
+    const buffers = new Set(views.map((v) => v.buffer));
+    expect(buffers.has(transactions[0]!.buffer)).toBe(false);
+    expect(buffers.size).toBe(1);
+    const logBytes = logsOf.flat().reduce((n, l) => n + 20 + 32 * l.topics.length + l.data.length, 0);
+    expect([...buffers][0]!.byteLength).toBe(logBytes + 2 * 32);
   });
 });
 
