@@ -9,7 +9,10 @@
  * MinerCheckpoint) is written for a held block, then the log is rewritten with the held blocks
  * after it, each through a temporary file, a rename and a sync of the directory. A restart
  * starts the miner at the checkpoint and re-executes only the log; a crash between the two
- * renames leaves the old log, whose blocks up to the checkpoint are skipped.
+ * renames leaves the old log, whose blocks up to the checkpoint are skipped. Appends go on to
+ * the old log while the new one is written (head subscribers hear of a block once it is
+ * appended: a compaction that held appends stalled every client for as long as it took); they
+ * wait only for its last step, which copies what was appended meanwhile and swaps the files.
  */
 
 import type { FileHandle } from 'node:fs/promises';
@@ -96,6 +99,9 @@ export function readChainCheckpoint(dataDir: string): Promise<MinerCheckpoint | 
 export class BlockLog {
   /** Appends run one after another: a later frame never lands before an earlier one is written. */
   private tail: Promise<void> = Promise.resolve();
+  /** The compaction in progress: it ends when `done` settles; `frames`, what was appended since it began. */
+  private compacting: { readonly frames: Buffer[]; done: Promise<void> } | undefined;
+  private closed = false;
 
   private constructor(
     private fh: FileHandle,
@@ -184,6 +190,8 @@ export class BlockLog {
   append(b: PeerBlock): Promise<void> {
     const frame = blockFrame(b);
     this.count++;
+    // Written to the old log now, and to the new one in the compaction's last step.
+    this.compacting?.frames.push(frame);
     const run = this.tail.then(async () => {
       await this.fh.write(frame, 0, frame.length, this.size);
       this.size += frame.length;
@@ -196,34 +204,78 @@ export class BlockLog {
   /**
    * Compacts the log: `checkpoint` replaces everything up to its block, and the log keeps
    * `after` (the held blocks after it, parents first), once `ready` resolves (what must be
-   * durable before blocks leave the log: the miner's header archive). Appends wait for it.
+   * durable before blocks leave the log: the miner's header archive). Appends go on meanwhile
+   * and wait only for the last step; a compaction asked for while one runs is that one.
    */
   compact(checkpoint: MinerCheckpoint, after: readonly PeerBlock[], ready?: Promise<void>): Promise<void> {
-    const run = this.tail.then(async () => {
-      await ready;
-      const dir = this.opts.dataDir;
-      const cp = rlpEncode([
-        checkpoint.headerRlp,
-        bigintToBytes(checkpoint.td),
-        checkpoint.accounts,
-        [...checkpoint.code],
-      ]);
-      await replaceFile(join(dir, 'checkpoint'), [frameOf(cp)], this.sync);
-      const frames = after.map(blockFrame);
-      await this.fh.close();
-      const path = join(dir, 'blocks.log');
-      await replaceFile(path, frames, this.sync);
-      this.fh = await open(path, 'r+');
-      this.size = frames.reduce((n, f) => n + f.length, 0);
-    });
-    // Appends queued before this are among `after` (held blocks); those queued after follow it.
+    if (this.closed) return Promise.reject(new Error('chain log: compact after close'));
+    if (this.compacting !== undefined) return this.compacting.done;
+    const state: { frames: Buffer[]; done: Promise<void> } = { frames: [], done: Promise.resolve() };
+    this.compacting = state;
+    // Appends asked for before this are among `after` (held blocks); those after it follow them.
     this.count = after.length;
-    this.tail = run.catch(() => undefined);
-    return run;
+    state.done = this.rewrite(checkpoint, after, ready, state.frames).finally(() => {
+      if (this.compacting === state) this.compacting = undefined;
+    });
+    return state.done;
   }
 
-  /** Waits for the appends in progress, then closes the file. */
+  private async rewrite(
+    checkpoint: MinerCheckpoint,
+    after: readonly PeerBlock[],
+    ready: Promise<void> | undefined,
+    appended: Buffer[],
+  ): Promise<void> {
+    await ready;
+    const dir = this.opts.dataDir;
+    const cp = rlpEncode([
+      checkpoint.headerRlp,
+      bigintToBytes(checkpoint.td),
+      checkpoint.accounts,
+      [...checkpoint.code],
+    ]);
+    await replaceFile(join(dir, 'checkpoint'), [frameOf(cp)], this.sync);
+    const path = join(dir, 'blocks.log');
+    const tmp = `${path}.tmp`;
+    const out = await open(tmp, 'w');
+    let at = 0;
+    const write = async (f: Uint8Array) => {
+      await out.write(f, 0, f.length, at);
+      at += f.length;
+    };
+    try {
+      // Encoded one at a time as written: the event loop turns between blocks.
+      for (const b of after) await write(blockFrame(b));
+      await out.sync();
+      // The last step, after the appends queued so far: what they appended meanwhile, then the
+      // swap. Appends asked for from here on go to the new log (this.compacting is cleared).
+      this.compacting = undefined;
+      const swap = this.tail.then(async () => {
+        for (const f of appended) await write(f);
+        await out.sync();
+        await out.close();
+        await this.fh.close();
+        try {
+          await rename(tmp, path);
+          this.size = at;
+        } finally {
+          // The new log, or the old one (whole, appends included) if the rename failed.
+          this.fh = await open(path, 'r+');
+        }
+        await this.sync(dir);
+      });
+      this.tail = swap.catch(() => undefined);
+      await swap;
+    } finally {
+      // Closed by the swap unless it failed before (or never ran).
+      await out.close().catch(() => undefined);
+    }
+  }
+
+  /** Waits for the appends and the compactions in progress (one may start another), then closes the file. */
   async close(): Promise<void> {
+    while (this.compacting !== undefined) await this.compacting.done.catch(() => undefined);
+    this.closed = true;
     await this.tail;
     await this.fh.close();
   }

@@ -641,13 +641,16 @@ export class MinerNode {
     // The headers of the blocks it drops are in the archive first.
     void log
       .compact(this.miner.checkpointOf(cp), after, this.archive.flushed())
-      .then(() =>
+      .then(() => {
         this.log.info('chain log compacted', {
           checkpoint: Number(cp.header.number),
           blocks: after.length,
           ms: Math.round(performance.now() - started),
-        }),
-      )
+        });
+        // Appends went on meanwhile (a compaction asked for then was this one): as many again?
+        // (Closing too: BlockLog.close waits for it, and a restart replays fewer blocks.)
+        if (log.count > this.opts.logCompactAfter + this.miner.blockCount) this.compactLog(log);
+      })
       .catch((e) => this.log.error('chain log compaction failed', { error: (e as Error).message }));
   }
 

@@ -95,4 +95,44 @@ describe('BlockLog', () => {
     expect(synced).toHaveLength(3);
     await again.log.close();
   });
+
+  it('appends go on while a compaction rewrites the log, and the new log holds them after the kept blocks', async () => {
+    const dataDir = await mkdtemp(join(tmpdir(), 'monsoon-blocklog-'));
+    dirs.push(dataDir);
+    const big = (i: number): PeerBlock => ({ ...block(i), bag: [new Uint8Array(200_000).fill(i)] });
+    const opened = await BlockLog.open({ dataDir });
+    for (let i = 0; i < 40; i++) await opened.log.append(big(i));
+    let release = () => {};
+    const ready = new Promise<void>((resolve) => {
+      release = resolve;
+    });
+    const cp = { headerRlp: Uint8Array.of(0xc1, 9), td: 10n, accounts: Uint8Array.of(0xc0), code: [] };
+    const kept = Array.from({ length: 30 }, (_, i) => big(10 + i));
+    let compacted = false;
+    const compaction = opened.log.compact(cp, kept, ready).then(() => {
+      compacted = true;
+    });
+    // While the compaction waits (here for `ready`), appends are written: they used to wait for it.
+    await opened.log.append(big(40));
+    await opened.log.append(big(41));
+    expect(compacted).toBe(false);
+    // Asked again meanwhile: the same compaction.
+    expect(opened.log.compact(cp, [], ready)).toBe(opened.log.compact(cp, kept));
+    release();
+    // And while it writes the kept blocks (6 MB here), more appends.
+    const during = [42, 43, 44].map((i) => opened.log.append(big(i)));
+    await Promise.all([compaction, ...during]);
+    await opened.log.append(big(45));
+    await opened.log.close();
+
+    const again = await BlockLog.open({ dataDir });
+    expect(again.checkpoint?.td).toBe(10n);
+    const read = await collect(again.blocks());
+    // The kept blocks, then every append since the compaction began, once each and in order.
+    expect(read.map((b) => b.headerRlp[1])).toEqual(Array.from({ length: 36 }, (_, i) => 10 + i));
+    expect(read[35]).toEqual(big(45));
+    expect(again.count).toBe(36);
+    await again.log.close();
+    expect((await readdir(dataDir)).sort()).toEqual(['blocks.log', 'checkpoint']);
+  });
 });
