@@ -67,8 +67,18 @@ export function genesisHashInWorker(genesis: Genesis): Promise<Uint8Array> {
   });
 }
 
-/** Block 0's hash of `genesis`, computed (in a worker) when first asked and kept. */
+/**
+ * Block 0's hash of `genesis`, computed (in a worker) when first asked and kept. The genesis is
+ * let go of once the worker has its copy (workerData is cloned when the worker is made).
+ */
 export function genesisHashOf(genesis: Genesis): () => Promise<Uint8Array> {
+  let held: Genesis | undefined = genesis;
   let hash: Promise<Uint8Array> | undefined;
-  return () => (hash ??= genesisHashInWorker(genesis));
+  return () => {
+    if (hash === undefined) {
+      hash = genesisHashInWorker(held!);
+      held = undefined;
+    }
+    return hash;
+  };
 }

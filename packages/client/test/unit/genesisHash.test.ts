@@ -3,6 +3,8 @@
  * same genesis (accounts with code and storage), the event loop turning meanwhile, and a
  * genesis the worker cannot build refused with its error.
  */
+import { setFlagsFromString } from 'node:v8';
+import { runInNewContext } from 'node:vm';
 import { describe, expect, it } from '@jest/globals';
 import { genesisHashInWorker, genesisHashOf } from '@monsoon/client';
 import { keccak } from '@monsoon/keccak';
@@ -91,5 +93,27 @@ describe('genesisHashInWorker', () => {
     const first = ask();
     expect(ask()).toBe(first);
     await first;
+  }, 60_000);
+
+  it('lets go of the genesis once the worker has its copy (a client held its 100K accounts for good)', async () => {
+    setFlagsFromString('--expose-gc');
+    const gc = runInNewContext('gc') as () => void;
+    const { ask, held } = (() => {
+      const g = genesisOf(accounts(10));
+      return { ask: genesisHashOf(g), held: new WeakRef(g) };
+    })();
+    const hash = await ask();
+    expect(Buffer.from(hash).equals(Buffer.from(hashHere(genesisOf(accounts(10)))))).toBe(true);
+    // A WeakRef's target is kept until the job that read it ends: collect in a turn that did not.
+    const turn = () => new Promise((resolve) => setTimeout(resolve, 10));
+    let gone = false;
+    for (let i = 0; i < 20 && !gone; i++) {
+      await turn();
+      gc();
+      await turn();
+      gone = held.deref() === undefined;
+    }
+    expect(gone).toBe(true);
+    expect(await ask()).toBe(hash);
   }, 60_000);
 });
