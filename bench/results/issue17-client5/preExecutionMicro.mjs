@@ -8,8 +8,10 @@ import { join } from 'node:path';
 import { RemoteState, ShardedStorage, SlotPredictor, defaultSlotPredictorOptions, speculate, firstReads } from '@monsoon/client';
 import { EvmPool, defaultChainRules, makeCommon, nativeCustomCrypto, decodeSignedTx, recoverSenders } from '@monsoon/execution';
 import { keccak } from '@monsoon/keccak';
-import { batchGetRequestFromProto, batchGetResponseToProto, genesisState, getShardRootsResponseToProto, parseGenesis, StorageServiceDefinition } from '@monsoon/protocol';
+import { genesisState, parseGenesis, StorageServiceDefinition } from '@monsoon/protocol';
 import { AccountSet, buildGenesis, TrafficGenerator } from '@monsoon/workload';
+// (pipe8) The stand-in shared with bench/results/issue17-pipe8/pathMicro.mjs; the path is from a tree's root.
+import { storageStandIn } from './bench/results/issue17-pipe8/storageStandIn.mjs';
 const N = Number(process.env.ACCOUNTS ?? 20000), TXS = Number(process.env.TXS ?? 10000), BLOCK = 1000, CONC = 200;
 const rules = { ...defaultChainRules };
 const common = makeCommon(rules.chainId, nativeCustomCrypto);
@@ -20,28 +22,13 @@ const root = state.root();
 const blockHash = new Uint8Array(32).fill(0xbb);
 let serverMs = 0;
 const server = new Server();
+const standIn = storageStandIn(state, blockHash);
 server.addService(StorageServiceDefinition, {
-  getShardRoots(_c, cb) {
-    cb(null, getShardRootsResponseToProto({ blockHash, number: 1n, stateRoot: root, shardCount: 16,
-      roots: Array.from({ length: 16 }, (_, shard) => ({ shard, root: state.accounts.refAt([shard]) ?? new Uint8Array(0) })) }));
-  },
+  getShardRoots: standIn.getShardRoots,
   batchGet(call, cb) {
-    try { this.batchGetImpl(call, cb); } catch (e) { console.error('stand-in', e); cb(e); }
-  },
-  batchGetImpl(call, cb) {
     const t0 = process.cpuUsage();
-    const req = batchGetRequestFromProto(call.request);
-    const bag = state.proveAccounts(req.queries.map((q) => q.address));
-    for (const q of req.queries) bag.push(...state.proveStorageMany(q.address, [...q.slots]));
-    const results = req.queries.map((q) => {
-      const a = state.getAccount(q.address);
-      return { address: q.address, accountRlp: state.accounts.get(keccak.keccak256(q.address)),
-        slotValues: q.slots.map((s) => state.getStorage(q.address, s) ?? new Uint8Array(0)),
-        code: (q.code && a !== undefined && state.getCode(a.codeHash)) || new Uint8Array(0) };
-    });
-    const res = batchGetResponseToProto({ blockHash, number: 1n, results, bag });
+    try { standIn.batchGet(call, cb); } catch (e) { console.error('stand-in', e); cb(e); }
     const d = process.cpuUsage(t0); serverMs += (d.user + d.system) / 1000;
-    cb(null, res);
   },
 });
 const port = await new Promise((res, rej) => server.bindAsync('127.0.0.1:0', ServerCredentials.createInsecure(), (e, p) => (e ? rej(e) : res(p))));

@@ -19,7 +19,7 @@ import type { SignedTx } from '@monsoon/execution';
 import type { ChainView, ClientBlock } from './chain.js';
 import type { ChainFollower } from './chainFollower.js';
 import { ClientError, ClientErrorCode } from './clientError.js';
-import { nextEnv, type ReadBackend, stateAt } from './readBackend.js';
+import { type ReadBackend, stateAt } from './readBackend.js';
 import type { ReadTree } from './remoteState.js';
 import type { SlotPredictor } from './slotPredictor.js';
 import { firstReads } from './speculate.js';
@@ -106,7 +106,8 @@ export class PoolSubmitter {
     const { pool, reads, follower, chain } = this.modules;
     // The pre-execution's first reads come in the same storage round: it then finds them cached.
     const readAt = follower.stateHead();
-    const coinbase = nextEnv(chain.requireHead()).coinbase;
+    // The next block's coinbase (nextEnv's), without building the rest of its environment.
+    const coinbase = chain.requireHead().header.miner;
     const { account, read } = await reads.accountRead(
       from,
       stateAt(readAt),

@@ -99,6 +99,17 @@ type SharedNode = NonNullable<ReturnType<SharedNodes['get']>>;
 /** Decoded branches shared between trees, per generation (see SharedDecoded). */
 const MAX_SHARED_DECODED = 16_384;
 
+/**
+ * A query with its account's hashed key, once computed: a query goes from the probe of what is
+ * lacking to the batch's routing and on to the answer's check, and each hashed the address again.
+ */
+type KeyedQuery = AccountQuery & { key?: Uint8Array };
+
+/** The query's hashed key, computed at most once. */
+function keyOf(keccak: Keccak, q: KeyedQuery): Uint8Array {
+  return q.key ?? hashOne(keccak, q.address);
+}
+
 /** Most account queries in one BatchGet. */
 const MAX_BATCH = 1000;
 
@@ -106,7 +117,7 @@ interface PendingBatch {
   readonly at: StateRef;
   /** A shard of the batch's route (its queries may be in any shard of the route). */
   readonly shard: number;
-  readonly queries: AccountQuery[];
+  readonly queries: KeyedQuery[];
   readonly waiters: { resolve: () => void; reject: (e: unknown) => void }[];
 }
 
@@ -125,6 +136,9 @@ export class RemoteState {
    */
   private readonly decoded = new SharedDecoded();
   readonly counters: FetchCounters = { calls: 0, bytes: 0, refused: 0, oneSided: 0 };
+  /** The block of the last batch key made, and its hex (see batchKey). */
+  private keyBlock: Uint8Array | undefined;
+  private keyBlockHex = '';
 
   constructor(
     readonly storage: ShardedStorage,
@@ -165,11 +179,9 @@ export class RemoteState {
         decoded: this.decoded,
       },
       // Code blobs (looked up by code hash, not through the trie).
-      resolver: (h) => {
-        const n = this.cached(byteKey(h));
-        if (n !== undefined && served !== undefined) served.add(n);
-        return n;
-      },
+      // Noted in `served` under the hash it is cached by, not hashed again (a contract's code
+      // at every call).
+      resolver: (h) => this.cached(byteKey(h), served),
     });
   }
 
@@ -203,15 +215,34 @@ export class RemoteState {
    * Fetches and verifies what `queries` name at `at`: one BatchGet per route (the shards one
    * set of nodes holds), all in parallel. Afterwards every queried account, slot and code resolves from the cache.
    */
-  async fetch(at: StateRef, queries: readonly AccountQuery[]): Promise<void> {
-    const byShard = new Map<number, AccountQuery[]>();
-    for (const q of queries) {
-      const shard = this.storage.shardOfKey(hashOne(this.keccak, q.address));
-      const list = byShard.get(shard);
-      if (list === undefined) byShard.set(shard, [q]);
-      else list.push(q);
+  async fetch(at: StateRef, queries: readonly KeyedQuery[]): Promise<void> {
+    // Grouped by route (what one BatchGet can ask), not by shard: one batch joined per route.
+    const byRoute = new Map<string, { shard: number; qs: KeyedQuery[] }>();
+    for (const query of queries) {
+      const key = keyOf(this.keccak, query);
+      const shard = this.storage.shardOfKey(key);
+      const q = query.key === undefined ? { ...query, key } : query;
+      const route = this.storage.routeOf(shard);
+      const g = byRoute.get(route);
+      if (g === undefined) byRoute.set(route, { shard, qs: [q] });
+      else g.qs.push(q);
     }
-    await Promise.all([...byShard].map(([shard, qs]) => this.enqueue(at, shard, qs)));
+    if (byRoute.size === 1) {
+      for (const [route, g] of byRoute) await this.enqueue(at, route, g.shard, g.qs);
+      return;
+    }
+    const joined: Promise<void>[] = [];
+    for (const [route, g] of byRoute) joined.push(this.enqueue(at, route, g.shard, g.qs));
+    await Promise.all(joined);
+  }
+
+  /** The batch key of reads at `at` on `route` (the block's hex kept for the next read at it). */
+  private batchKey(at: StateRef, route: string): string {
+    if (at.blockHash !== this.keyBlock) {
+      this.keyBlock = at.blockHash;
+      this.keyBlockHex = toHex(at.blockHash);
+    }
+    return `${this.keyBlockHex}/${route}`;
   }
 
   /**
@@ -219,8 +250,8 @@ export class RemoteState {
    * ends: every pre-execution running meanwhile shares one BatchGet per route (the shards the
    * same nodes hold) instead of one each.
    */
-  private enqueue(at: StateRef, shard: number, qs: readonly AccountQuery[]): Promise<void> {
-    const k = `${toHex(at.blockHash)}/${this.storage.routeOf(shard)}`;
+  private enqueue(at: StateRef, route: string, shard: number, qs: readonly KeyedQuery[]): Promise<void> {
+    const k = this.batchKey(at, route);
     let batch = this.batches.get(k);
     if (batch === undefined) {
       batch = { at, shard, queries: [], waiters: [] };
@@ -233,28 +264,32 @@ export class RemoteState {
       if (windowMs > 0) setTimeout(go, windowMs);
       else setImmediate(go);
     }
-    batch.queries.push(...qs);
+    for (const q of qs) batch.queries.push(q);
     const b = batch;
     return new Promise((resolve, reject) => b.waiters.push({ resolve, reject }));
   }
 
   /** One BatchGet per MAX_BATCH queries (an account's queries merged), its waiters told how it went. */
   private async send(batch: PendingBatch): Promise<void> {
-    const merged = new Map<string, { address: Uint8Array; slots: Map<string, Uint8Array>; code: boolean }>();
+    const merged = new Map<
+      string,
+      { address: Uint8Array; key: Uint8Array | undefined; slots: Map<string, Uint8Array>; code: boolean }
+    >();
     for (const q of batch.queries) {
       const k = toHex(q.address);
       let m = merged.get(k);
       if (m === undefined) {
-        m = { address: q.address, slots: new Map(), code: false };
+        m = { address: q.address, key: q.key, slots: new Map(), code: false };
         merged.set(k, m);
       }
       for (const slot of q.slots) m.slots.set(toHex(slot), slot);
       m.code ||= q.code;
     }
-    const all: AccountQuery[] = [...merged.values()].map((m) => ({
+    const all: KeyedQuery[] = [...merged.values()].map((m) => ({
       address: m.address,
       slots: [...m.slots.values()],
       code: m.code,
+      ...(m.key === undefined ? {} : { key: m.key }),
     }));
     try {
       for (let i = 0; i < all.length; i += MAX_BATCH) {
@@ -289,7 +324,7 @@ export class RemoteState {
    */
   private check(
     at: StateRef,
-    qs: readonly AccountQuery[],
+    qs: readonly KeyedQuery[],
     res: BatchGetResponse,
     replica: StorageReplica,
   ): NodeBag {
@@ -318,8 +353,9 @@ export class RemoteState {
       // The account's leaf value as the proof gives it, compared as bytes with the claim (a
       // storage node sends the value it holds): decoded only where its slots or code are checked.
       let provenRlp: Uint8Array | undefined;
+      const key = keyOf(this.keccak, q);
       try {
-        provenRlp = tree.accounts.get(hashOne(this.keccak, q.address));
+        provenRlp = tree.accounts.get(key);
       } catch (e) {
         if (isDsmError(e, DsmErrorCode.MissingNode) || isDsmError(e, DsmErrorCode.HashMismatch))
           refuse(`the proof of ${where()} does not reach it from state root ${toHex(at.stateRoot)}`);
@@ -332,7 +368,7 @@ export class RemoteState {
       q.slots.forEach((slot, j) => {
         let value: Uint8Array | undefined;
         try {
-          value = tree.getStorage(q.address, slot);
+          value = tree.getStorageAtKey(key, hashOne(this.keccak, slot));
         } catch (e) {
           if (isDsmError(e)) refuse(`the proof of ${where()} slot ${toHex(slot)} does not reach it`);
           throw e;
@@ -383,7 +419,8 @@ export class RemoteState {
         rounds++;
       }
     }
-    const asked = new Set<string>();
+    // Made at the first miss: most runs have none.
+    let asked: Set<string> | undefined;
     for (;;) {
       try {
         return { value: await f(read.tree), served: read.served, rounds, read };
@@ -392,6 +429,7 @@ export class RemoteState {
         const q = missingKey(e);
         if (q === undefined && !(unprobed.length > 0 && isMiss(e))) throw e;
         const key = q === undefined ? '' : `${toHex(q.address)}/${q.slots.map(toHex).join()}`;
+        asked ??= new Set();
         if (asked.has(key)) {
           throw new ClientError(
             ClientErrorCode.BadProof,
@@ -418,27 +456,31 @@ export class RemoteState {
   }
 
   /** The queries of `first` that `tree` cannot answer from the cache (a miss faults nothing in). */
-  private lacking(tree: StateTree, first: readonly AccountQuery[]): AccountQuery[] {
-    return first.filter(
-      (q) =>
-        !resolvable(() => {
-          // Only where slots or code are looked for is the account decoded (its roots name them).
-          if (q.slots.length === 0 && !q.code) {
-            tree.accounts.get(hashOne(this.keccak, q.address));
-            return;
-          }
-          const a = tree.getAccount(q.address);
-          for (const slot of q.slots) tree.getStorage(q.address, slot);
-          if (
-            q.code &&
-            a !== undefined &&
-            !bytesEqual(a.codeHash, EMPTY_CODE_HASH) &&
-            tree.getCode(a.codeHash) === undefined &&
-            this.cached(byteKey(a.codeHash)) === undefined
-          )
-            throw new DsmError(DsmErrorCode.MissingNode, 'code not cached');
-        }),
-    );
+  private lacking(tree: StateTree, first: readonly AccountQuery[]): KeyedQuery[] {
+    const wanted: KeyedQuery[] = [];
+    for (const q of first) {
+      const key = hashOne(this.keccak, q.address);
+      const found = resolvable(() => {
+        // Only where slots or code are looked for is the account decoded (its roots name them).
+        if (q.slots.length === 0 && !q.code) {
+          tree.accounts.get(key);
+          return;
+        }
+        const a = tree.getAccountAtKey(key);
+        for (const slot of q.slots) tree.getStorageAtKey(key, hashOne(this.keccak, slot));
+        if (
+          q.code &&
+          a !== undefined &&
+          !bytesEqual(a.codeHash, EMPTY_CODE_HASH) &&
+          tree.getCode(a.codeHash) === undefined &&
+          this.cached(byteKey(a.codeHash)) === undefined
+        )
+          throw new DsmError(DsmErrorCode.MissingNode, 'code not cached');
+      });
+      // Fetched with its key: routing and the answer's check use it, not a hash of their own.
+      if (!found) wanted.push({ ...q, key });
+    }
+    return wanted;
   }
 
   /**

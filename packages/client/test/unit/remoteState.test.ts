@@ -21,6 +21,10 @@ addrs.forEach((a, i) => {
   state.putAccount(a, makeAccount({ nonce: BigInt(i), balance: 1000n + BigInt(i) }));
 });
 state.putStorage(token, slot, Uint8Array.of(42));
+/** A contract with code (a run loads it by its code hash, not through the trie). */
+const coded = keccak.keccak256(Uint8Array.of(5, 1)).subarray(12);
+const code = Uint8Array.from({ length: 300 }, (_, i) => (i * 7) & 0xff);
+state.putAccount(coded, makeAccount({ balance: 1n, codeHash: state.putCode(code) }));
 const root = state.root();
 const blockHash = new Uint8Array(32).fill(0xbb);
 
@@ -131,6 +135,24 @@ describe('RemoteState', () => {
     );
     expect(value).toEqual(Uint8Array.of(42));
     expect(remote.counters.calls).toBe(calls + 1);
+    remote.storage.close();
+  });
+
+  it('notes the code a run loads in its witness under its code hash, and ships it in the bag', async () => {
+    const remote = await remoteOver([honest]);
+    const codeHash = keccak.keccak256(code);
+    const { value, served } = await remote.withState(at, [{ address: coded, slots: [], code: true }], (t) => {
+      const a = t.getAccount(coded)!;
+      return t.getCode(a.codeHash) ?? t.resolver?.(a.codeHash);
+    });
+    expect(value).toEqual(code);
+    expect(served.get(codeHash)).toEqual(code);
+    expect(remote.bagOf(served).get(codeHash)).toEqual(code);
+    // A second run (a new tree, the code cached) notes it just the same.
+    const again = await remote.withState(at, [{ address: coded, slots: [], code: true }], (t) =>
+      t.resolver?.(codeHash),
+    );
+    expect(again.served.get(codeHash)).toEqual(code);
     remote.storage.close();
   });
 
