@@ -263,7 +263,7 @@
  * ~280 opcodes in @ethereumjs/evm, which awaits every opcode and re-analyses the contract's jump
  * destinations on every call: ~450 µs of its ~580 µs are inside the EVM.
  */
-import { mkdirSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { Session } from 'node:inspector/promises';
 import { cpus, loadavg, tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
@@ -312,8 +312,19 @@ const { values: args } = parseArgs({
     'recovery-threads': { type: 'string', default: String(Math.max(1, cpus().length - 1)) },
     engines: { type: 'string', default: 'revm,ethereumjs' },
     'cpu-profile': { type: 'string' },
+    /** Like --cpu-profile, a sampling heap profile of every allocation (collected ones too). */
+    'heap-profile': { type: 'string' },
     /** The results file's name under bench/results (a run on a loaded box kept beside the headline one). */
     out: { type: 'string', default: 'miner.json' },
+    /**
+     * Only the execution-only pass of one kind (`transfer` | `erc20`) in revm batches, `--rounds`
+     * times, printing process CPU per transaction each round and the final state root: for A/B
+     * runs of two builds in turn. With `--plans <file>` the planned blocks are read from it, or
+     * planned and written there when it does not exist, so both builds run the same blocks.
+     */
+    pass: { type: 'string' },
+    rounds: { type: 'string', default: '4' },
+    plans: { type: 'string' },
   },
 });
 const N = Number(args.accounts);
@@ -416,6 +427,11 @@ async function plan(
 }
 
 const ms = (t0: bigint) => Number(process.hrtime.bigint() - t0) / 1e6;
+/** Process CPU µs (user + system, all threads) since `c0`. */
+function cpuSince(c0: NodeJS.CpuUsage): number {
+  const c = process.cpuUsage(c0);
+  return c.user + c.system;
+}
 
 /** Execution with senders recovered beforehand: every phase on this thread, timed apart. */
 async function executionOnly(
@@ -423,7 +439,8 @@ async function executionOnly(
   blocks: PlannedBlock[],
   fastTransfers: boolean,
   engine: EngineName,
-): Promise<Split> {
+  name?: string,
+): Promise<Split & { cpu: number; stateRoot: Uint8Array }> {
   const miner = await Miner.create(genesis, {
     rules,
     retention: RETENTION,
@@ -431,9 +448,20 @@ async function executionOnly(
     fastTransfers,
     engine,
   });
+  return name === undefined ? timedPass(miner, blocks) : profiled(name, () => timedPass(miner, blocks));
+}
+
+/** The execution-only pass over `blocks` on a fresh `miner`, each phase timed. */
+async function timedPass(
+  miner: Miner,
+  blocks: PlannedBlock[],
+): Promise<Split & { cpu: number; stateRoot: Uint8Array }> {
   const split: Split = { decode: 0, bag: 0, recover: 0, execute: 0, seal: 0 };
+  /** Process CPU µs (all threads) over the timed phases (recovery left out). */
+  let cpu = 0;
   for (const block of blocks) {
     for (const s of block.submissions) {
+      let c0 = process.cpuUsage();
       let t0 = process.hrtime.bigint();
       const txs: SignedTx[] = s.transactions.map((raw) => decodeSignedTx(raw, common));
       split.decode += ms(t0);
@@ -441,21 +469,81 @@ async function executionOnly(
       const bag = new NodeBag({ hash: keccak });
       bag.addNodes(s.bag);
       split.bag += ms(t0);
+      cpu += cpuSince(c0);
       t0 = process.hrtime.bigint();
       const senders = recoverSenders(txs);
       split.recover += ms(t0);
       const items: PreparedTx[] = txs.map((tx, i) => ({ tx, sender: senders[i] as Uint8Array }));
+      c0 = process.cpuUsage();
       t0 = process.hrtime.bigint();
       const res = await miner.submitPrepared({ bag, prefetchedRoot: s.prefetchedRoot, items });
       split.execute += ms(t0);
+      cpu += cpuSince(c0);
       if (res.results.some((r) => r.status !== TxStatus.Accepted))
         throw new Error('execution-only run: a transaction was refused');
     }
+    const c0 = process.cpuUsage();
     const t0 = process.hrtime.bigint();
     await miner.seal();
     split.seal += ms(t0);
+    cpu += cpuSince(c0);
   }
-  return split;
+  return { ...split, cpu, stateRoot: miner.head.header.stateRoot };
+}
+
+/** Planned blocks as JSON (bytes in base64), for `--plans`. */
+function savePlans(file: string, blocks: PlannedBlock[]): void {
+  const b64 = (b: Uint8Array) => Buffer.from(b).toString('base64');
+  const json = blocks.map((b) =>
+    b.submissions.map((s) => ({
+      transactions: s.transactions.map(b64),
+      bag: s.bag.map(b64),
+      prefetchedRoot: b64(s.prefetchedRoot),
+    })),
+  );
+  writeFileSync(file, JSON.stringify(json));
+}
+
+function loadPlans(file: string): PlannedBlock[] {
+  const bytes = (s: string) => new Uint8Array(Buffer.from(s, 'base64'));
+  const json = JSON.parse(readFileSync(file, 'utf8')) as {
+    transactions: string[];
+    bag: string[];
+    prefetchedRoot: string;
+  }[][];
+  return json.map((b) => ({
+    submissions: b.map((s) => ({
+      transactions: s.transactions.map(bytes),
+      bag: s.bag.map(bytes),
+      prefetchedRoot: bytes(s.prefetchedRoot),
+    })),
+  }));
+}
+
+/**
+ * `--pass <kind>`: the execution-only pass in revm batches `--rounds` times (one untimed first),
+ * process CPU (all threads: GC included) and wall µs per transaction each round.
+ */
+async function passOnly(genesis: Genesis, accounts: AccountSet, kind: Kind): Promise<void> {
+  const file = args.plans;
+  let blocks: PlannedBlock[];
+  if (file !== undefined && existsSync(file)) blocks = loadPlans(file);
+  else {
+    blocks = (await plan(genesis, accounts, kind)).blocks;
+    if (file !== undefined) savePlans(file, blocks);
+  }
+  const n = blocks.reduce((sum, b) => sum + b.submissions.reduce((m, s) => m + s.transactions.length, 0), 0);
+  process.env.MONSOON_EVM_BATCH = '1';
+  await executionOnly(genesis, blocks, true, 'revm');
+  for (let r = 0; r < Number(args.rounds); r++) {
+    // Each pass from a collected heap (the last pass's miner gone), so passes compare.
+    (globalThis as { gc?: () => void }).gc?.();
+    const s = await executionOnly(genesis, blocks, true, 'revm', `pass-${kind}-${r}`);
+    const wall = s.decode + s.bag + s.execute + s.seal;
+    console.log(
+      `${kind} pass ${r}: cpu ${(s.cpu / n).toFixed(1)} µs/tx, wall ${us(wall, n)} µs/tx (execute ${us(s.execute, n)}, seal ${us(s.seal, n)}), load ${loadavg()[0].toFixed(1)}, root ${Buffer.from(s.stateRoot).toString('hex')}`,
+    );
+  }
 }
 
 /** Everything through Miner.submit, recovery on the pool, every submission of a block in flight. */
@@ -563,11 +651,13 @@ function emptyCallNs(): number {
  * `<dir>/<name>.cpuprofile` (what the timed execution-only pass spends its time on, per row).
  */
 async function profiled<T>(name: string, fn: () => Promise<T>): Promise<T> {
+  if (args['heap-profile'] !== undefined) return heapProfiled(args['heap-profile'], name, fn);
   const dir = args['cpu-profile'];
   if (dir === undefined) return fn();
   const session = new Session();
   session.connect();
   await session.post('Profiler.enable');
+  await session.post('Profiler.setSamplingInterval', { interval: 100 });
   await session.post('Profiler.start');
   try {
     return await fn();
@@ -575,6 +665,26 @@ async function profiled<T>(name: string, fn: () => Promise<T>): Promise<T> {
     const { profile } = await session.post('Profiler.stop');
     mkdirSync(dir, { recursive: true });
     writeFileSync(join(dir, `${name}.cpuprofile`), JSON.stringify(profile));
+    session.disconnect();
+  }
+}
+
+/** `fn` under the sampling heap profiler: where it allocates, collected or not (`<dir>/<name>.heapprofile`). */
+async function heapProfiled<T>(dir: string, name: string, fn: () => Promise<T>): Promise<T> {
+  const session = new Session();
+  session.connect();
+  await session.post('HeapProfiler.enable');
+  await session.post('HeapProfiler.startSampling', {
+    samplingInterval: 4096,
+    includeObjectsCollectedByMajorGC: true,
+    includeObjectsCollectedByMinorGC: true,
+  });
+  try {
+    return await fn();
+  } finally {
+    const { profile } = await session.post('HeapProfiler.stopSampling');
+    mkdirSync(dir, { recursive: true });
+    writeFileSync(join(dir, `${name}.heapprofile`), JSON.stringify(profile));
     session.disconnect();
   }
 }
@@ -592,6 +702,11 @@ const accounts = await AccountSet.create({
   cacheDir: join(tmpdir(), 'monsoon-bench-accounts'),
 });
 const genesis = parseGenesis(buildGenesis(accounts, { chainId: rules.chainId }));
+if (args.pass !== undefined) {
+  status.clear();
+  await passOnly(genesis, accounts, args.pass as Kind);
+  process.exit(0);
+}
 const pool = await SenderRecoveryPool.create({ threads: THREADS });
 const txCount = BLOCKS * BLOCK_TXS;
 const results: Record<string, unknown> = {};
@@ -621,8 +736,12 @@ try {
       process.env.MONSOON_EVM_BATCH = batch ? '1' : '0';
       say(`${kind} (${label}, ${engine}): execution only (after an untimed pass, for the JIT)`);
       await executionOnly(genesis, blocks, fast, engine);
-      const s = await profiled(`${kind}-${batch ? 'batch' : fast ? 'fast' : 'evm'}-${engine}`, () =>
-        executionOnly(genesis, blocks, fast, engine),
+      const s = await executionOnly(
+        genesis,
+        blocks,
+        fast,
+        engine,
+        `${kind}-${batch ? 'batch' : fast ? 'fast' : 'evm'}-${engine}`,
       );
       const execMs = s.decode + s.bag + s.execute + s.seal;
       const name = kind === 'transfer' ? (fast ? 'transfer' : 'transferEvm') : 'erc20';
