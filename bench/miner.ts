@@ -257,6 +257,35 @@
  * change, so neither says anything about the goals (≥ 30K / 15K a core: still missed; quiet
  * session 10: 12,671 / 5,623/s).
  *
+ * Session 12 (issue 16, eighth round). `--pass <kind>` runs only the execution-only pass in
+ * revm batches over blocks planned once (`--plans <file>`), printing process CPU per transaction
+ * and the state root each round, so two builds run the same blocks; `--heap-profile <dir>`
+ * samples every allocation of a pass. What the ERC-20 pass allocates (100K accounts, 4 blocks of
+ * 2,000, sampling heap profiler): 413 MB, ~52 KB a transaction; a quarter of it faulting bag
+ * nodes into the tree (each leaf decoded through RLP item objects, a prefix array per node, a
+ * leaf's key built by one string concatenation per byte, and each branch just decoded copied
+ * again when the next stub below it was put in place), ~9% decoding revm's answers (a copy per
+ * field, the bloom an off-heap buffer per receipt). After the round (a node faulted in is the
+ * faulting tree's own; hash-only branches and leaves on a key's path decoded straight from their
+ * bytes; revm's answer fields views into one copy per transaction's logs and one of the changes):
+ * 346 MB (-16%), same state root. CPU did not move measurably at the round's load: the pass in
+ * one process with main loaded beside it, alternating, 8 rounds (load 8-12): CPU per ERC-20
+ * transfer min 172.1 -> 152.9 µs, median 190.8 -> 187.4 µs. The profile of the pass before
+ * (CPU, 100 µs sampling, recovery and the profiler's own work left out): GC 31% of the main
+ * thread, revm's call into the addon 7%, the JS reads of what revm asks for 14% (tree walks
+ * faulting and decoding bag nodes), the flush 6%, sealing 18% (state root 9%, kept proofs 7%,
+ * receipts root 4%), the bag check 5%. V8's young generation for the miner: 32 MiB semi-spaces
+ * (what packages/cli starts the role with) against 64 MiB, processes alternating, 3 pairs, load
+ * 10-12: CPU per ERC-20 transfer 117-157 µs vs 116-174 µs (medians 141 vs 150): no gain, so the
+ * role keeps 32 (session 9's -13-20% was 64 against V8's default 16). The bench itself, this
+ * branch and main alternating (B A B A B, 23:34-23:42 UTC, load 5.6 -> 10.8 -> 6.5 -> 8.1, the
+ * box's native recovery swinging 9-28K/s between rows): ERC-20 in batches 2,976 / 7,956 /
+ * 3,724/s (this branch) vs 6,330 / 5,286/s (main), transfers in batches 7,112 / 16,531 /
+ * 7,459/s vs 14,047 / 12,648/s: the box's speed decides each row, not the change;
+ * bench/results/miner.json holds the second run (23:37, load 7.6 -> 6.5), and
+ * miner-s12-main-quiet.json main at the session's start (23:04, load 2.2 -> 3.6): transfers in
+ * batches 17,338/s, ERC-20 in batches 6,104/s (one call per tx 8,175/s). Goals still missed.
+ *
  * Conclusion before revm: still short of the goals (≥ 30K transfers/s, ≥ 15K ERC-20/s a core). On this
  * machine one keccak256 permutation costs ~0.4–0.8 µs, and a transfer needs ~60 of them (bag,
  * state root, receipts and transactions roots, keys): ~30 µs of hashing alone. An ERC-20 call is
@@ -648,43 +677,36 @@ function emptyCallNs(): number {
 
 /**
  * With `--cpu-profile <dir>`: `fn` under the in-process CPU profiler, its profile written to
- * `<dir>/<name>.cpuprofile` (what the timed execution-only pass spends its time on, per row).
+ * `<dir>/<name>.cpuprofile` (what the timed execution-only pass spends its time on, per row);
+ * with `--heap-profile <dir>`, under the sampling heap profiler (`<name>.heapprofile`).
  */
 async function profiled<T>(name: string, fn: () => Promise<T>): Promise<T> {
-  if (args['heap-profile'] !== undefined) return heapProfiled(args['heap-profile'], name, fn);
-  const dir = args['cpu-profile'];
+  const heap = args['heap-profile'] !== undefined;
+  const dir = args['heap-profile'] ?? args['cpu-profile'];
   if (dir === undefined) return fn();
   const session = new Session();
   session.connect();
-  await session.post('Profiler.enable');
-  await session.post('Profiler.setSamplingInterval', { interval: 100 });
-  await session.post('Profiler.start');
-  try {
-    return await fn();
-  } finally {
-    const { profile } = await session.post('Profiler.stop');
-    mkdirSync(dir, { recursive: true });
-    writeFileSync(join(dir, `${name}.cpuprofile`), JSON.stringify(profile));
-    session.disconnect();
+  if (heap) {
+    // Every allocation sampled, the ones collected since too: where the garbage comes from.
+    await session.post('HeapProfiler.enable');
+    await session.post('HeapProfiler.startSampling', {
+      samplingInterval: 4096,
+      includeObjectsCollectedByMajorGC: true,
+      includeObjectsCollectedByMinorGC: true,
+    });
+  } else {
+    await session.post('Profiler.enable');
+    await session.post('Profiler.setSamplingInterval', { interval: 100 });
+    await session.post('Profiler.start');
   }
-}
-
-/** `fn` under the sampling heap profiler: where it allocates, collected or not (`<dir>/<name>.heapprofile`). */
-async function heapProfiled<T>(dir: string, name: string, fn: () => Promise<T>): Promise<T> {
-  const session = new Session();
-  session.connect();
-  await session.post('HeapProfiler.enable');
-  await session.post('HeapProfiler.startSampling', {
-    samplingInterval: 4096,
-    includeObjectsCollectedByMajorGC: true,
-    includeObjectsCollectedByMinorGC: true,
-  });
   try {
     return await fn();
   } finally {
-    const { profile } = await session.post('HeapProfiler.stopSampling');
+    const { profile } = heap
+      ? await session.post('HeapProfiler.stopSampling')
+      : await session.post('Profiler.stop');
     mkdirSync(dir, { recursive: true });
-    writeFileSync(join(dir, `${name}.heapprofile`), JSON.stringify(profile));
+    writeFileSync(join(dir, `${name}.${heap ? 'heapprofile' : 'cpuprofile'}`), JSON.stringify(profile));
     session.disconnect();
   }
 }

@@ -1,4 +1,7 @@
-/** encodeTree/decodeTree: exact round trips (stubs included), and corrupt input refused. */
+/**
+ * encodeTree/decodeTree: exact round trips (stubs included), and corrupt input refused; the fault
+ * path's leaf decoder held to the general one.
+ */
 import { describe, expect, it } from '@jest/globals';
 import { DsmError, DsmErrorCode, DsmTree, decodeTree, encodeTree, hashedChildren } from '@monsoon/dsm-tree';
 import { Prng } from '@monsoon/test-utils';
