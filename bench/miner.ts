@@ -257,13 +257,51 @@
  * change, so neither says anything about the goals (≥ 30K / 15K a core: still missed; quiet
  * session 10: 12,671 / 5,623/s).
  *
+ * Session 12 (issue 16, eighth round). `--pass <kind>` runs only the execution-only pass in
+ * revm batches over blocks planned once (`--plans <file>`), printing process CPU per transaction
+ * and the state root each round, so two builds run the same blocks; `--heap-profile <dir>`
+ * samples every allocation of a pass. What the ERC-20 pass allocates (100K accounts, 4 blocks of
+ * 2,000, sampling heap profiler): 413 MB, ~52 KB a transaction; a quarter of it faulting bag
+ * nodes into the tree (each leaf decoded through RLP item objects, a prefix array per node, a
+ * leaf's key built by one string concatenation per byte, and each branch just decoded copied
+ * again when the next stub below it was put in place), ~9% decoding revm's answers (a copy per
+ * field, the bloom an off-heap buffer per receipt). After the round (a node faulted in is the
+ * faulting tree's own; hash-only branches and leaves on a key's path decoded straight from their
+ * bytes; revm's answer fields views into one copy per transaction's logs and one of the changes):
+ * 346 MB (-16%), same state root. CPU did not move measurably at the round's load: the pass in
+ * one process with main loaded beside it, alternating, 8 rounds (load 8-12): CPU per ERC-20
+ * transfer min 172.1 -> 152.9 µs, median 190.8 -> 187.4 µs; again, 6 rounds (load 7-9): min
+ * 174.0 -> 170.5, median 195.0 -> 186.6 µs; plain transfers in batches, 6 rounds (load 6-8):
+ * min 119.7 -> 113.2, median 141.1 -> 128.9 µs. Why so little for a sixth less garbage
+ * (`--trace-gc` over the pass): main 28 scavenges, 427 ms; this branch 25, 469 ms; the old
+ * generation grows by the same ~118 MB in both. A scavenge's cost is what survives it, and what
+ * survives is block-lived (trie nodes faulted in, the block's witness and receipts, the
+ * journal's caches: ~15 KB a transaction promoted while the block runs): scavenges are ~35% of
+ * the pass's CPU, and cutting them means holding less per transaction until the seal, not
+ * making less short-lived garbage. (`--minor-mc`: CPU per tx 221-255 vs 154-168 µs, worse.)
+ * The profile of the pass before
+ * (CPU, 100 µs sampling, recovery and the profiler's own work left out): GC 31% of the main
+ * thread, revm's call into the addon 7%, the JS reads of what revm asks for 14% (tree walks
+ * faulting and decoding bag nodes), the flush 6%, sealing 18% (state root 9%, kept proofs 7%,
+ * receipts root 4%), the bag check 5%. V8's young generation for the miner: 32 MiB semi-spaces
+ * (what packages/cli starts the role with) against 64 MiB, processes alternating, 3 pairs, load
+ * 10-12: CPU per ERC-20 transfer 117-157 µs vs 116-174 µs (medians 141 vs 150): no gain, so the
+ * role keeps 32 (session 9's -13-20% was 64 against V8's default 16). The bench itself, this
+ * branch and main alternating (B A B A B, 23:34-23:42 UTC, load 5.6 -> 10.8 -> 6.5 -> 8.1, the
+ * box's native recovery swinging 9-28K/s between rows): ERC-20 in batches 2,976 / 7,956 /
+ * 3,724/s (this branch) vs 6,330 / 5,286/s (main), transfers in batches 7,112 / 16,531 /
+ * 7,459/s vs 14,047 / 12,648/s: the box's speed decides each row, not the change;
+ * bench/results/miner.json holds the second run (23:37, load 7.6 -> 6.5), and
+ * miner-s12-main-quiet.json main at the session's start (23:04, load 2.2 -> 3.6): transfers in
+ * batches 17,338/s, ERC-20 in batches 6,104/s (one call per tx 8,175/s). Goals still missed.
+ *
  * Conclusion before revm: still short of the goals (≥ 30K transfers/s, ≥ 15K ERC-20/s a core). On this
  * machine one keccak256 permutation costs ~0.4–0.8 µs, and a transfer needs ~60 of them (bag,
  * state root, receipts and transactions roots, keys): ~30 µs of hashing alone. An ERC-20 call is
  * ~280 opcodes in @ethereumjs/evm, which awaits every opcode and re-analyses the contract's jump
  * destinations on every call: ~450 µs of its ~580 µs are inside the EVM.
  */
-import { mkdirSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { Session } from 'node:inspector/promises';
 import { cpus, loadavg, tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
@@ -312,8 +350,19 @@ const { values: args } = parseArgs({
     'recovery-threads': { type: 'string', default: String(Math.max(1, cpus().length - 1)) },
     engines: { type: 'string', default: 'revm,ethereumjs' },
     'cpu-profile': { type: 'string' },
+    /** Like --cpu-profile, a sampling heap profile of every allocation (collected ones too). */
+    'heap-profile': { type: 'string' },
     /** The results file's name under bench/results (a run on a loaded box kept beside the headline one). */
     out: { type: 'string', default: 'miner.json' },
+    /**
+     * Only the execution-only pass of one kind (`transfer` | `erc20`) in revm batches, `--rounds`
+     * times, printing process CPU per transaction each round and the final state root: for A/B
+     * runs of two builds in turn. With `--plans <file>` the planned blocks are read from it, or
+     * planned and written there when it does not exist, so both builds run the same blocks.
+     */
+    pass: { type: 'string' },
+    rounds: { type: 'string', default: '4' },
+    plans: { type: 'string' },
   },
 });
 const N = Number(args.accounts);
@@ -416,6 +465,11 @@ async function plan(
 }
 
 const ms = (t0: bigint) => Number(process.hrtime.bigint() - t0) / 1e6;
+/** Process CPU µs (user + system, all threads) since `c0`. */
+function cpuSince(c0: NodeJS.CpuUsage): number {
+  const c = process.cpuUsage(c0);
+  return c.user + c.system;
+}
 
 /** Execution with senders recovered beforehand: every phase on this thread, timed apart. */
 async function executionOnly(
@@ -423,7 +477,8 @@ async function executionOnly(
   blocks: PlannedBlock[],
   fastTransfers: boolean,
   engine: EngineName,
-): Promise<Split> {
+  name?: string,
+): Promise<Split & { cpu: number; stateRoot: Uint8Array }> {
   const miner = await Miner.create(genesis, {
     rules,
     retention: RETENTION,
@@ -431,9 +486,20 @@ async function executionOnly(
     fastTransfers,
     engine,
   });
+  return name === undefined ? timedPass(miner, blocks) : profiled(name, () => timedPass(miner, blocks));
+}
+
+/** The execution-only pass over `blocks` on a fresh `miner`, each phase timed. */
+async function timedPass(
+  miner: Miner,
+  blocks: PlannedBlock[],
+): Promise<Split & { cpu: number; stateRoot: Uint8Array }> {
   const split: Split = { decode: 0, bag: 0, recover: 0, execute: 0, seal: 0 };
+  /** Process CPU µs (all threads) over the timed phases (recovery left out). */
+  let cpu = 0;
   for (const block of blocks) {
     for (const s of block.submissions) {
+      let c0 = process.cpuUsage();
       let t0 = process.hrtime.bigint();
       const txs: SignedTx[] = s.transactions.map((raw) => decodeSignedTx(raw, common));
       split.decode += ms(t0);
@@ -441,21 +507,81 @@ async function executionOnly(
       const bag = new NodeBag({ hash: keccak });
       bag.addNodes(s.bag);
       split.bag += ms(t0);
+      cpu += cpuSince(c0);
       t0 = process.hrtime.bigint();
       const senders = recoverSenders(txs);
       split.recover += ms(t0);
       const items: PreparedTx[] = txs.map((tx, i) => ({ tx, sender: senders[i] as Uint8Array }));
+      c0 = process.cpuUsage();
       t0 = process.hrtime.bigint();
       const res = await miner.submitPrepared({ bag, prefetchedRoot: s.prefetchedRoot, items });
       split.execute += ms(t0);
+      cpu += cpuSince(c0);
       if (res.results.some((r) => r.status !== TxStatus.Accepted))
         throw new Error('execution-only run: a transaction was refused');
     }
+    const c0 = process.cpuUsage();
     const t0 = process.hrtime.bigint();
     await miner.seal();
     split.seal += ms(t0);
+    cpu += cpuSince(c0);
   }
-  return split;
+  return { ...split, cpu, stateRoot: miner.head.header.stateRoot };
+}
+
+/** Planned blocks as JSON (bytes in base64), for `--plans`. */
+function savePlans(file: string, blocks: PlannedBlock[]): void {
+  const b64 = (b: Uint8Array) => Buffer.from(b).toString('base64');
+  const json = blocks.map((b) =>
+    b.submissions.map((s) => ({
+      transactions: s.transactions.map(b64),
+      bag: s.bag.map(b64),
+      prefetchedRoot: b64(s.prefetchedRoot),
+    })),
+  );
+  writeFileSync(file, JSON.stringify(json));
+}
+
+function loadPlans(file: string): PlannedBlock[] {
+  const bytes = (s: string) => new Uint8Array(Buffer.from(s, 'base64'));
+  const json = JSON.parse(readFileSync(file, 'utf8')) as {
+    transactions: string[];
+    bag: string[];
+    prefetchedRoot: string;
+  }[][];
+  return json.map((b) => ({
+    submissions: b.map((s) => ({
+      transactions: s.transactions.map(bytes),
+      bag: s.bag.map(bytes),
+      prefetchedRoot: bytes(s.prefetchedRoot),
+    })),
+  }));
+}
+
+/**
+ * `--pass <kind>`: the execution-only pass in revm batches `--rounds` times (one untimed first),
+ * process CPU (all threads: GC included) and wall µs per transaction each round.
+ */
+async function passOnly(genesis: Genesis, accounts: AccountSet, kind: Kind): Promise<void> {
+  const file = args.plans;
+  let blocks: PlannedBlock[];
+  if (file !== undefined && existsSync(file)) blocks = loadPlans(file);
+  else {
+    blocks = (await plan(genesis, accounts, kind)).blocks;
+    if (file !== undefined) savePlans(file, blocks);
+  }
+  const n = blocks.reduce((sum, b) => sum + b.submissions.reduce((m, s) => m + s.transactions.length, 0), 0);
+  process.env.MONSOON_EVM_BATCH = '1';
+  await executionOnly(genesis, blocks, true, 'revm');
+  for (let r = 0; r < Number(args.rounds); r++) {
+    // Each pass from a collected heap (the last pass's miner gone), so passes compare.
+    (globalThis as { gc?: () => void }).gc?.();
+    const s = await executionOnly(genesis, blocks, true, 'revm', `pass-${kind}-${r}`);
+    const wall = s.decode + s.bag + s.execute + s.seal;
+    console.log(
+      `${kind} pass ${r}: cpu ${(s.cpu / n).toFixed(1)} µs/tx, wall ${us(wall, n)} µs/tx (execute ${us(s.execute, n)}, seal ${us(s.seal, n)}), load ${loadavg()[0].toFixed(1)}, root ${Buffer.from(s.stateRoot).toString('hex')}`,
+    );
+  }
 }
 
 /** Everything through Miner.submit, recovery on the pool, every submission of a block in flight. */
@@ -560,21 +686,36 @@ function emptyCallNs(): number {
 
 /**
  * With `--cpu-profile <dir>`: `fn` under the in-process CPU profiler, its profile written to
- * `<dir>/<name>.cpuprofile` (what the timed execution-only pass spends its time on, per row).
+ * `<dir>/<name>.cpuprofile` (what the timed execution-only pass spends its time on, per row);
+ * with `--heap-profile <dir>`, under the sampling heap profiler (`<name>.heapprofile`).
  */
 async function profiled<T>(name: string, fn: () => Promise<T>): Promise<T> {
-  const dir = args['cpu-profile'];
+  const heap = args['heap-profile'] !== undefined;
+  const dir = args['heap-profile'] ?? args['cpu-profile'];
   if (dir === undefined) return fn();
   const session = new Session();
   session.connect();
-  await session.post('Profiler.enable');
-  await session.post('Profiler.start');
+  if (heap) {
+    // Every allocation sampled, the ones collected since too: where the garbage comes from.
+    await session.post('HeapProfiler.enable');
+    await session.post('HeapProfiler.startSampling', {
+      samplingInterval: 4096,
+      includeObjectsCollectedByMajorGC: true,
+      includeObjectsCollectedByMinorGC: true,
+    });
+  } else {
+    await session.post('Profiler.enable');
+    await session.post('Profiler.setSamplingInterval', { interval: 100 });
+    await session.post('Profiler.start');
+  }
   try {
     return await fn();
   } finally {
-    const { profile } = await session.post('Profiler.stop');
+    const { profile } = heap
+      ? await session.post('HeapProfiler.stopSampling')
+      : await session.post('Profiler.stop');
     mkdirSync(dir, { recursive: true });
-    writeFileSync(join(dir, `${name}.cpuprofile`), JSON.stringify(profile));
+    writeFileSync(join(dir, `${name}.${heap ? 'heapprofile' : 'cpuprofile'}`), JSON.stringify(profile));
     session.disconnect();
   }
 }
@@ -592,6 +733,11 @@ const accounts = await AccountSet.create({
   cacheDir: join(tmpdir(), 'monsoon-bench-accounts'),
 });
 const genesis = parseGenesis(buildGenesis(accounts, { chainId: rules.chainId }));
+if (args.pass !== undefined) {
+  status.clear();
+  await passOnly(genesis, accounts, args.pass as Kind);
+  process.exit(0);
+}
 const pool = await SenderRecoveryPool.create({ threads: THREADS });
 const txCount = BLOCKS * BLOCK_TXS;
 const results: Record<string, unknown> = {};
@@ -621,8 +767,12 @@ try {
       process.env.MONSOON_EVM_BATCH = batch ? '1' : '0';
       say(`${kind} (${label}, ${engine}): execution only (after an untimed pass, for the JIT)`);
       await executionOnly(genesis, blocks, fast, engine);
-      const s = await profiled(`${kind}-${batch ? 'batch' : fast ? 'fast' : 'evm'}-${engine}`, () =>
-        executionOnly(genesis, blocks, fast, engine),
+      const s = await executionOnly(
+        genesis,
+        blocks,
+        fast,
+        engine,
+        `${kind}-${batch ? 'batch' : fast ? 'fast' : 'evm'}-${engine}`,
       );
       const execMs = s.decode + s.bag + s.execute + s.seal;
       const name = kind === 'transfer' ? (fast ? 'transfer' : 'transferEvm') : 'erc20';

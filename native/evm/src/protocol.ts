@@ -422,7 +422,11 @@ class Reader {
   private at = 0;
   private readonly view: DataView;
 
-  constructor(private readonly b: Uint8Array) {
+  constructor(
+    private readonly b: Uint8Array,
+    /** `bytes` gives views into `b` (a copy this reader owns), not copies of its own. */
+    private readonly views = false,
+  ) {
     this.view = new DataView(b.buffer, b.byteOffset, b.byteLength);
   }
 
@@ -453,16 +457,32 @@ class Reader {
     return v;
   }
 
-  /** A copy: the engine's buffer is not kept. */
+  /** A copy (the engine's buffer is not kept), or a view into the reader's own copy. */
   bytes(n: number): Uint8Array {
+    this.need(n);
+    const out = this.views ? this.b.subarray(this.at, this.at + n) : this.b.slice(this.at, this.at + n);
+    this.at += n;
+    return out;
+  }
+
+  private need(n: number): void {
     if (this.at + n > this.b.length) {
       throw new RangeError(
         `an engine result with ${n} more bytes at ${this.at}, found ${this.b.length - this.at}`,
       );
     }
-    const out = this.b.slice(this.at, this.at + n);
+  }
+
+  /**
+   * A reader over a copy of the next `n` bytes whose `bytes` are views into that copy (this
+   * reader moves past them): one allocation for many small fields, where a copy each costs
+   * more, and the bloom's 256 bytes an off-heap buffer of their own.
+   */
+  private copyOf(n: number): Reader {
+    this.need(n);
+    const r = new Reader(this.b.slice(this.at, this.at + n), true);
     this.at += n;
-    return out;
+    return r;
   }
 
   /** An executed transaction's outcome (after its kind byte). */
@@ -473,19 +493,36 @@ class Reader {
     const created = this.u8() === 1 ? this.bytes(20) : undefined;
     const logCount = this.u32();
     const logs: EngineLog[] = [];
+    if (logCount === 0) return { status, gasUsed, refund, created, logs, bloom: undefined };
+    // The logs and their bloom live as long as the receipt: one copy of them all, views into it.
+    let end = this.at;
     for (let i = 0; i < logCount; i++) {
-      const address = this.bytes(20);
-      const nt = this.u8();
-      const topics: Uint8Array[] = [];
-      for (let t = 0; t < nt; t++) topics.push(this.bytes(32));
-      logs.push({ address, topics, data: this.bytes(this.u32()) });
+      end += 20;
+      if (end + 1 > this.b.length) break; // (need() below names the shortfall)
+      end += 1 + 32 * this.b[end]!;
+      if (end + 4 > this.b.length) break;
+      end += 4 + this.view.getUint32(end, true);
     }
-    const bloom = logCount > 0 ? this.bytes(256) : undefined;
-    return { status, gasUsed, refund, created, logs, bloom };
+    const r = this.copyOf(end + 256 - this.at);
+    for (let i = 0; i < logCount; i++) {
+      const address = r.bytes(20);
+      const nt = r.u8();
+      const topics: Uint8Array[] = [];
+      for (let t = 0; t < nt; t++) topics.push(r.bytes(32));
+      logs.push({ address, topics, data: r.bytes(r.u32()) });
+    }
+    return { status, gasUsed, refund, created, logs, bloom: r.bytes(256) };
   }
 
-  /** Account changes: a count, then each account. */
+  /** Account changes: a count, then each account (the answer's last part: views into one copy of it). */
   changes(): AccountChange[] {
+    if (!this.views) {
+      // What follows them (a single run's reads) is read here, from this reader, after them.
+      const r = new Reader(this.b.slice(this.at), true);
+      const changes = r.changes();
+      this.at += r.at;
+      return changes;
+    }
     const count = this.u32();
     const changes: AccountChange[] = [];
     for (let i = 0; i < count; i++) {

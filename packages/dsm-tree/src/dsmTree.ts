@@ -17,6 +17,8 @@ import {
   ByteWriter,
   branchChildRef,
   branchSpans,
+  decodeHashBranchNode,
+  decodeLeafOnPath,
   decodeNode,
   extensionChildRef,
   slotHash,
@@ -161,13 +163,19 @@ function otherChildren(b: BranchNode, i: number): { count: number; idx: number }
   return { count, idx };
 }
 
-/** Decodes the node at nibble depth d on key's path (plus nibble `extra` when ≥ 0). */
-function decodeAt(enc: Uint8Array, key: Uint8Array, d: number, extra: number): InnerNode {
+/**
+ * Decodes the node at nibble depth d on key's path (plus nibble `extra` when ≥ 0), in
+ * generation `gen` (see decodeNode).
+ */
+function decodeAt(enc: Uint8Array, key: Uint8Array, d: number, extra: number, gen?: number): InnerNode {
+  // The usual node needs no prefix: none is built for it.
+  const node = decodeHashBranchNode(enc, gen) ?? decodeLeafOnPath(enc, key, d, extra, gen);
+  if (node !== undefined) return node;
   const prefix: number[] = [];
   for (let i = 0; i < d; i++) prefix.push(keyNibble(key, i));
   let n = d;
   if (extra >= 0) prefix[n++] = extra;
-  return decodeNode(enc, prefix, n);
+  return decodeNode(enc, prefix, n, gen);
 }
 
 /** The node `enc` (verified to hash to `ref`) decodes to, from `shared` where it is a lazy branch kept there. */
@@ -573,7 +581,12 @@ export class DsmTree {
         },
       );
     }
-    return decodeAt(enc, key, d, extra);
+    // Only this tree will hold the node (it goes into a path this tree owns, see mat), so it is
+    // made in this tree's generation: putting its own children in place (the next stub down the
+    // path) or writing it then needs no copy. Not from an in-place source: that node replaces
+    // its stub in a parent other versions may share, so it stays frozen.
+    const shared = source === undefined && this.source?.inPlace === true;
+    return decodeAt(enc, key, d, extra, shared ? undefined : this.gen);
   }
 
   /** Replaces every stub on key's path by its node from `source`; no content (or encoding) changes. */

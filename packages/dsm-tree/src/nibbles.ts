@@ -30,11 +30,18 @@ export function keyNibbles(key: Uint8Array, from: number, to: number): string {
   return s;
 }
 
-/** Packs an even number of nibbles into a binary string of bytes. */
+/** Scratch for nibblesToBin (a trie key is at most a few dozen bytes). */
+const packed = Buffer.allocUnsafe(64);
+
+/**
+ * Packs an even number of nibbles into a binary string of bytes: one flat string (a leaf's key,
+ * for every leaf decoded), not one concatenation per byte.
+ */
 export function nibblesToBin(nibbles: ArrayLike<number>, count: number): Bin {
-  let s = '';
-  for (let i = 0; i < count; i += 2) s += String.fromCharCode((nibbles[i]! << 4) | nibbles[i + 1]!);
-  return s;
+  const n = count >> 1;
+  const buf = n <= packed.length ? packed : Buffer.allocUnsafe(n);
+  for (let i = 0, j = 0; j < n; i += 2, j++) buf[j] = (nibbles[i]! << 4) | nibbles[i + 1]!;
+  return buf.toString('latin1', 0, n);
 }
 
 /** Does the byte key, from nibble `at`, begin with the nibble string `path`? */

@@ -12,7 +12,7 @@ import { asTreeError, DsmError, DsmErrorCode } from './dsmError.js';
 import { ExtensionNode } from './extensionNode.js';
 import { HashNode } from './hashNode.js';
 import { LeafNode } from './leafNode.js';
-import { binNibble, nibblesToBin } from './nibbles.js';
+import { binNibble, keyNibble, nibblesToBin } from './nibbles.js';
 import { EXTENSION, FROZEN_GEN, type InnerNode, LEAF, type TrieNode } from './trieNode.js';
 
 /** A growable scratch buffer the encoders write into. */
@@ -218,11 +218,23 @@ function badNode(message: string): never {
  * stubs; embedded children are decoded in place. The result is frozen, clean, and keeps its
  * encoding.
  */
-export function decodeNode(bytes: Uint8Array, prefix: number[], prefixLen: number): InnerNode {
+export function decodeNode(
+  bytes: Uint8Array,
+  prefix: number[],
+  prefixLen: number,
+  /**
+   * The generation the nodes are made in: frozen (the default), or the one tree's that alone
+   * will hold them (a node faulted into it), which may then change them without a copy.
+   */
+  gen: number = FROZEN_GEN,
+): InnerNode {
   try {
     const span = readWhole(bytes);
     if (!span.list) badNode('a trie node must be an RLP list, found a byte string');
-    return decodeHashBranch(bytes, span) ?? decodeSpan(bytes, span, prefix, prefixLen);
+    return (
+      decodeHashBranch(bytes, span.start, span.dataStart, span.end, gen) ??
+      decodeSpan(bytes, span, prefix, prefixLen, gen)
+    );
   } catch (e) {
     throw asTreeError(e);
   }
@@ -234,9 +246,106 @@ export function decodeNode(bytes: Uint8Array, prefix: number[], prefixLen: numbe
  * branch, its children's stubs made only when a walk reaches them. Anything else (undefined)
  * goes through the general decoder, which also says what is wrong with it.
  */
-function decodeHashBranch(bytes: Uint8Array, span: RlpSpan): BranchNode | undefined {
-  const end = span.end;
-  let pos = span.dataStart;
+/**
+ * decodeNode for a branch of 16 hashes or empty slots (the usual node, see below), which needs
+ * no path prefix: undefined for any other node (decodeNode then).
+ */
+export function decodeHashBranchNode(bytes: Uint8Array, gen: number = FROZEN_GEN): BranchNode | undefined {
+  // Its payload (two hashes at least) is 56–528 bytes: a list header of two or three bytes.
+  const n = bytes.length;
+  const h = bytes[0];
+  if (h === 0xf8 && n > 2 && bytes[1]! === n - 2) return decodeHashBranch(bytes, 0, 2, n, gen);
+  if (h === 0xf9 && n > 3 && ((bytes[1]! << 8) | bytes[2]!) === n - 3)
+    return decodeHashBranch(bytes, 0, 3, n, gen);
+  return undefined;
+}
+
+/** Set by readShortString: where the byte string's data starts and ends. */
+let strFrom = 0;
+let strTo = 0;
+
+/**
+ * Reads the RLP byte string at `pos` of bytes[..end) in the forms a leaf's items take (canonical,
+ * under 256 bytes), setting strFrom/strTo; false for anything else.
+ */
+function readShortString(bytes: Uint8Array, pos: number, end: number): boolean {
+  if (pos >= end) return false;
+  const h = bytes[pos]!;
+  if (h < 0x80) {
+    strFrom = pos;
+    strTo = pos + 1;
+    return true;
+  }
+  let from: number;
+  let len: number;
+  if (h <= 0xb7) {
+    from = pos + 1;
+    len = h - 0x80;
+    if (len === 1 && from < end && bytes[from]! < 0x80) return false;
+  } else if (h === 0xb8 && pos + 1 < end) {
+    from = pos + 2;
+    len = bytes[pos + 1]!;
+    if (len < 56) return false;
+  } else return false;
+  if (from + len > end) return false;
+  strFrom = from;
+  strTo = from + len;
+  return true;
+}
+
+/** Scratch for a leaf's key (decodeLeafOnPath). */
+const leafKey = Buffer.allocUnsafe(64);
+
+/**
+ * decodeNode for a leaf at nibble depth d on `key`'s path (plus nibble `extra` when ≥ 0) — the
+ * usual node at the bottom of a path — straight from its bytes: no RLP item objects, no
+ * prefix array, its key packed once. Undefined for any other node, or anything unusual (the
+ * general decoder then decodes it, or says what is wrong with it).
+ */
+export function decodeLeafOnPath(
+  bytes: Uint8Array,
+  key: Uint8Array,
+  d: number,
+  extra: number,
+  gen: number = FROZEN_GEN,
+): LeafNode | undefined {
+  const n = bytes.length;
+  const h = bytes[0]!;
+  let pos: number;
+  if (h >= 0xc0 && h <= 0xf7 && h - 0xc0 === n - 1) pos = 1;
+  else if (h === 0xf8 && n > 2 && bytes[1]! === n - 2 && n - 2 >= 56) pos = 2;
+  else return undefined;
+  if (!readShortString(bytes, pos, n) || strTo === strFrom) return undefined;
+  const hpFrom = strFrom;
+  const hpTo = strTo;
+  const first = bytes[hpFrom]!;
+  const flag = first >> 4;
+  if ((flag !== 2 && flag !== 3) || (flag === 2 && (first & 0x0f) !== 0)) return undefined;
+  if (!readShortString(bytes, hpTo, n) || strTo !== n || strTo === strFrom) return undefined;
+  const prefixLen = extra >= 0 ? d + 1 : d;
+  // The path's nibbles before its whole bytes: the prefix's, then the odd one in the flag byte.
+  const lead = prefixLen + (flag & 1);
+  if (lead & 1 || (lead >> 1) + hpTo - hpFrom - 1 > leafKey.length) return undefined;
+  let j = 0;
+  for (let i = 0; i < lead; i += 2) {
+    const hi = i < d ? keyNibble(key, i) : i === d && extra >= 0 ? extra : first & 0x0f;
+    const k = i + 1;
+    const lo = k < d ? keyNibble(key, k) : k === d && extra >= 0 ? extra : first & 0x0f;
+    leafKey[j++] = (hi << 4) | lo;
+  }
+  for (let i = hpFrom + 1; i < hpTo; i++) leafKey[j++] = bytes[i]!;
+  const value = Buffer.from(bytes.buffer, bytes.byteOffset + strFrom, strTo - strFrom).toString('latin1');
+  return new LeafNode(leafKey.toString('latin1', 0, j), value, gen);
+}
+
+function decodeHashBranch(
+  bytes: Uint8Array,
+  start: number,
+  dataStart: number,
+  end: number,
+  gen: number,
+): BranchNode | undefined {
+  let pos = dataStart;
   let count = 0;
   for (let i = 0; i < 16; i++) {
     const p = bytes[pos];
@@ -248,10 +357,10 @@ function decodeHashBranch(bytes: Uint8Array, span: RlpSpan): BranchNode | undefi
   }
   if (pos + 1 !== end || bytes[pos] !== 0x80 || count < 2) return undefined;
   const buf = Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
-  const b = new BranchNode(undefined, FROZEN_GEN, 0);
+  const b = new BranchNode(undefined, gen, 0);
   // Every child is a stub its encoding names: none is made until asked for (see BranchNode).
   b.lazy = true;
-  b.enc = buf.toString('latin1', span.start, end);
+  b.enc = buf.toString('latin1', start, end);
   return b;
 }
 
@@ -264,11 +373,12 @@ function childFrom(
   item: RlpSpan,
   prefix: number[],
   prefixLen: number,
+  gen: number,
 ): TrieNode | undefined {
   if (item.list) {
     const size = item.end - item.start;
     if (size >= 32) badNode(`embedded child of ${size} bytes; only nodes under 32 bytes are embedded`);
-    return decodeSpan(bytes, item, prefix, prefixLen);
+    return decodeSpan(bytes, item, prefix, prefixLen, gen);
   }
   const len = item.end - item.dataStart;
   if (len === 0) return undefined;
@@ -276,14 +386,20 @@ function childFrom(
   return new HashNode(spanBin(bytes, item.dataStart, item.end));
 }
 
-function decodeSpan(bytes: Uint8Array, span: RlpSpan, prefix: number[], prefixLen: number): InnerNode {
+function decodeSpan(
+  bytes: Uint8Array,
+  span: RlpSpan,
+  prefix: number[],
+  prefixLen: number,
+  gen: number,
+): InnerNode {
   const items = listItems(bytes, span);
   if (items.length === 17) {
-    const b = new BranchNode(undefined, FROZEN_GEN, 0);
+    const b = new BranchNode(undefined, gen, 0);
     let count = 0;
     for (let i = 0; i < 16; i++) {
       prefix[prefixLen] = i;
-      const c = childFrom(bytes, items[i]!, prefix, prefixLen + 1);
+      const c = childFrom(bytes, items[i]!, prefix, prefixLen + 1, gen);
       b.setChild(i, c);
       if (c !== undefined) count++;
     }
@@ -316,16 +432,16 @@ function decodeSpan(bytes: Uint8Array, span: RlpSpan, prefix: number[], prefixLe
   if (flag >= 2) {
     if (body.list || body.end === body.dataStart) badNode('leaf value must be a non-empty byte string');
     if (n & 1) badNode('leaf key has an odd number of nibbles');
-    return new LeafNode(nibblesToBin(prefix, n), spanBin(bytes, body.dataStart, body.end), FROZEN_GEN);
+    return new LeafNode(nibblesToBin(prefix, n), spanBin(bytes, body.dataStart, body.end), gen);
   }
   if (n === prefixLen) badNode('extension with an empty path');
   let path = '';
   for (let i = prefixLen; i < n; i++) path += String.fromCharCode(prefix[i]!);
-  const child = childFrom(bytes, body, prefix, n);
+  const child = childFrom(bytes, body, prefix, n, gen);
   if (child === undefined) badNode('extension without a child');
   if (child.kind === LEAF || child.kind === EXTENSION)
     badNode('extension to a leaf or extension is not canonical');
-  const e = new ExtensionNode(path, child, FROZEN_GEN);
+  const e = new ExtensionNode(path, child, gen);
   e.enc = spanBin(bytes, span.start, span.end);
   return e;
 }

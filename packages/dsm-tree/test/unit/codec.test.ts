@@ -1,7 +1,12 @@
-/** encodeTree/decodeTree: exact round trips (stubs included), and corrupt input refused. */
+/**
+ * encodeTree/decodeTree: exact round trips (stubs included), and corrupt input refused; the fault
+ * path's leaf decoder held to the general one.
+ */
 import { describe, expect, it } from '@jest/globals';
 import { DsmError, DsmErrorCode, DsmTree, decodeTree, encodeTree, hashedChildren } from '@monsoon/dsm-tree';
 import { Prng } from '@monsoon/test-utils';
+import { keyNibble } from '../../src/nibbles.js';
+import { decodeLeafOnPath, decodeNode } from '../../src/nodeCodec.js';
 import { expectDsmError, thrown } from './helpers/errors.js';
 import { key32, shortKey, value } from './helpers/keys.js';
 import { EMPTY_ROOT_HEX, ethRoot, hex, type Model, unhex } from './helpers/reference.js';
@@ -255,5 +260,64 @@ describe('hashedChildren', () => {
     expect(thrown(() => hashedChildren(Uint8Array.of(0x83, 1, 2, 3)))).toBeInstanceOf(DsmError);
     expect(thrown(() => hashedChildren(Uint8Array.of(0xc3, 1, 2, 3)))).toBeInstanceOf(DsmError);
     expect(thrown(() => hashedChildren(Uint8Array.of(0xc2, 0x80, 0x80)))).toBeInstanceOf(DsmError);
+  });
+});
+
+describe('leaves decoded on a path (the fault path)', () => {
+  it('decodeLeafOnPath gives what decodeNode gives, for leaves of every depth and value size', () => {
+    const r = new Prng(91);
+    let fast = 0;
+    for (let round = 0; round < 30; round++) {
+      const tree = new DsmTree();
+      const keys: Uint8Array[] = [];
+      for (let i = 0; i < 1 + r.int(300); i++) {
+        const k =
+          round % 3 === 0
+            ? shortKey(r, 4)
+            : key32(r, keys.length > 0 && r.chance(0.3) ? r.pick(keys) : undefined);
+        keys.push(k);
+        tree.put(k, value(r, 1, round % 2 === 0 ? 40 : 200));
+      }
+      tree.root();
+      // Each key's proof ends in its leaf (when it is hashed, not embedded): decode it at its depth.
+      for (const k of keys) {
+        const proof = tree.prove(k);
+        const last = proof[proof.length - 1]!;
+        for (let d = 0; d <= Math.min(8, k.length * 2); d++) {
+          for (const extra of [-1, r.int(16)]) {
+            const prefix: number[] = [];
+            for (let i = 0; i < d; i++) prefix.push(keyNibble(k, i));
+            if (extra >= 0) prefix.push(extra);
+            let general: unknown;
+            try {
+              general = decodeNode(last, prefix, prefix.length);
+            } catch (e) {
+              general = e instanceof DsmError ? e.code : e;
+            }
+            const mine = decodeLeafOnPath(last, k, d, extra);
+            if (mine === undefined) continue; // (the general decoder decides)
+            fast++;
+            expect({ key: hex(Buffer.from(mine.key, 'latin1')), value: mine.value }).toEqual({
+              key: hex(Buffer.from((general as { key: string }).key, 'latin1')),
+              value: (general as { value: string }).value,
+            });
+          }
+        }
+      }
+    }
+    expect(fast).toBeGreaterThan(1000);
+  });
+
+  it('decodeLeafOnPath leaves branches, extensions and malformed leaves to the general decoder', () => {
+    const r = new Prng(92);
+    const tree = new DsmTree();
+    for (let i = 0; i < 200; i++) tree.put(key32(r), value(r, 1, 60));
+    tree.root();
+    const k = key32(r);
+    for (const n of tree.prove(k).slice(0, -1)) expect(decodeLeafOnPath(n, k, 0, -1)).toBeUndefined();
+    // A leaf's flag with an odd nibble count left (no byte key ends there), a non-canonical
+    // one-byte string, a trailing byte, an empty value: not decoded here.
+    for (const bad of ['c3822011', 'c482200080', 'c4820011aa', 'c3812011', 'c5822011aabb', 'c3822080'])
+      expect(decodeLeafOnPath(unhex(bad), k, 0, -1)).toBeUndefined();
   });
 });
