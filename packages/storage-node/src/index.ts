@@ -77,6 +77,7 @@ export {
 export {
   type GenesisAccounts,
   type GenesisSink,
+  type PlacedNode,
   type StreamGenesisOptions,
   streamGenesis,
 } from './streamGenesis.js';
