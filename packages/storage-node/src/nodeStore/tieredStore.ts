@@ -692,7 +692,7 @@ export class TieredStore implements VersionObserver, VerifiedNodeSource, NodeFau
   }
 
   /** How often a node was wanted lately: what the cache keeps by (see NodeCache.evictTo). */
-  private readonly wantsOf = (hash: string): number => this.sketch.estimate(hash);
+  private readonly wantsOf = (bytes: Uint8Array, at: number): number => this.sketch.estimateAt(bytes, at);
 
   /** What a pass evicts (see evict): a node not wanted `keepWants` times lately. */
   private readonly rule: EvictRule = (hash, n) => {

@@ -10,11 +10,14 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from '@jest/globals';
+import { keyNibble } from '@monsoon/dsm-tree';
 import { keccak } from '@monsoon/keccak';
 import { HEAD } from '@monsoon/protocol';
 import {
   type FreshNode,
+  forEachChildOnPath,
   type NodeDb,
+  nextOnPath,
   openLocalNodeDb,
   PATH_INDEX_KEY,
   PATH_KEY_BYTES,
@@ -22,6 +25,7 @@ import {
   StorageNode,
   TieredStore,
 } from '@monsoon/storage-node';
+import { Prng } from '@monsoon/test-utils';
 import { makeGenesis } from '../helpers/chain.js';
 
 /** A NodeDb that counts its read round trips. */
@@ -144,5 +148,42 @@ describe.each([
       await node.close();
       await rm(root, { recursive: true, force: true });
     }
+  });
+});
+
+describe('nextOnPath (a scan of the encoding in place)', () => {
+  it('names the child on a key path as a decode of the node does, for keys in the trie and keys not in it', () => {
+    const genesis = makeGenesis(61, 3000);
+    const tree = StorageNode.fromGenesis(genesis).head.state.state.accounts;
+    const r = new Prng(5);
+    const keys = [
+      ...genesis.alloc.filter((_, i) => i % 10 === 0).map((a) => keccak.keccak256(a.address)),
+      ...Array.from({ length: 300 }, () => r.bytes(32)),
+    ];
+    let compared = 0;
+    let found = 0;
+    for (const key of keys) {
+      // The proof's hashed nodes in order, and the depth of each (the reference walk places them).
+      let depth = 0;
+      for (const node of tree.prove(key)) {
+        if (node.length < 32) break;
+        // Reference: the child whose nibbles (from the node's depth on) are the key's, among the
+        // node's decoded children.
+        const path = new Uint8Array(32);
+        let want: { hash: string; depth: number } | undefined;
+        forEachChildOnPath(node, depth, path, (hash, d) => {
+          if (d > 64) return;
+          for (let i = depth; i < d; i++) if (keyNibble(path, i) !== keyNibble(key, i)) return;
+          want = { hash, depth: d };
+        });
+        expect(nextOnPath(node, key, depth)).toEqual(want);
+        compared++;
+        if (want === undefined) break;
+        found++;
+        depth = want.depth;
+      }
+    }
+    expect(compared).toBeGreaterThan(1000);
+    expect(found).toBeGreaterThan(500);
   });
 });
