@@ -717,11 +717,16 @@ async function serve(
     if (cmd === 'quit') break;
     const pick = picker(n, cmd === 'skew', seed++);
     const s0 = store?.tieredStats();
+    const cpu0 = process.cpuUsage();
     const b = await timed(() => batchRead(node, addresses, pick));
+    const cpu = process.cpuUsage(cpu0);
     const s1 = store?.tieredStats();
     console.log(
       JSON.stringify({
         batchedProofsPerSec: b.ops / b.s,
+        // CPU of the whole process (every thread: LevelDB's reads too) a 1,000-proof batch, ms:
+        // what a loaded box changes less than the rate.
+        cpuMsPerBatch: ((cpu.user + cpu.system) / 1000) * (BATCH / b.ops),
         loadavg: loadavg()[0],
         ...(s0 !== undefined && s1 !== undefined
           ? {
@@ -1145,9 +1150,18 @@ async function abRun(n: number, pct: number): Promise<Record<string, unknown>> {
       for (const [i, t] of tiered.entries()) {
         const b = await ask(t, key);
         const ratio = (b.batchedProofsPerSec as number) / (a.batchedProofsPerSec as number);
-        rounds.push({ round: r, keys: key, variant: variants[i]!.label, memory: a, tiered: b, ratio });
+        const cpuRatio = (a.cpuMsPerBatch as number) / (b.cpuMsPerBatch as number);
+        rounds.push({
+          round: r,
+          keys: key,
+          variant: variants[i]!.label,
+          memory: a,
+          tiered: b,
+          ratio,
+          cpuRatio,
+        });
         console.log(
-          `A/B ${key} round ${r}: memory ${fmt(a.batchedProofsPerSec as number)} proofs/s, ${variants[i]!.label} ${pct}% ${fmt(b.batchedProofsPerSec as number)} (${(ratio * 100).toFixed(0)}%; ${fmt((b.nodesFetchedPerBatch as number) ?? 0)} nodes fetched and ${((b.readRunsPerBatch as number) ?? 0).toFixed(1)} read runs a batch; share ${((b.budgetShare as number) ?? 1).toFixed(2)}, trees ${mb((b.residentBytes as number) ?? 0)}, cache ${mb((b.cacheBytes as number) ?? 0)}), load ${(b.loadavg as number).toFixed(1)}`,
+          `A/B ${key} round ${r}: memory ${fmt(a.batchedProofsPerSec as number)} proofs/s, ${variants[i]!.label} ${pct}% ${fmt(b.batchedProofsPerSec as number)} (${(ratio * 100).toFixed(0)}%; CPU a batch ${(b.cpuMsPerBatch as number).toFixed(0)} ms, memory ${(a.cpuMsPerBatch as number).toFixed(0)} ms: ${(cpuRatio * 100).toFixed(0)}%; ${fmt((b.nodesFetchedPerBatch as number) ?? 0)} nodes fetched and ${((b.readRunsPerBatch as number) ?? 0).toFixed(1)} read runs a batch; share ${((b.budgetShare as number) ?? 1).toFixed(2)}, trees ${mb((b.residentBytes as number) ?? 0)}, cache ${mb((b.cacheBytes as number) ?? 0)}), load ${(b.loadavg as number).toFixed(1)}`,
         );
       }
     }
@@ -1156,8 +1170,8 @@ async function abRun(n: number, pct: number): Promise<Record<string, unknown>> {
   mem.proc.stdin!.end('quit\n');
   for (const t of tiered) t.proc.stdin!.end('quit\n');
   const memOut = await mem.next();
-  const ratios = (label: string, key: string) =>
-    rounds.filter((x) => x.variant === label && x.keys === key).map((x) => x.ratio as number);
+  const ratios = (label: string, key: string, what: 'ratio' | 'cpuRatio' = 'ratio') =>
+    rounds.filter((x) => x.variant === label && x.keys === key).map((x) => x[what] as number);
   const out: Record<string, unknown>[] = [];
   for (const [i, t] of tiered.entries()) {
     const label = variants[i]!.label;
@@ -1165,10 +1179,12 @@ async function abRun(n: number, pct: number): Promise<Record<string, unknown>> {
       label,
       medianRatioSkew90_10: median(ratios(label, 'skew')),
       medianRatioUniform: median(ratios(label, 'uniform')),
+      medianCpuRatioSkew90_10: median(ratios(label, 'skew', 'cpuRatio')),
+      medianCpuRatioUniform: median(ratios(label, 'uniform', 'cpuRatio')),
       final: await t.next(),
     });
     console.log(
-      `${label}: median ${(median(ratios(label, 'skew')) * 100).toFixed(1)}% (90/10) / ${(median(ratios(label, 'uniform')) * 100).toFixed(1)}% (uniform) of memory mode`,
+      `${label}: median ${(median(ratios(label, 'skew')) * 100).toFixed(1)}% (90/10) / ${(median(ratios(label, 'uniform')) * 100).toFixed(1)}% (uniform) of memory mode; by CPU a batch (memory's / its) ${(median(ratios(label, 'skew', 'cpuRatio')) * 100).toFixed(1)}% / ${(median(ratios(label, 'uniform', 'cpuRatio')) * 100).toFixed(1)}%`,
     );
   }
   return { side: 'ab', accounts: n, budgetPct: pct, variants: out, rounds, memory: memOut };
