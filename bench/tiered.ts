@@ -31,6 +31,31 @@
  * numbers a loaded box does not change) and where the RSS went (V8 heap committed, external,
  * new space).
  *
+ * Session 12 (path records while the genesis streams; CPU a cold batch), 23:08-23:39 UTC, three
+ * other helpers' jobs on the 2 cores, load 5.7-14.7:
+ *  - The 1M state (`--side build`, run alone) now writes its path records with its nodes: built
+ *    in 70 s (genesis streamed, records included; 86 s with the compaction; load 8-10), where it
+ *    took 61 s and then 219 s of read-back at the first start (session 11).
+ *  - The A/B now reads each side's process CPU a 1,000-proof batch (every thread, LevelDB's
+ *    reads too): the rate ratio of one code swung 6-48% between rounds, its CPU 52-74 ms.
+ *  - Profile of the tiered child (`MONSOON_BENCH_CPU_PROF`, 1M, 10%): GC 20%, the cache's trims
+ *    16% (each trim copied most of the arena when the bar was one too low), classic-level's
+ *    getMany 10% on the JS thread (~1 µs a key; LevelDB's thread ~3.5 µs a present key, 1.2 an
+ *    absent one, measured apart), takePaths 7% (a decode of every node it followed), the trees'
+ *    passes 6-8%, the rest the reads, probes and faults themselves.
+ *  - Cut (pathKey pooled; arena views; trims by bytes, bounded by what they drop; path scan in
+ *    place). Final A/B against the branch's start (`--ab 10 --ab-base
+ *    packages/storage-node/dist/ab-base/index.js --rounds 6 --seconds 3 --warm-seconds 60 --out
+ *    tiered-1m-ab-10-s12-final.json`, load 6.5-11): CPU a batch 52-65 / 65-74 ms (90/10 /
+ *    uniform) against 69-81 / 74-83 ms, nodes fetched a batch the same (1,757-2,001 / 2,084-2,239
+ *    against 1,671-2,084 / 2,106-2,295); memory mode 5.8-8.0 ms. So tiered costs 9-10x memory
+ *    mode's CPU a batch; rate medians 10.6% / 10.1% against 8.4% / 9.8%. Goal 50%: missed.
+ *  - Tried, not kept (-ahead-reverted.json, load 5.7-12): asking a depth ahead of a miss only
+ *    while its records brought nodes 1 time in 50: CPU 52-66 against 53-65 ms, no difference.
+ *  What is left: per fetched node the store still spends ~30 µs of CPU (LevelDB's read, the
+ *  getMany key copy, verify, cache, fault, decode, evict, GC); at ~1,800 fetched a batch that is
+ *  the gap. Fewer fetched nodes (the hot set's closure is 2.1x the budget: session 9) or a
+ *  cheaper node through all of those, not one of them, is what 50% needs.
  * Session 11 (a cold path in one round trip; passes that wait for reads' round trips), 20:06-20:35
  * UTC, three other helpers' jobs (an e2e bench, a soak, a release build of native/evm) on the 2
  * cores, load 6.5-19 (the figures below are the load-independent counters first):
