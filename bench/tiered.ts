@@ -36,6 +36,10 @@
  *  - The 1M state (`--side build`, run alone) now writes its path records with its nodes: built
  *    in 70 s (genesis streamed, records included; 86 s with the compaction; load 8-10), where it
  *    took 61 s and then 219 s of read-back at the first start (session 11).
+ *  - The 10M state the same way: 498 s (577 s with the compaction, max RSS 1.3 GiB, load 5-8);
+ *    a 10% node then started from it in 0.1 s (tiered-10m-10-s12.json: 3,121 / 3,528 proofs/s,
+ *    1.5 / 1.7 round trips a batch, cold p99 10.9 / 12.7 ms, peak anonymous RSS growth 581 MiB
+ *    against a 330.6 MiB budget).
  *  - The A/B now reads each side's process CPU a 1,000-proof batch (every thread, LevelDB's
  *    reads too): the rate ratio of one code swung 6-48% between rounds, its CPU 52-74 ms.
  *  - Profile of the tiered child (`MONSOON_BENCH_CPU_PROF`, 1M, 10%): GC 20%, the cache's trims
