@@ -31,6 +31,35 @@
  * numbers a loaded box does not change) and where the RSS went (V8 heap committed, external,
  * new space).
  *
+ * Session 12 (path records while the genesis streams; CPU a cold batch), 23:08-23:39 UTC, three
+ * other helpers' jobs on the 2 cores, load 5.7-14.7:
+ *  - The 1M state (`--side build`, run alone) now writes its path records with its nodes: built
+ *    in 70 s (genesis streamed, records included; 86 s with the compaction; load 8-10), where it
+ *    took 61 s and then 219 s of read-back at the first start (session 11).
+ *  - The 10M state the same way: 498 s (577 s with the compaction, max RSS 1.3 GiB, load 5-8);
+ *    a 10% node then started from it in 0.1 s (tiered-10m-10-s12.json: 3,121 / 3,528 proofs/s,
+ *    1.5 / 1.7 round trips a batch, cold p99 10.9 / 12.7 ms, peak anonymous RSS growth 581 MiB
+ *    against a 330.6 MiB budget).
+ *  - The A/B now reads each side's process CPU a 1,000-proof batch (every thread, LevelDB's
+ *    reads too): the rate ratio of one code swung 6-48% between rounds, its CPU 52-74 ms.
+ *  - Profile of the tiered child (`MONSOON_BENCH_CPU_PROF`, 1M, 10%): GC 20%, the cache's trims
+ *    16% (each trim copied most of the arena when the bar was one too low), classic-level's
+ *    getMany 10% on the JS thread (~1 µs a key; LevelDB's thread ~3.5 µs a present key, 1.2 an
+ *    absent one, measured apart), takePaths 7% (a decode of every node it followed), the trees'
+ *    passes 6-8%, the rest the reads, probes and faults themselves.
+ *  - Cut (pathKey pooled; arena views; trims by bytes, bounded by what they drop; path scan in
+ *    place). Final A/B against the branch's start (`--ab 10 --ab-base
+ *    packages/storage-node/dist/ab-base/index.js --rounds 6 --seconds 3 --warm-seconds 60 --out
+ *    tiered-1m-ab-10-s12-final.json`, load 6.5-11): CPU a batch 52-65 / 65-74 ms (90/10 /
+ *    uniform) against 69-81 / 74-83 ms, nodes fetched a batch the same (1,757-2,001 / 2,084-2,239
+ *    against 1,671-2,084 / 2,106-2,295); memory mode 5.8-8.0 ms. So tiered costs 9-10x memory
+ *    mode's CPU a batch; rate medians 10.6% / 10.1% against 8.4% / 9.8%. Goal 50%: missed.
+ *  - Tried, not kept (-ahead-reverted.json, load 5.7-12): asking a depth ahead of a miss only
+ *    while its records brought nodes 1 time in 50: CPU 52-66 against 53-65 ms, no difference.
+ *  What is left: per fetched node the store still spends ~30 µs of CPU (LevelDB's read, the
+ *  getMany key copy, verify, cache, fault, decode, evict, GC); at ~1,800 fetched a batch that is
+ *  the gap. Fewer fetched nodes (the hot set's closure is 2.1x the budget: session 9) or a
+ *  cheaper node through all of those, not one of them, is what 50% needs.
  * Session 11 (a cold path in one round trip; passes that wait for reads' round trips), 20:06-20:35
  * UTC, three other helpers' jobs (an e2e bench, a soak, a release build of native/evm) on the 2
  * cores, load 6.5-19 (the figures below are the load-independent counters first):
@@ -717,11 +746,16 @@ async function serve(
     if (cmd === 'quit') break;
     const pick = picker(n, cmd === 'skew', seed++);
     const s0 = store?.tieredStats();
+    const cpu0 = process.cpuUsage();
     const b = await timed(() => batchRead(node, addresses, pick));
+    const cpu = process.cpuUsage(cpu0);
     const s1 = store?.tieredStats();
     console.log(
       JSON.stringify({
         batchedProofsPerSec: b.ops / b.s,
+        // CPU of the whole process (every thread: LevelDB's reads too) a 1,000-proof batch, ms:
+        // what a loaded box changes less than the rate.
+        cpuMsPerBatch: ((cpu.user + cpu.system) / 1000) * (BATCH / b.ops),
         loadavg: loadavg()[0],
         ...(s0 !== undefined && s1 !== undefined
           ? {
@@ -1145,9 +1179,18 @@ async function abRun(n: number, pct: number): Promise<Record<string, unknown>> {
       for (const [i, t] of tiered.entries()) {
         const b = await ask(t, key);
         const ratio = (b.batchedProofsPerSec as number) / (a.batchedProofsPerSec as number);
-        rounds.push({ round: r, keys: key, variant: variants[i]!.label, memory: a, tiered: b, ratio });
+        const cpuRatio = (a.cpuMsPerBatch as number) / (b.cpuMsPerBatch as number);
+        rounds.push({
+          round: r,
+          keys: key,
+          variant: variants[i]!.label,
+          memory: a,
+          tiered: b,
+          ratio,
+          cpuRatio,
+        });
         console.log(
-          `A/B ${key} round ${r}: memory ${fmt(a.batchedProofsPerSec as number)} proofs/s, ${variants[i]!.label} ${pct}% ${fmt(b.batchedProofsPerSec as number)} (${(ratio * 100).toFixed(0)}%; ${fmt((b.nodesFetchedPerBatch as number) ?? 0)} nodes fetched and ${((b.readRunsPerBatch as number) ?? 0).toFixed(1)} read runs a batch; share ${((b.budgetShare as number) ?? 1).toFixed(2)}, trees ${mb((b.residentBytes as number) ?? 0)}, cache ${mb((b.cacheBytes as number) ?? 0)}), load ${(b.loadavg as number).toFixed(1)}`,
+          `A/B ${key} round ${r}: memory ${fmt(a.batchedProofsPerSec as number)} proofs/s, ${variants[i]!.label} ${pct}% ${fmt(b.batchedProofsPerSec as number)} (${(ratio * 100).toFixed(0)}%; CPU a batch ${(b.cpuMsPerBatch as number).toFixed(0)} ms, memory ${(a.cpuMsPerBatch as number).toFixed(0)} ms: ${(cpuRatio * 100).toFixed(0)}%; ${fmt((b.nodesFetchedPerBatch as number) ?? 0)} nodes fetched and ${((b.readRunsPerBatch as number) ?? 0).toFixed(1)} read runs a batch; share ${((b.budgetShare as number) ?? 1).toFixed(2)}, trees ${mb((b.residentBytes as number) ?? 0)}, cache ${mb((b.cacheBytes as number) ?? 0)}), load ${(b.loadavg as number).toFixed(1)}`,
         );
       }
     }
@@ -1156,8 +1199,8 @@ async function abRun(n: number, pct: number): Promise<Record<string, unknown>> {
   mem.proc.stdin!.end('quit\n');
   for (const t of tiered) t.proc.stdin!.end('quit\n');
   const memOut = await mem.next();
-  const ratios = (label: string, key: string) =>
-    rounds.filter((x) => x.variant === label && x.keys === key).map((x) => x.ratio as number);
+  const ratios = (label: string, key: string, what: 'ratio' | 'cpuRatio' = 'ratio') =>
+    rounds.filter((x) => x.variant === label && x.keys === key).map((x) => x[what] as number);
   const out: Record<string, unknown>[] = [];
   for (const [i, t] of tiered.entries()) {
     const label = variants[i]!.label;
@@ -1165,10 +1208,12 @@ async function abRun(n: number, pct: number): Promise<Record<string, unknown>> {
       label,
       medianRatioSkew90_10: median(ratios(label, 'skew')),
       medianRatioUniform: median(ratios(label, 'uniform')),
+      medianCpuRatioSkew90_10: median(ratios(label, 'skew', 'cpuRatio')),
+      medianCpuRatioUniform: median(ratios(label, 'uniform', 'cpuRatio')),
       final: await t.next(),
     });
     console.log(
-      `${label}: median ${(median(ratios(label, 'skew')) * 100).toFixed(1)}% (90/10) / ${(median(ratios(label, 'uniform')) * 100).toFixed(1)}% (uniform) of memory mode`,
+      `${label}: median ${(median(ratios(label, 'skew')) * 100).toFixed(1)}% (90/10) / ${(median(ratios(label, 'uniform')) * 100).toFixed(1)}% (uniform) of memory mode; by CPU a batch (memory's / its) ${(median(ratios(label, 'skew', 'cpuRatio')) * 100).toFixed(1)}% / ${(median(ratios(label, 'uniform', 'cpuRatio')) * 100).toFixed(1)}%`,
     );
   }
   return { side: 'ab', accounts: n, budgetPct: pct, variants: out, rounds, memory: memOut };

@@ -30,7 +30,15 @@ export {
 } from './nodeStore/memoryGovernor.js';
 export { CACHE_ENTRY_OVERHEAD, ENTRY_HEADER, NodeCache } from './nodeStore/nodeCache.js';
 export type { NodeFaults } from './nodeStore/nodeFaults.js';
-export { PATH_INDEX_KEY, PATH_KEY_BYTES, PATH_TAG, pathKey, pathValue } from './nodeStore/pathRecords.js';
+export {
+  forEachChildOnPath,
+  nextOnPath,
+  PATH_INDEX_KEY,
+  PATH_KEY_BYTES,
+  PATH_TAG,
+  pathKey,
+  pathValue,
+} from './nodeStore/pathRecords.js';
 export { defaultRdmaExportOptions, RdmaExport, type RdmaExportOptions } from './nodeStore/rdmaExport.js';
 export {
   defaultRegionExportOptions,
@@ -77,6 +85,7 @@ export {
 export {
   type GenesisAccounts,
   type GenesisSink,
+  type PlacedNode,
   type StreamGenesisOptions,
   streamGenesis,
 } from './streamGenesis.js';

@@ -16,6 +16,7 @@
 import { DsmTree, StateTree } from '@monsoon/dsm-tree';
 import { keccak as defaultKeccak, type Keccak } from '@monsoon/keccak';
 import { type GenesisAccount, insertGenesisAccount, type ShardLayout } from '@monsoon/protocol';
+import { binOf, forEachChildOnPath } from './nodeStore/pathRecords.js';
 import type { FreshNode } from './nodeStore/versionObserver.js';
 import { ShardState } from './shardState.js';
 
@@ -28,9 +29,23 @@ export interface GenesisAccounts {
   at(i: number): GenesisAccount | undefined;
 }
 
+/**
+ * An account-trie node with its place in the trie: its first `depth` nibbles of `path` (packed
+ * two a byte, as a trie key). What a path record is keyed by (nodeStore/pathRecords.ts).
+ */
+export interface PlacedNode extends FreshNode {
+  readonly depth: number;
+  readonly path: Uint8Array;
+}
+
 /** Where a streamed genesis sends its nodes: a content-addressed store (idempotent puts). */
 export interface GenesisSink {
-  writeNodes(nodes: readonly FreshNode[]): Promise<void>;
+  /**
+   * `nodes` in one batch; `placed`: the account-trie nodes among them, each with its place (a
+   * bucket's subtree whole, never split between two calls), for a sink that keeps path records
+   * to write them in the same batch instead of reading every node back later.
+   */
+  writeNodes(nodes: readonly FreshNode[], placed: readonly PlacedNode[]): Promise<void>;
 }
 
 export interface StreamGenesisOptions {
@@ -96,14 +111,31 @@ export async function streamGenesis(
   const mine = new DsmTree({ hash: keccak });
   const code: Uint8Array[] = [];
   let pending: FreshNode[] = [];
+  let placed: PlacedNode[] = [];
   const flush = async (): Promise<void> => {
     if (pending.length === 0) return;
     const nodes = pending;
+    const places = placed;
     pending = [];
-    await sink.writeNodes(nodes);
+    placed = [];
+    await sink.writeNodes(nodes, places);
   };
   const visit = (hash: string, enc: string): void => {
     pending.push({ hash, enc });
+  };
+  // A bucket's account-trie nodes by hash, placed by a walk down from the bucket's top (the
+  // walk `TieredStore.adding` makes over a block's new nodes).
+  const bucketNodes = new Map<string, string>();
+  const visitAccount = (hash: string, enc: string): void => {
+    pending.push({ hash, enc });
+    bucketNodes.set(hash, enc);
+  };
+  const scratch = new Uint8Array(32);
+  const place = (hash: string, depth: number): void => {
+    const enc = bucketNodes.get(hash);
+    if (enc === undefined) return;
+    placed.push({ hash, enc, depth, path: scratch.slice(0, (depth + 1) >> 1) });
+    forEachChildOnPath(Buffer.from(enc, 'latin1'), depth, scratch, place);
   };
   for (let b = 0; b < buckets; b++) {
     const path = nibblesOf(b, k);
@@ -120,7 +152,13 @@ export async function streamGenesis(
     all.graft(path, ref);
     if (!isMine) continue;
     mine.graft(path, ref);
-    temp.accounts.forEachNodeAt(path, visit);
+    temp.accounts.forEachNodeAt(path, visitAccount);
+    if (ref !== undefined && ref.length === 32) {
+      scratch.fill(0);
+      for (let j = 0; j < k; j++) scratch[j >> 1]! |= j & 1 ? path[j]! : path[j]! << 4;
+      place(binOf(ref), k);
+    }
+    bucketNodes.clear();
     const parts = temp.exportParts();
     for (const [, t] of parts.storage) t.forEachNode(visit);
     for (const c of parts.code) code.push(c);

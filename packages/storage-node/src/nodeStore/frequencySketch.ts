@@ -66,6 +66,19 @@ export class FrequencySketch {
     );
   }
 
+  /** estimate for the 32-byte hash at `at` in `bytes` (an entry of the node cache's arena). */
+  estimateAt(bytes: Uint8Array, at: number): number {
+    const w = this.width;
+    const m = this.mask;
+    const r = this.rows;
+    return Math.min(
+      r[indexAt(bytes, at) & m]!,
+      r[w + (indexAt(bytes, at + 3) & m)]!,
+      r[2 * w + (indexAt(bytes, at + 6) & m)]!,
+      r[3 * w + (indexAt(bytes, at + 9) & m)]!,
+    );
+  }
+
   private halve(): void {
     const r = this.rows;
     for (let i = 0; i < r.length; i++) r[i] = r[i]! >> 1;
@@ -76,4 +89,9 @@ export class FrequencySketch {
 /** Three bytes of the hash from `at`, big-endian. */
 function index(hash: string, at: number): number {
   return (hash.charCodeAt(at) << 16) | (hash.charCodeAt(at + 1) << 8) | hash.charCodeAt(at + 2);
+}
+
+/** index() of a hash held as bytes. */
+function indexAt(b: Uint8Array, at: number): number {
+  return (b[at]! << 16) | (b[at + 1]! << 8) | b[at + 2]!;
 }

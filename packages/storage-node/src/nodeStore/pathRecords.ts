@@ -27,7 +27,8 @@ export const PATH_INDEX_KEY = Buffer.from('monsoon:path-records-v1', 'latin1');
 
 /** The record key of the node at the first `depth` nibbles of `path` (packed two a byte, as a trie key). */
 export function pathKey(path: Uint8Array, depth: number): Buffer {
-  const k = Buffer.alloc(PATH_KEY_BYTES);
+  // From Node's buffer pool (Buffer.alloc makes an ArrayBuffer each: thousands a round trip).
+  const k = Buffer.allocUnsafe(PATH_KEY_BYTES).fill(0);
   k[0] = PATH_TAG;
   k[1] = depth;
   const whole = depth >> 1;
@@ -62,28 +63,81 @@ const hashRef = (c: RlpValue | undefined): Uint8Array | undefined =>
 export const binOf = (b: Uint8Array): string =>
   Buffer.from(b.buffer, b.byteOffset, b.length).toString('latin1');
 
+/** Where an RLP item starts (`at`) has its payload (`data`) and ends (`end`); list: whether it is a list. */
+const item = { data: 0, end: 0, list: false };
+
+/** Reads the RLP item header at `at` into `item` (no allocation: a scan of a node on every cold read's path). */
+function readItem(b: Uint8Array, at: number): void {
+  const p = b[at]!;
+  item.list = p >= 0xc0;
+  const short = item.list ? 0xc0 : 0x80;
+  const long = item.list ? 0xf7 : 0xb7;
+  if (!item.list && p < 0x80) {
+    item.data = at;
+    item.end = at + 1;
+  } else if (p <= long) {
+    item.data = at + 1;
+    item.end = at + 1 + p - short;
+  } else {
+    const n = p - long;
+    let len = 0;
+    for (let k = 1; k <= n; k++) len = len * 256 + b[at + k]!;
+    item.data = at + 1 + n;
+    item.end = item.data + len;
+  }
+}
+
 /**
  * The node that follows `enc` (at nibble `depth`) on `key`'s path, if it is a node of its own:
  * its hash (latin1) and depth. Undefined at a leaf, a key that leaves the path, an inline child.
+ * Scans the encoding in place (no decoded node): it runs for each node a round trip brings
+ * along a key's path.
  */
 export function nextOnPath(
   enc: Uint8Array,
   key: Uint8Array,
   depth: number,
 ): { hash: string; depth: number } | undefined {
-  const node = rlpDecode(enc);
-  if (!Array.isArray(node)) return undefined;
-  if (node.length === 17) {
+  if (enc.length === 0) return undefined;
+  readItem(enc, 0);
+  if (!item.list || item.end > enc.length) return undefined;
+  const end = item.end;
+  // The first two items, then whether more follow (a branch) or not (a leaf or an extension).
+  readItem(enc, item.data);
+  const firstData = item.data;
+  const firstEnd = item.end;
+  const firstList = item.list;
+  if (firstEnd >= end) return undefined;
+  readItem(enc, firstEnd);
+  if (item.end < end) {
     if (depth >= key.length * 2) return undefined;
-    const ref = hashRef(node[keyNibble(key, depth)]);
-    return ref && { hash: binOf(ref), depth: depth + 1 };
+    let at = firstEnd;
+    let target = keyNibble(key, depth);
+    if (target === 0) {
+      if (firstList || firstEnd - firstData !== 32) return undefined;
+      return { hash: binOf(enc.subarray(firstData, firstEnd)), depth: depth + 1 };
+    }
+    while (--target > 0) {
+      at = item.end;
+      if (at >= end) return undefined;
+      readItem(enc, at);
+    }
+    if (item.list || item.end - item.data !== 32) return undefined;
+    return { hash: binOf(enc.subarray(item.data, item.end)), depth: depth + 1 };
   }
-  if (node.length !== 2 || Array.isArray(node[0])) return undefined;
-  const { nibbles, leaf } = compactPath(node[0]!);
-  if (leaf || depth + nibbles.length > key.length * 2) return undefined;
-  for (let i = 0; i < nibbles.length; i++) if (keyNibble(key, depth + i) !== nibbles[i]) return undefined;
-  const ref = hashRef(node[1]);
-  return ref && { hash: binOf(ref), depth: depth + nibbles.length };
+  if (item.end !== end || firstList || firstEnd === firstData) return undefined;
+  // A leaf or an extension: its compact path (flag nibble: 0/1 extension, 2/3 leaf; 1/3 odd).
+  const flag = enc[firstData]! >> 4;
+  if (flag >= 2) return undefined;
+  const nibbles = (firstEnd - firstData - 1) * 2 + (flag & 1);
+  if (depth + nibbles > key.length * 2) return undefined;
+  let d = depth;
+  if (flag & 1 && keyNibble(key, d++) !== (enc[firstData]! & 15)) return undefined;
+  for (let i = firstData + 1; i < firstEnd; i++) {
+    if (keyNibble(key, d++) !== enc[i]! >> 4 || keyNibble(key, d++) !== (enc[i]! & 15)) return undefined;
+  }
+  if (item.list || item.end - item.data !== 32) return undefined;
+  return { hash: binOf(enc.subarray(item.data, item.end)), depth: d };
 }
 
 /**

@@ -22,7 +22,7 @@ import { type Logger, silentLogger } from '@monsoon/edge';
 import { keccak as defaultKeccak, type Keccak } from '@monsoon/keccak';
 import { type RlpValue, rlpDecode, toHex } from '@monsoon/util';
 import { StorageError, StorageErrorCode } from '../storageError.js';
-import type { GenesisSink } from '../streamGenesis.js';
+import type { GenesisSink, PlacedNode } from '../streamGenesis.js';
 import type { Version } from '../versionStore.js';
 import { FrequencySketch } from './frequencySketch.js';
 import type { NodeDb } from './levelNodeStore.js';
@@ -200,6 +200,8 @@ export interface TieredStats {
   /** Bytes of the frequency sketch (inside the budget). */
   sketchBytes: number;
   nodesWritten: number;
+  /** Nodes read back from LevelDB to write their path records (a start over a LevelDB without them). */
+  recordsReadBack: number;
   corrupt: number;
   sweeps: number;
   nodesSwept: number;
@@ -267,6 +269,13 @@ export class TieredStore implements VersionObserver, VerifiedNodeSource, NodeFau
   /** During a sweep: every node written since it began (they are kept whatever the mark says). */
   private sweepWritten: Set<string> | undefined;
   private sweeping: Promise<void> | undefined;
+  /**
+   * Set once a streamed genesis gave this store its nodes with their places (writeNodes): the
+   * subtrees below the state's resident levels then have their path records, and `start`
+   * writes only those of the resident levels. In memory only: a node that stops before its
+   * start wrote PATH_INDEX_KEY streams its genesis again when it restarts (no checkpoint yet).
+   */
+  private streamedRecords = false;
   private readonly stats = {
     roundTrips: 0,
     roundTripMs: 0,
@@ -283,6 +292,7 @@ export class TieredStore implements VersionObserver, VerifiedNodeSource, NodeFau
     evictSlices: 0,
     evictMs: 0,
     nodesWritten: 0,
+    recordsReadBack: 0,
     corrupt: 0,
     sweeps: 0,
     nodesSwept: 0,
@@ -402,7 +412,8 @@ export class TieredStore implements VersionObserver, VerifiedNodeSource, NodeFau
 
   /**
    * Writes every node of the starting state to LevelDB (idempotent: a restart writes them
-   * again), makes the store its trees' source and prunes it to its top levels.
+   * again) with the path records it lacks, makes the store its trees' source and prunes it to
+   * its top levels.
    */
   async start(v: Version): Promise<void> {
     const st = v.state.state;
@@ -410,18 +421,30 @@ export class TieredStore implements VersionObserver, VerifiedNodeSource, NodeFau
     // Shard roots are read from the branches above the shards outside any fault-in (a block's
     // answer): those levels stay resident whatever was asked for.
     this.opts.residentLevels = Math.max(this.opts.residentLevels, v.state.layout.depth);
+    const indexed = (await this.db.getMany([PATH_INDEX_KEY]))[0] !== undefined;
+    // The resident account-trie nodes, for their path records (see writePathRecords).
+    const resident = new Map<string, string>();
     let batch: (readonly [Buffer, Buffer])[] = [];
     const flushes: Promise<void>[] = [];
-    st.forEachNode((hash, enc) => {
+    const put = (hash: string, enc: string): void => {
       batch.push([keyOf(hash), Buffer.from(enc, 'latin1')]);
       if (batch.length >= this.opts.startBatch) {
         flushes.push(this.db.write(batch));
         batch = [];
       }
-    });
+    };
+    const seen = new Set<object>();
+    if (!indexed) {
+      st.rootBin();
+      st.accounts.forEachNode((hash, enc) => {
+        resident.set(hash, enc);
+        put(hash, enc);
+      }, seen);
+    }
+    st.forEachNode(put, seen);
     flushes.push(this.db.write(batch));
     await Promise.all(flushes);
-    await this.writePathRecords(st.accounts.rootBin());
+    if (!indexed) await this.writePathRecords(v, resident);
     this.versions.set(v.id, v);
     this.pinCheckpoint(v, true);
     this.evict(true);
@@ -433,9 +456,17 @@ export class TieredStore implements VersionObserver, VerifiedNodeSource, NodeFau
     });
   }
 
-  /** GenesisSink: a streamed genesis' nodes, straight to LevelDB (one batch). */
-  async writeNodes(nodes: readonly FreshNode[]): Promise<void> {
-    await this.db.write(nodes.map((n) => [keyOf(n.hash), Buffer.from(n.enc, 'latin1')] as const));
+  /**
+   * GenesisSink: a streamed genesis' nodes, straight to LevelDB, with the path records of its
+   * account-trie nodes (one batch).
+   */
+  async writeNodes(nodes: readonly FreshNode[], placed: readonly PlacedNode[] = []): Promise<void> {
+    const puts: (readonly [Buffer, Buffer])[] = new Array(nodes.length + placed.length);
+    let i = 0;
+    for (const n of nodes) puts[i++] = [keyOf(n.hash), Buffer.from(n.enc, 'latin1')];
+    for (const n of placed) puts[i++] = [pathKey(n.path, n.depth), pathValue(n.hash, n.enc)];
+    await this.db.write(puts);
+    if (placed.length > 0) this.streamedRecords = true;
     this.stats.nodesWritten += nodes.length;
   }
 
@@ -474,39 +505,59 @@ export class TieredStore implements VersionObserver, VerifiedNodeSource, NodeFau
   }
 
   /**
-   * The path record of every account-trie node under `root` (pathRecords.ts), read back from
-   * LevelDB, unless its index key says a start wrote them already (blocks write their own): the
-   * state a node starts from came from a genesis, streamed or not, or a checkpoint over a
-   * LevelDB of an older build. Reads a batch of nodes at a time, depth first (few held at once):
-   * 219 s for the 1M-account benchmark state at load 15, once.
+   * The path record (pathRecords.ts) of every account-trie node under `root`, then
+   * PATH_INDEX_KEY (blocks write their own records; start calls this only while the key is
+   * absent). A walk from the root: the `resident` nodes (hash → encoding) are placed from
+   * memory; below them, a streamed genesis wrote its subtrees' records with their nodes
+   * (streamedRecords), and otherwise (a checkpoint over a LevelDB of an older build) the nodes
+   * are read back from LevelDB, a batch at a time, depth first (few held at once): 219 s for
+   * the 1M-account benchmark state at load 15, once. Foreign shards are not walked (only their
+   * roots are the node's).
    */
-  private async writePathRecords(root: string): Promise<void> {
-    if ((await this.db.getMany([PATH_INDEX_KEY]))[0] !== undefined) return;
+  private async writePathRecords(v: Version, resident: ReadonlyMap<string, string>): Promise<void> {
     const started = performance.now();
     const todo: { hash: string; depth: number; path: Uint8Array }[] = [
-      { hash: root, depth: 0, path: new Uint8Array(0) },
+      { hash: v.state.state.accounts.rootBin(), depth: 0, path: new Uint8Array(0) },
     ];
+    const shardDepth = v.state.layout.depth;
     const scratch = new Uint8Array(32);
     let puts: (readonly [Buffer, Buffer])[] = [];
     let records = 0;
+    const place = (e: (typeof todo)[number], enc: Uint8Array | string): void => {
+      scratch.fill(0).set(e.path);
+      puts.push([pathKey(scratch, e.depth), pathValue(e.hash, enc)]);
+      forEachChildOnPath(
+        typeof enc === 'string' ? Buffer.from(enc, 'latin1') : enc,
+        e.depth,
+        scratch,
+        (hash, depth) => {
+          if (depth < shardDepth || v.state.holdsKey(scratch))
+            todo.push({ hash, depth, path: scratch.slice(0, (depth + 1) >> 1) });
+        },
+      );
+    };
     while (todo.length > 0) {
       const part = todo.splice(Math.max(0, todo.length - 10_000));
-      const got = await this.db.getMany(part.map((e) => keyOf(e.hash)));
-      const present = got.filter((v): v is Buffer => v !== undefined);
-      const packed = present.length === 0 ? undefined : this.keccak.keccak256Batch(present);
-      const digests = packed && Buffer.from(packed.buffer, packed.byteOffset, packed.byteLength);
-      let k = 0;
-      part.forEach((e, i) => {
-        const enc = got[i];
-        if (enc === undefined) return; // a foreign shard's subtree
-        // A corrupt node has no record (a read needing it refuses it: see flush).
-        if (digests!.toString('latin1', 32 * k, 32 * ++k) !== e.hash) return;
-        scratch.fill(0).set(e.path);
-        puts.push([pathKey(scratch, e.depth), pathValue(e.hash, enc)]);
-        forEachChildOnPath(enc, e.depth, scratch, (hash, depth) =>
-          todo.push({ hash, depth, path: scratch.slice(0, (depth + 1) >> 1) }),
-        );
-      });
+      const cold: typeof part = [];
+      for (const e of part) {
+        const enc = resident.get(e.hash);
+        if (enc !== undefined) place(e, enc);
+        else if (!this.streamedRecords) cold.push(e);
+      }
+      if (cold.length > 0) {
+        const got = await this.db.getMany(cold.map((e) => keyOf(e.hash)));
+        const present = got.filter((v): v is Buffer => v !== undefined);
+        this.stats.recordsReadBack += present.length;
+        const packed = present.length === 0 ? undefined : this.keccak.keccak256Batch(present);
+        const digests = packed && Buffer.from(packed.buffer, packed.byteOffset, packed.byteLength);
+        let k = 0;
+        cold.forEach((e, i) => {
+          const enc = got[i];
+          if (enc === undefined) return; // a foreign shard's subtree
+          // A corrupt node has no record (a read needing it refuses it: see flush).
+          if (digests!.toString('latin1', 32 * k, 32 * ++k) === e.hash) place(e, enc);
+        });
+      }
       if (puts.length >= this.opts.startBatch) {
         records += puts.length;
         await this.db.write(puts);
@@ -516,7 +567,11 @@ export class TieredStore implements VersionObserver, VerifiedNodeSource, NodeFau
     records += puts.length;
     puts.push([PATH_INDEX_KEY, Buffer.from([1])]);
     await this.db.write(puts);
-    this.log.info('tiered path records written', { records, ms: Math.round(performance.now() - started) });
+    this.log.info('tiered path records written', {
+      records,
+      readBack: this.stats.recordsReadBack,
+      ms: Math.round(performance.now() - started),
+    });
   }
 
   dropped(gone: readonly Version[]): void {
@@ -637,7 +692,7 @@ export class TieredStore implements VersionObserver, VerifiedNodeSource, NodeFau
   }
 
   /** How often a node was wanted lately: what the cache keeps by (see NodeCache.evictTo). */
-  private readonly wantsOf = (hash: string): number => this.sketch.estimate(hash);
+  private readonly wantsOf = (bytes: Uint8Array, at: number): number => this.sketch.estimateAt(bytes, at);
 
   /** What a pass evicts (see evict): a node not wanted `keepWants` times lately. */
   private readonly rule: EvictRule = (hash, n) => {

@@ -52,6 +52,8 @@ describe('NodeCache', () => {
     const hash = () => Buffer.from(r.bytes(32)).toString('latin1');
     const known: string[] = [];
     const bad: string[] = [];
+    /** Encodings get handed out (views of the arena), to check they never change after. */
+    const views: [Uint8Array, Buffer][] = [];
     let maxSlabs = 0;
     for (let step = 0; step < 10_000; step++) {
       const op = step % 2000 === 1999 ? 40 : r.int(40);
@@ -65,6 +67,7 @@ describe('NodeCache', () => {
         const h = known[r.int(known.length)]!;
         const got = c.get(h);
         if (got !== undefined && !Buffer.from(got).equals(ref.get(h)!)) bad.push(h);
+        if (got !== undefined && step % 7 === 0) views.push([got, ref.get(h)!]);
       } else {
         maxSlabs = Math.max(maxSlabs, c.slabBytes);
         c.evictTo(r.int(2_000_000));
@@ -78,6 +81,9 @@ describe('NodeCache', () => {
     expect(c.size).toBe(ref.size);
     for (const [h, e] of ref) if (!Buffer.from(c.peek(h)!).equals(e)) bad.push(h);
     expect(bad).toEqual([]);
+    // What get gave stays the node's bytes through the moves, drops and freed slabs since.
+    expect(views.length).toBeGreaterThan(100);
+    expect(views.filter(([v, e]) => !Buffer.from(v).equals(e)).length).toBe(0);
     expect(maxSlabs).toBeGreaterThan(4 * 256 * 1024); // the log went over many slabs
     c.evictTo(0);
     expect(c.size).toBe(0);
@@ -89,7 +95,7 @@ describe('NodeCache by frequency', () => {
   it('keeps the entries wanted often over those used once lately, whatever their order, and raises its bar to fit', () => {
     const c = new NodeCache();
     // Wanted: 1-3 five times each, 4-9 once (read once since: their bits set, which do not count).
-    const wants = (h: string) => (h.charCodeAt(0) <= 3 ? 5 : 1);
+    const wants = (b: Uint8Array, at: number) => (b[at]! <= 3 ? 5 : 1);
     for (let i = 1; i <= 9; i++) c.set(hashOf(i), enc, false);
     for (let i = 4; i <= 9; i++) {
       c.get(hashOf(i));
