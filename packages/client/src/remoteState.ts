@@ -227,13 +227,7 @@ export class RemoteState {
       if (g === undefined) byRoute.set(route, { shard, qs: [q] });
       else g.qs.push(q);
     }
-    if (byRoute.size === 1) {
-      for (const [route, g] of byRoute) await this.enqueue(at, route, g.shard, g.qs);
-      return;
-    }
-    const joined: Promise<void>[] = [];
-    for (const [route, g] of byRoute) joined.push(this.enqueue(at, route, g.shard, g.qs));
-    await Promise.all(joined);
+    await Promise.all([...byRoute].map(([route, g]) => this.enqueue(at, route, g.shard, g.qs)));
   }
 
   /** The batch key of reads at `at` on `route` (the block's hex kept for the next read at it). */

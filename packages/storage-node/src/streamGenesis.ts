@@ -16,7 +16,7 @@
 import { DsmTree, StateTree } from '@monsoon/dsm-tree';
 import { keccak as defaultKeccak, type Keccak } from '@monsoon/keccak';
 import { type GenesisAccount, insertGenesisAccount, type ShardLayout } from '@monsoon/protocol';
-import { binOf, forEachChildOnPath } from './nodeStore/pathRecords.js';
+import { binOf, placeNodes } from './nodeStore/pathRecords.js';
 import type { FreshNode } from './nodeStore/versionObserver.js';
 import { ShardState } from './shardState.js';
 
@@ -131,12 +131,6 @@ export async function streamGenesis(
     bucketNodes.set(hash, enc);
   };
   const scratch = new Uint8Array(32);
-  const place = (hash: string, depth: number): void => {
-    const enc = bucketNodes.get(hash);
-    if (enc === undefined) return;
-    placed.push({ hash, enc, depth, path: scratch.slice(0, (depth + 1) >> 1) });
-    forEachChildOnPath(Buffer.from(enc, 'latin1'), depth, scratch, place);
-  };
   for (let b = 0; b < buckets; b++) {
     const path = nibblesOf(b, k);
     const shard = layout.depth === 1 ? path[0]! : path[0]! * 16 + path[1]!;
@@ -156,7 +150,9 @@ export async function streamGenesis(
     if (ref !== undefined && ref.length === 32) {
       scratch.fill(0);
       for (let j = 0; j < k; j++) scratch[j >> 1]! |= j & 1 ? path[j]! : path[j]! << 4;
-      place(binOf(ref), k);
+      placeNodes(bucketNodes, binOf(ref), k, scratch, (hash, enc, depth) =>
+        placed.push({ hash, enc, depth, path: scratch.slice(0, (depth + 1) >> 1) }),
+      );
     }
     bucketNodes.clear();
     const parts = temp.exportParts();

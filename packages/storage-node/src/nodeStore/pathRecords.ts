@@ -173,3 +173,25 @@ export function forEachChildOnPath(
   for (let i = 0; i < nibbles.length; i++) set(depth + i, nibbles[i]!);
   visit(binOf(ref), depth + nibbles.length);
 }
+
+/**
+ * Places the nodes `encs` holds (hash → encoding) that hang from `hash` (at nibble `depth`)
+ * through each other: `at` is called for each with its depth while `path` holds its first
+ * `depth` nibbles (the deeper ones are overwritten as the walk goes on). What a block's new
+ * nodes and a streamed genesis bucket's nodes need to get their path records.
+ */
+export function placeNodes(
+  encs: ReadonlyMap<string, string>,
+  hash: string,
+  depth: number,
+  path: Uint8Array,
+  at: (hash: string, enc: string, depth: number) => void,
+): void {
+  const walk = (h: string, d: number): void => {
+    const enc = encs.get(h);
+    if (enc === undefined) return;
+    at(h, enc, d);
+    forEachChildOnPath(Buffer.from(enc, 'latin1'), d, path, walk);
+  };
+  walk(hash, depth);
+}

@@ -29,7 +29,15 @@ import type { NodeDb } from './levelNodeStore.js';
 import { defaultMemoryGovernorOptions, MemoryGovernor, rssAnonBytes } from './memoryGovernor.js';
 import { NodeCache } from './nodeCache.js';
 import type { NodeFaults } from './nodeFaults.js';
-import { binOf, forEachChildOnPath, nextOnPath, PATH_INDEX_KEY, pathKey, pathValue } from './pathRecords.js';
+import {
+  binOf,
+  forEachChildOnPath,
+  nextOnPath,
+  PATH_INDEX_KEY,
+  pathKey,
+  pathValue,
+  placeNodes,
+} from './pathRecords.js';
 import type { FreshNode, VersionObserver } from './versionObserver.js';
 
 /**
@@ -486,13 +494,9 @@ export class TieredStore implements VersionObserver, VerifiedNodeSource, NodeFau
     // The new nodes hang from the new root: the walk from it down through new nodes finds each
     // new account-trie node at its path (an unchanged node has no new node below it).
     const path = new Uint8Array(32);
-    const walk = (hash: string, depth: number): void => {
-      const enc = encs.get(hash);
-      if (enc === undefined) return;
-      puts.push([pathKey(path, depth), pathValue(hash, enc)]);
-      forEachChildOnPath(Buffer.from(enc, 'latin1'), depth, path, walk);
-    };
-    walk(v.state.state.accounts.rootBin(), 0);
+    placeNodes(encs, v.state.state.accounts.rootBin(), 0, path, (hash, enc, depth) =>
+      puts.push([pathKey(path, depth), pathValue(hash, enc)]),
+    );
     await this.db.write(puts);
     this.stats.nodesWritten += fresh.length;
     this.writtenSinceSweep += fresh.length;
