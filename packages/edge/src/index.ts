@@ -63,4 +63,5 @@ export {
   type RoleOption,
   read,
 } from './roleOptions.js';
+export { withSharedEncoding } from './sharedEncoding.js';
 export { type UnaryMethod, unary } from './unary.js';

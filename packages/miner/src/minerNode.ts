@@ -30,6 +30,7 @@ import {
   silentLogger,
   streamHeads,
   unaryRpc,
+  withSharedEncoding,
 } from '@monsoon/edge';
 import { encodeReceipt, isExecutionError } from '@monsoon/execution';
 import {
@@ -407,7 +408,8 @@ export class MinerNode {
           observeRequest: (_method, code, seconds) => this.submitSeconds.observe({ code }, seconds ?? 0),
         },
       },
-      MinerServiceDefinition,
+      // One block message goes to every SubscribeBlocks stream: encoded once (blockMessage).
+      withSharedEncoding(MinerServiceDefinition, ['subscribeBlocks']),
       this.methods(),
     );
   }
