@@ -154,8 +154,13 @@ export class ShardState {
           },
         );
       }
-      for (const a of u.accounts) {
-        const s = this.layout.shardOfKey(next.hashKey(a.address));
+      // The accounts' trie keys in one call: each checks its shard, then places its update.
+      const keys =
+        u.accounts.length === 0 ? undefined : next.keccak.keccak256Batch(u.accounts.map((a) => a.address));
+      for (let i = 0; i < u.accounts.length; i++) {
+        const a = u.accounts[i]!;
+        const key = keys!.subarray(32 * i, 32 * i + 32);
+        const s = this.layout.shardOfKey(key);
         if (s !== u.shard) {
           throw new StorageError(
             StorageErrorCode.WrongShard,
@@ -163,7 +168,7 @@ export class ShardState {
             { address: toHex(a.address), shard: s, listed: u.shard },
           );
         }
-        applyAccountUpdate(next, a);
+        applyAccountUpdate(next, a, key);
       }
     }
     for (const s of this.layout.all()) {

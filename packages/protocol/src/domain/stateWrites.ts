@@ -3,7 +3,13 @@
  * written into a StateTree. Every role that keeps state (miners, storage nodes, clients in
  * tests, benchmarks) writes them this one way, so their roots agree by construction.
  */
-import { EMPTY_CODE_HASH, makeAccount, StateTree, type StateTreeOptions } from '@monsoon/dsm-tree';
+import {
+  EMPTY_CODE_HASH,
+  EMPTY_ROOT,
+  makeAccount,
+  StateTree,
+  type StateTreeOptions,
+} from '@monsoon/dsm-tree';
 import type { AccountUpdate } from './applyBlock.js';
 import type { Genesis, GenesisAccount } from './genesis.js';
 
@@ -21,17 +27,41 @@ export function genesisState(genesis: Genesis, opts: StateTreeOptions = {}): Sta
   return state;
 }
 
-/** Applies one account's update from a block: deleted, or new fields, code and slot writes. */
-export function applyAccountUpdate(state: StateTree, a: AccountUpdate): void {
+/**
+ * Applies one account's update from a block: deleted, or new fields, code and slot writes.
+ * `key` is keccak256 of its address, for a caller that hashed the block's addresses already (a
+ * storage node hashes them in one batch to check their shards); the slots' keys are hashed in
+ * one batch here. One walk reads what the update keeps (code hash, storage root), one writes.
+ */
+export function applyAccountUpdate(
+  state: StateTree,
+  a: AccountUpdate,
+  key: Uint8Array = state.hashKey(a.address),
+): void {
   if (a.deleted) {
-    state.deleteAccount(a.address);
+    state.deleteAccountAtKey(key);
     return;
   }
-  // A cleared account was destroyed earlier in the block: its old code went with it (a
-  // re-creation carries its new code in `code`).
-  const kept = a.clearStorage ? undefined : state.getAccount(a.address)?.codeHash;
-  const codeHash = a.code !== undefined ? state.putCode(a.code) : (kept ?? EMPTY_CODE_HASH);
-  state.putAccount(a.address, makeAccount({ nonce: a.nonce, balance: a.balance, codeHash }));
-  if (a.clearStorage) state.clearStorage(a.address);
-  for (const w of a.storage) state.putStorage(a.address, w.slot, w.value);
+  if (a.clearStorage) {
+    // Destroyed earlier in the block: its old code went with it (a re-creation carries its new
+    // code in `code`), and its storage starts empty.
+    const codeHash = a.code !== undefined ? state.putCode(a.code) : EMPTY_CODE_HASH;
+    state.putAccountAtKey(key, makeAccount({ nonce: a.nonce, balance: a.balance, codeHash }));
+    state.clearStorageAtKey(key);
+  } else {
+    // The storage root read here is the tree's for the account (a storage trie the state holds
+    // replaces it before the next read: putAccountAtKey), so the write need not read it again.
+    const cur = state.getAccountFieldsAtKey(key);
+    const codeHash = a.code !== undefined ? state.putCode(a.code) : (cur?.codeHash ?? EMPTY_CODE_HASH);
+    const storageRoot = cur?.storageRoot ?? EMPTY_ROOT;
+    state.putAccountAtKey(
+      key,
+      makeAccount({ nonce: a.nonce, balance: a.balance, codeHash, storageRoot }),
+      true,
+    );
+  }
+  if (a.storage.length === 0) return;
+  const slotKeys = state.keccak.keccak256Batch(a.storage.map((w) => w.slot));
+  for (let i = 0; i < a.storage.length; i++)
+    state.putStorageAtKey(key, slotKeys.subarray(32 * i, 32 * i + 32), a.storage[i]!.value);
 }
