@@ -306,7 +306,9 @@ import { Session } from 'node:inspector/promises';
 import { cpus, loadavg, tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { constants, PerformanceObserver, performance } from 'node:perf_hooks';
 import { parseArgs } from 'node:util';
+import { getHeapSpaceStatistics } from 'node:v8';
 import { byteKey, NodeBag } from '@monsoon/dsm-tree';
 import { encodeConfig, evmAddon } from '@monsoon/evm';
 import {
@@ -478,7 +480,7 @@ async function executionOnly(
   fastTransfers: boolean,
   engine: EngineName,
   name?: string,
-): Promise<Split & { cpu: number; stateRoot: Uint8Array }> {
+): Promise<Split & { cpu: number; stateRoot: Uint8Array; from: number; to: number; oldGrowth: number }> {
   const miner = await Miner.create(genesis, {
     rules,
     retention: RETENTION,
@@ -493,8 +495,10 @@ async function executionOnly(
 async function timedPass(
   miner: Miner,
   blocks: PlannedBlock[],
-): Promise<Split & { cpu: number; stateRoot: Uint8Array }> {
+): Promise<Split & { cpu: number; stateRoot: Uint8Array; from: number; to: number; oldGrowth: number }> {
   const split: Split = { decode: 0, bag: 0, recover: 0, execute: 0, seal: 0 };
+  const from = performance.now();
+  const old0 = oldSpaceUsed();
   /** Process CPU µs (all threads) over the timed phases (recovery left out). */
   let cpu = 0;
   for (const block of blocks) {
@@ -526,7 +530,16 @@ async function timedPass(
     split.seal += ms(t0);
     cpu += cpuSince(c0);
   }
-  return { ...split, cpu, stateRoot: miner.head.header.stateRoot };
+  const oldGrowth = oldSpaceUsed() - old0;
+  return { ...split, cpu, stateRoot: miner.head.header.stateRoot, from, to: performance.now(), oldGrowth };
+}
+
+/** Bytes used in V8's old generation (old, code and large-object spaces). */
+function oldSpaceUsed(): number {
+  let used = 0;
+  for (const sp of getHeapSpaceStatistics())
+    if (sp.space_name !== 'new_space' && sp.space_name !== 'new_large_object_space') used += sp.space_used_size;
+  return used;
 }
 
 /** Planned blocks as JSON (bytes in base64), for `--plans`. */
@@ -573,15 +586,32 @@ async function passOnly(genesis: Genesis, accounts: AccountSet, kind: Kind): Pro
   const n = blocks.reduce((sum, b) => sum + b.submissions.reduce((m, s) => m + s.transactions.length, 0), 0);
   process.env.MONSOON_EVM_BATCH = '1';
   await executionOnly(genesis, blocks, true, 'revm');
+  // Collections while the pass runs (its phases and the recoveries between them, which make
+  // next to no garbage): their count, their pauses, and the old generation's growth, which
+  // is what scavenges promoted less what a major collection gave back (none, mostly).
+  const gcs: { start: number; ms: number; kind: number }[] = [];
+  const observer = new PerformanceObserver((list) => {
+    for (const e of list.getEntries())
+      gcs.push({ start: e.startTime, ms: e.duration, kind: (e as unknown as { detail: { kind: number } }).detail.kind });
+  });
+  observer.observe({ entryTypes: ['gc'] });
   for (let r = 0; r < Number(args.rounds); r++) {
     // Each pass from a collected heap (the last pass's miner gone), so passes compare.
     (globalThis as { gc?: () => void }).gc?.();
+    await new Promise((resolve) => setImmediate(resolve));
+    gcs.length = 0;
     const s = await executionOnly(genesis, blocks, true, 'revm', `pass-${kind}-${r}`);
+    // The observer hears of collections on a timer, not at once.
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    const during = gcs.filter((g) => g.start >= s.from && g.start <= s.to);
+    const minor = during.filter((g) => g.kind === constants.NODE_PERFORMANCE_GC_MINOR);
+    const pause = (list: typeof during) => list.reduce((sum, g) => sum + g.ms, 0);
     const wall = s.decode + s.bag + s.execute + s.seal;
     console.log(
-      `${kind} pass ${r}: cpu ${(s.cpu / n).toFixed(1)} µs/tx, wall ${us(wall, n)} µs/tx (execute ${us(s.execute, n)}, seal ${us(s.seal, n)}), load ${loadavg()[0].toFixed(1)}, root ${Buffer.from(s.stateRoot).toString('hex')}`,
+      `${kind} pass ${r}: cpu ${(s.cpu / n).toFixed(1)} µs/tx, wall ${us(wall, n)} µs/tx (execute ${us(s.execute, n)}, seal ${us(s.seal, n)}), gc ${minor.length} scavenges ${us(pause(minor), n)} µs/tx + ${during.length - minor.length} other ${us(pause(during) - pause(minor), n)} µs/tx, old space +${((s.oldGrowth / n) | 0)} B/tx, load ${loadavg()[0].toFixed(1)}, root ${Buffer.from(s.stateRoot).toString('hex')}`,
     );
   }
+  observer.disconnect();
 }
 
 /** Everything through Miner.submit, recovery on the pool, every submission of a block in flight. */
