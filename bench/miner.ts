@@ -305,8 +305,8 @@ import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { Session } from 'node:inspector/promises';
 import { cpus, loadavg, tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { constants, PerformanceObserver, performance } from 'node:perf_hooks';
+import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { getHeapSpaceStatistics } from 'node:v8';
 import { byteKey, NodeBag } from '@monsoon/dsm-tree';
@@ -538,7 +538,8 @@ async function timedPass(
 function oldSpaceUsed(): number {
   let used = 0;
   for (const sp of getHeapSpaceStatistics())
-    if (sp.space_name !== 'new_space' && sp.space_name !== 'new_large_object_space') used += sp.space_used_size;
+    if (sp.space_name !== 'new_space' && sp.space_name !== 'new_large_object_space')
+      used += sp.space_used_size;
   return used;
 }
 
@@ -592,7 +593,11 @@ async function passOnly(genesis: Genesis, accounts: AccountSet, kind: Kind): Pro
   const gcs: { start: number; ms: number; kind: number }[] = [];
   const observer = new PerformanceObserver((list) => {
     for (const e of list.getEntries())
-      gcs.push({ start: e.startTime, ms: e.duration, kind: (e as unknown as { detail: { kind: number } }).detail.kind });
+      gcs.push({
+        start: e.startTime,
+        ms: e.duration,
+        kind: (e as unknown as { detail: { kind: number } }).detail.kind,
+      });
   });
   observer.observe({ entryTypes: ['gc'] });
   for (let r = 0; r < Number(args.rounds); r++) {
@@ -608,7 +613,7 @@ async function passOnly(genesis: Genesis, accounts: AccountSet, kind: Kind): Pro
     const pause = (list: typeof during) => list.reduce((sum, g) => sum + g.ms, 0);
     const wall = s.decode + s.bag + s.execute + s.seal;
     console.log(
-      `${kind} pass ${r}: cpu ${(s.cpu / n).toFixed(1)} µs/tx, wall ${us(wall, n)} µs/tx (execute ${us(s.execute, n)}, seal ${us(s.seal, n)}), gc ${minor.length} scavenges ${us(pause(minor), n)} µs/tx + ${during.length - minor.length} other ${us(pause(during) - pause(minor), n)} µs/tx, old space +${((s.oldGrowth / n) | 0)} B/tx, load ${loadavg()[0].toFixed(1)}, root ${Buffer.from(s.stateRoot).toString('hex')}`,
+      `${kind} pass ${r}: cpu ${(s.cpu / n).toFixed(1)} µs/tx, wall ${us(wall, n)} µs/tx (execute ${us(s.execute, n)}, seal ${us(s.seal, n)}), gc ${minor.length} scavenges ${us(pause(minor), n)} µs/tx + ${during.length - minor.length} other ${us(pause(during) - pause(minor), n)} µs/tx, old space +${(s.oldGrowth / n) | 0} B/tx, load ${loadavg()[0].toFixed(1)}, root ${Buffer.from(s.stateRoot).toString('hex')}`,
     );
   }
   observer.disconnect();
