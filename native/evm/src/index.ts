@@ -12,6 +12,7 @@ export {
   type AccountChange,
   decodeBatchResult,
   decodeResult,
+  decodeStateKey,
   ENGINE_FORKS,
   type EngineBatchResult,
   type EngineConfig,
