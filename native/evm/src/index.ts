@@ -12,7 +12,6 @@ export {
   type AccountChange,
   decodeBatchResult,
   decodeResult,
-  decodeStateKey,
   ENGINE_FORKS,
   type EngineBatchResult,
   type EngineConfig,

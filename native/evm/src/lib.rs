@@ -8,8 +8,6 @@
 //! from its tree and calls again. A key JS could not resolve (a node missing from the bag) is
 //! fed back as unresolvable: a run that reaches it with nothing else lacking before it stops
 //! there and names it, so the transaction aborts on the same key the reference engine would.
-//! A batch run by `execute_batch_resolving` asks JS for a lacking key in the middle of the run
-//! instead (a synchronous call, see `Resolver`), so its transactions run once each.
 //!
 //! Binary formats are little-endian for integers and big-endian for 256-bit words.
 
@@ -99,73 +97,6 @@ struct WitnessDb {
     eyed_coinbase: bool,
     /// What a run reads for a slot it lacks (see `LACKING_SLOT_GUESS`).
     lacking_slot: U256,
-    /// JS, asked for a key the run lacks while it runs (set only during `execute_batch_resolving`).
-    resolver: Option<Resolver>,
-}
-
-/// A JS function the engine calls, synchronously and on the JS thread, for a key it lacks in
-/// the middle of a run: the key is written into `key` (JS memory, as `put_key` writes it), and
-/// the function returns the key's records (a Uint8Array: tags 1–7 of `Engine::feed`). Valid only
-/// for the napi call that set it (`env`, `func` are that call's).
-struct Resolver {
-    env: napi::sys::napi_env,
-    func: napi::sys::napi_value,
-    key: *mut u8,
-    key_len: usize,
-}
-
-impl Resolver {
-    /// Asks JS for `key`: its records, copied. Err when JS threw (its exception is cleared: the
-    /// JS side keeps what went wrong itself) or returned something other than a Uint8Array.
-    fn ask(&self, key: Key) -> Result<Vec<u8>> {
-        use napi::sys;
-        let mut k = Vec::with_capacity(64);
-        put_key(&mut k, &key);
-        if k.len() > self.key_len {
-            return Err(bad(&format!("a key buffer of {} bytes, found {}", k.len(), self.key_len)));
-        }
-        // SAFETY: `key` is the memory of a Uint8Array of `key_len` bytes passed to the napi call
-        // under way (its backing store does not move); env and func are that call's, used on its
-        // thread before it returns, inside a handle scope of their own.
-        unsafe {
-            std::ptr::copy_nonoverlapping(k.as_ptr(), self.key, k.len());
-            let mut scope = std::ptr::null_mut();
-            if sys::napi_open_handle_scope(self.env, &mut scope) != sys::Status::napi_ok {
-                return Err(bad("no handle scope for the resolver"));
-            }
-            let answer = self.call();
-            sys::napi_close_handle_scope(self.env, scope);
-            answer
-        }
-    }
-
-    /// The call itself, inside `ask`'s handle scope.
-    unsafe fn call(&self) -> Result<Vec<u8>> {
-        use napi::sys;
-        let mut this = std::ptr::null_mut();
-        sys::napi_get_undefined(self.env, &mut this);
-        let mut ret = std::ptr::null_mut();
-        if sys::napi_call_function(self.env, this, self.func, 0, std::ptr::null(), &mut ret) != sys::Status::napi_ok {
-            let mut e = std::ptr::null_mut();
-            sys::napi_get_and_clear_last_exception(self.env, &mut e);
-            return Err(bad("the resolver threw"));
-        }
-        let mut kind = 0;
-        let mut len = 0usize;
-        let mut data = std::ptr::null_mut();
-        let mut ab = std::ptr::null_mut();
-        let mut offset = 0usize;
-        if sys::napi_get_typedarray_info(self.env, ret, &mut kind, &mut len, &mut data, &mut ab, &mut offset)
-            != sys::Status::napi_ok
-            || kind != sys::TypedarrayType::uint8_array
-        {
-            return Err(bad("the resolver answers a Uint8Array"));
-        }
-        if len == 0 {
-            return Ok(Vec::new());
-        }
-        Ok(std::slice::from_raw_parts(data as *const u8, len).to_vec())
-    }
 }
 
 /// What a run that lacks a slot reads in its place where reads are not reported (a miner's
@@ -194,82 +125,7 @@ enum Read {
 }
 
 impl WitnessDb {
-    /// Applies one state record (tags 1–7 of `Engine::feed`: an account, its absence, code, a
-    /// slot, an unresolvable key) read from `r` after its tag; false for another tag.
-    fn feed_state(&mut self, tag: u8, r: &mut Reader<'_>) -> Result<bool> {
-        match tag {
-            1 => {
-                let address = r.address()?;
-                let nonce = r.u64()?;
-                let balance = r.word()?;
-                let code_hash = r.b256()?;
-                if code_hash != KECCAK_EMPTY {
-                    self.code_owner.entry(code_hash).or_insert(address);
-                }
-                // code None: revm asks code_by_hash when it runs it (AccountInfo's default is empty code).
-                let info = AccountInfo { balance, nonce, code_hash, account_id: None, code: None };
-                self.accounts.insert(address, Some(info));
-            }
-            2 => {
-                let address = r.address()?;
-                self.accounts.insert(address, None);
-            }
-            3 => {
-                let hash = r.b256()?;
-                let n = r.u32()? as usize;
-                let code = Bytecode::new_raw(Bytes::copy_from_slice(r.take(n)?));
-                self.code.insert(hash, code);
-            }
-            4 => {
-                let address = r.address()?;
-                let slot = r.word()?;
-                let value = r.word()?;
-                self.storage.entry(address).or_default().insert(slot, value);
-            }
-            5 => {
-                let a = r.address()?;
-                self.unresolvable.insert(Key::Account(a));
-            }
-            6 => {
-                let a = r.address()?;
-                let s = r.word()?;
-                self.unresolvable.insert(Key::Slot(a, s));
-            }
-            7 => {
-                let h = r.b256()?;
-                let a = r.address()?;
-                self.unresolvable.insert(unresolvable_form(Key::Code(h, a)));
-            }
-            _ => return Ok(false),
-        }
-        Ok(true)
-    }
-
-    /// The run needs `key`, which the engine does not hold. With a resolver (a batch run by
-    /// `execute_batch_resolving`) JS reads it now and the run goes on with its value; else it is
-    /// noted as lacking and the run goes on with a default. Err: the run stops on it (JS could
-    /// not resolve it, and nothing before it in the run was a guess).
     fn lack(&mut self, key: Key) -> std::result::Result<(), Unresolvable> {
-        if self.lacking.is_empty() && !self.unresolvable.contains(&unresolvable_form(key)) {
-            if let Some(resolver) = self.resolver.take() {
-                let fed = resolver.ask(key).and_then(|records| {
-                    let mut r = Reader::new(&records);
-                    while !r.done() {
-                        let tag = r.u8()?;
-                        if !self.feed_state(tag, &mut r)? {
-                            return Err(bad(&format!("a resolved key's record tag 1–7, found {tag}")));
-                        }
-                    }
-                    Ok(())
-                });
-                self.resolver = Some(resolver);
-                // When JS failed (it keeps its own error and throws it once the call returns),
-                // the key is lacking, as without a resolver, and the batch ends on it.
-                if fed.is_ok() && self.holds(key) {
-                    return Ok(());
-                }
-            }
-        }
         if self.unresolvable.contains(&unresolvable_form(key)) {
             // Only a real stop when nothing earlier in the run was a guess.
             if self.lacking.is_empty() {
@@ -281,15 +137,6 @@ impl WitnessDb {
             self.lacking.push(key);
         }
         Ok(())
-    }
-
-    /// Whether the engine holds `key` (an account or its absence, a slot, code).
-    fn holds(&self, key: Key) -> bool {
-        match key {
-            Key::Account(a) => self.accounts.contains_key(&a),
-            Key::Slot(a, slot) => self.peek_slot(&a, &slot).is_some(),
-            Key::Code(h, _) => self.code.contains_key(&h),
-        }
     }
 
     fn forget(&mut self, address: &Address) {
@@ -332,15 +179,13 @@ impl Database for WitnessDb {
     type Error = Unresolvable;
 
     fn basic(&mut self, address: Address) -> std::result::Result<Option<AccountInfo>, Unresolvable> {
-        if !self.accounts.contains_key(&address) {
-            self.lack(Key::Account(address))?;
-        }
         if let Some(a) = self.accounts.get(&address) {
             if let Some(log) = &mut self.log {
                 log.push(Read::Account(address, a.as_ref().map(|i| (i.nonce, i.balance, i.code_hash))));
             }
             return Ok(a.clone());
         }
+        self.lack(Key::Account(address))?;
         Ok(None)
     }
 
@@ -348,23 +193,22 @@ impl Database for WitnessDb {
         if code_hash == KECCAK_EMPTY || code_hash == B256::ZERO {
             return Ok(Bytecode::default());
         }
-        if !self.code.contains_key(&code_hash) {
-            let owner = self.code_owner.get(&code_hash).copied().unwrap_or_default();
-            self.lack(Key::Code(code_hash, owner))?;
+        if let Some(c) = self.code.get(&code_hash) {
+            return Ok(c.clone());
         }
-        Ok(self.code.get(&code_hash).cloned().unwrap_or_default())
+        let owner = self.code_owner.get(&code_hash).copied().unwrap_or_default();
+        self.lack(Key::Code(code_hash, owner))?;
+        Ok(Bytecode::default())
     }
 
     fn storage(&mut self, address: Address, index: StorageKey) -> std::result::Result<StorageValue, Unresolvable> {
-        if self.peek_slot(&address, &index).is_none() {
-            self.lack(Key::Slot(address, index))?;
-        }
         if let Some(v) = self.peek_slot(&address, &index) {
             if let Some(log) = &mut self.log {
                 log.push(Read::Slot(address, index, v));
             }
             return Ok(v);
         }
+        self.lack(Key::Slot(address, index))?;
         Ok(self.lacking_slot)
     }
 
@@ -790,33 +634,6 @@ impl Engine {
     #[napi]
     pub fn execute_batch(&mut self, batch: &[u8], from: u32, records: &[u8], out: Out<'_>) -> Result<u32> {
         self.answer(out, |engine, answer| engine.run_batch(batch, from, records, answer))
-    }
-
-    /// `execute_batch`, with the keys a run lacks read from JS in the middle of the run instead
-    /// of in rounds: `resolve()` is called, synchronously, with the key written into `key` (at
-    /// least 64 bytes; as LACKING's keys are written), and returns the key's records (tags 1–7
-    /// of `feed`; a key it cannot resolve as unresolvable). So a transaction runs once, not
-    /// once to learn what it lacks and again with it. JS must not call into this engine from
-    /// `resolve`; when `resolve` throws or answers otherwise, the key is lacking as without it
-    /// (the answer is LACKING) and JS, which knows what went wrong, throws that.
-    #[napi]
-    #[allow(clippy::too_many_arguments)] // the receiver, napi's env and the call's six arguments
-    pub fn execute_batch_resolving(
-        &mut self,
-        env: napi::Env,
-        batch: &[u8],
-        from: u32,
-        records: &[u8],
-        out: Out<'_>,
-        key: Out<'_>,
-        resolve: napi::bindgen_prelude::Function<'_>,
-    ) -> Result<u32> {
-        use napi::JsValue;
-        let resolver = Resolver { env: env.raw(), func: resolve.raw(), key: key.as_mut_ptr(), key_len: key.len() };
-        self.evm.ctx.db_mut().resolver = Some(resolver);
-        let r = self.answer(out, |engine, answer| engine.run_batch(batch, from, records, answer));
-        self.evm.ctx.db_mut().resolver = None;
-        r
     }
 
     /// Copies the last answer into `out` (at least as long as `execute` said it is).
@@ -1423,11 +1240,49 @@ impl Engine {
         let db = self.evm.ctx.db_mut();
         let mut r = Reader::new(b);
         while !r.done() {
-            let tag = r.u8()?;
-            if db.feed_state(tag, &mut r)? {
-                continue;
-            }
-            match tag {
+            match r.u8()? {
+                1 => {
+                    let address = r.address()?;
+                    let nonce = r.u64()?;
+                    let balance = r.word()?;
+                    let code_hash = r.b256()?;
+                    if code_hash != KECCAK_EMPTY {
+                        db.code_owner.entry(code_hash).or_insert(address);
+                    }
+                    // code None: revm asks code_by_hash when it runs it (AccountInfo's default is empty code).
+                    let info = AccountInfo { balance, nonce, code_hash, account_id: None, code: None };
+                    db.accounts.insert(address, Some(info));
+                }
+                2 => {
+                    let address = r.address()?;
+                    db.accounts.insert(address, None);
+                }
+                3 => {
+                    let hash = r.b256()?;
+                    let n = r.u32()? as usize;
+                    let code = Bytecode::new_raw(Bytes::copy_from_slice(r.take(n)?));
+                    db.code.insert(hash, code);
+                }
+                4 => {
+                    let address = r.address()?;
+                    let slot = r.word()?;
+                    let value = r.word()?;
+                    db.storage.entry(address).or_default().insert(slot, value);
+                }
+                5 => {
+                    let a = r.address()?;
+                    db.unresolvable.insert(Key::Account(a));
+                }
+                6 => {
+                    let a = r.address()?;
+                    let s = r.word()?;
+                    db.unresolvable.insert(Key::Slot(a, s));
+                }
+                7 => {
+                    let h = r.b256()?;
+                    let a = r.address()?;
+                    db.unresolvable.insert(unresolvable_form(Key::Code(h, a)));
+                }
                 8 => {
                     let a = r.address()?;
                     db.forget(&a);

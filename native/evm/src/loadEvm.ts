@@ -14,22 +14,6 @@ export interface EngineBinding {
    * `TxWriter.encodeBatch`, `decodeBatchResult`), and copies the answer into `out` as `execute`.
    */
   executeBatch(batch: Uint8Array, from: number, records: Uint8Array, out: Uint8Array): number;
-  /**
-   * `executeBatch`, with each key a run lacks read from JS during the run: `resolve()` is called
-   * synchronously with the key written into `key` (≥ 64 bytes; {@link decodeStateKey} reads it)
-   * and returns that key's records (RecordWriter's account, noAccount, code, slot or
-   * unresolvable). A transaction then runs once instead of once more after a round of reads.
-   * `resolve` must not throw nor call into the engine; when it does not answer a Uint8Array the
-   * key is lacking, as with `executeBatch`.
-   */
-  executeBatchResolving(
-    batch: Uint8Array,
-    from: number,
-    records: Uint8Array,
-    out: Uint8Array,
-    key: Uint8Array,
-    resolve: () => Uint8Array | undefined,
-  ): number;
   /** Copies the last result into `out` (as long as `execute` said); returns its length. */
   result(out: Uint8Array): number;
   /** The last executed transaction's changes become the state the next one reads. */

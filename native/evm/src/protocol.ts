@@ -356,18 +356,6 @@ export class ResultBuffer {
     return this.fetch(engine, engine.executeBatch(batch, from, records, this.buf));
   }
 
-  /** `engine.executeBatchResolving(…)`: its answer, valid until the next call. */
-  executeBatchResolving(
-    engine: EngineBinding,
-    batch: Uint8Array,
-    from: number,
-    records: Uint8Array,
-    key: Uint8Array,
-    resolve: () => Uint8Array | undefined,
-  ): Uint8Array {
-    return this.fetch(engine, engine.executeBatchResolving(batch, from, records, this.buf, key, resolve));
-  }
-
   /** The answer of `n` bytes the engine just gave, fetched again into a longer buffer when it did not fit. */
   private fetch(engine: EngineBinding, n: number): Uint8Array {
     if (n > this.buf.length) {
@@ -378,11 +366,6 @@ export class ResultBuffer {
     }
     return this.buf.subarray(0, n);
   }
-}
-
-/** The key the engine wrote into `b` for `executeBatchResolving`'s resolver. */
-export function decodeStateKey(b: Uint8Array): StateKey {
-  return new Reader(b).key();
 }
 
 /** Reads the engine's answer. */

@@ -14,9 +14,7 @@
  * into JS from inside revm because each call stays a plain synchronous function of bytes in,
  * bytes out: no re-entrancy into JS during execution, no JS exceptions unwinding through Rust,
  * and a key is fetched once per block (the engine keeps it), so an ERC-20 transfer after the
- * first needs one or two rounds. A miner's batches are the exception (`resolveLacking`): there
- * the engine asks for a lacking key in the middle of the run, through a function that only
- * reads the tree and never throws into the addon, so a transaction runs once, not twice.
+ * first needs one or two rounds.
  *
  * A transaction's changes become the engine's committed state with a record carried by the
  * next call, once the flush succeeded. What JS writes itself (the transfer fast path) it tells
@@ -29,7 +27,6 @@ import {
   type AccountChange,
   decodeBatchResult,
   decodeResult,
-  decodeStateKey,
   type EngineBinding,
   type EngineFork,
   type EngineTx,
@@ -150,34 +147,6 @@ export class RevmEngine {
   private readonly held = new Set<string>();
   /** The last `run` executed a transaction whose changes the engine holds until commit(). */
   private executed = false;
-  /**
-   * Batches read the keys they lack in the middle of a run (`resolveLacking`), unless the
-   * environment sets `MONSOON_EVM_RESOLVE=0`: then in rounds, each transaction that lacked a key
-   * run again (what ran before; for A/B runs).
-   */
-  private readonly resolving = process.env.MONSOON_EVM_RESOLVE !== '0';
-  /** Where the engine writes a key it asks `resolveLacking` for in the middle of a batch. */
-  private readonly keyScratch = new Uint8Array(64);
-  /** What `resolveLacking` threw (it must not throw into the addon): thrown once the call returns. */
-  private resolverError: unknown;
-  /**
-   * Reads the key the engine lacks in the middle of a batch's run (written in `keyScratch`) and
-   * answers its records, so the run goes on with it instead of running again after a round:
-   * every ERC-20 transfer whose balance slots the engine has not seen ran twice before. Only
-   * keys no transaction of the batch wrote are asked for, so the tree (behind the engine until
-   * the batch's changes are staged) has them right. A key whose node is nowhere is answered
-   * unresolvable, as in a round.
-   */
-  private readonly resolveLacking = (): Uint8Array | undefined => {
-    try {
-      this.resolve(decodeStateKey(this.keyScratch));
-      return this.records.take();
-    } catch (e) {
-      this.resolverError ??= e;
-      return undefined;
-    }
-  };
-
   /** Calls into the addon so far (one per execute round): for benchmarks. */
   crossings = 0;
   /** Transactions executed inside batches (not left to `run`): for tests and benchmarks. */
@@ -393,22 +362,8 @@ export class RevmEngine {
       this.crossings++;
       setBatchGasLeft(batch, left);
       const res = decodeBatchResult(
-        this.resolving
-          ? this.answers.executeBatchResolving(
-              engine,
-              batch,
-              outcomes.length,
-              records.take(),
-              this.keyScratch,
-              this.resolveLacking,
-            )
-          : this.answers.executeBatch(engine, batch, outcomes.length, records.take()),
+        this.answers.executeBatch(engine, batch, outcomes.length, records.take()),
       );
-      if (this.resolverError !== undefined) {
-        const e = this.resolverError;
-        this.resolverError = undefined;
-        throw e;
-      }
       for (const o of res.executed) {
         outcomes.push({
           status: o.status,

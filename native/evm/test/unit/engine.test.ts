@@ -5,11 +5,8 @@
  */
 import { describe, expect, it } from '@jest/globals';
 import {
-  decodeBatchResult,
   decodeResult,
-  decodeStateKey,
   type EngineFork,
-  type EngineTx,
   encodeConfig,
   evmAddon,
   evmUnavailable,
@@ -38,20 +35,21 @@ const config = (fork: EngineFork) =>
   });
 
 /** A creation whose init code is CLZ_CODE: succeeds from Osaka, halts before. */
-const creationTx: EngineTx = {
-  type: 2,
-  caller: CALLER,
-  to: undefined,
-  value: 0n,
-  gasLimit: 100_000n,
-  maxFee: 10n,
-  priorityFee: 1n,
-  nonce: 0n,
-  chainId: 1337n,
-  data: CLZ_CODE,
-  accessList: [],
-};
-const creation = new TxWriter().encode(creationTx).slice();
+const creation = new TxWriter()
+  .encode({
+    type: 2,
+    caller: CALLER,
+    to: undefined,
+    value: 0n,
+    gasLimit: 100_000n,
+    maxFee: 10n,
+    priorityFee: 1n,
+    nonce: 0n,
+    chainId: 1337n,
+    data: CLZ_CODE,
+    accessList: [],
+  })
+  .slice();
 
 function withCaller(): Uint8Array {
   const w = new RecordWriter();
@@ -130,58 +128,6 @@ if (addon === undefined) {
       expect(e.result(whole)).toBe(n);
       const again = decodeResult(whole);
       expect(again.kind === 'executed' && again.logs[0]?.data.length).toBe(0x2000);
-    });
-
-    it('executeBatchResolving: a lacking key is read from JS in the middle of the run (one call)', () => {
-      const e = new Engine(config('osaka'));
-      const batch = new TxWriter().encodeBatch([creationTx], 30_000_000n).slice();
-      const key = new Uint8Array(64);
-      const asked: string[] = [];
-      const records = new RecordWriter();
-      const resolve = (): Uint8Array => {
-        const k = decodeStateKey(key);
-        if (k.kind !== 'account') throw new Error(`a creation asks for accounts, asked ${k.kind}`);
-        asked.push(Buffer.from(k.address).toString('hex'));
-        if (Buffer.from(k.address).equals(Buffer.from(CALLER)))
-          records.account(CALLER, 0n, 10n ** 18n, EMPTY_CODE_HASH);
-        else records.noAccount(k.address);
-        return records.take();
-      };
-      const r = decodeBatchResult(
-        answers.executeBatchResolving(e, batch, 0, new Uint8Array(0), key, resolve),
-      );
-      expect(r.end.kind).toBe('done');
-      expect(r.executed.map((o) => o.status)).toEqual([1]);
-      // The caller first, then what else the run reads (the address it creates, the coinbase
-      // the fee pays), each once: what is answered is held.
-      expect(asked[0]).toBe(Buffer.from(CALLER).toString('hex'));
-      expect(asked.length).toBeGreaterThan(1);
-      expect(new Set(asked).size).toBe(asked.length);
-    });
-
-    it('executeBatchResolving: a resolver that throws or answers nothing leaves the key lacking, and the engine usable', () => {
-      const batch = new TxWriter().encodeBatch([creationTx], 30_000_000n).slice();
-      const key = new Uint8Array(64);
-      for (const resolve of [
-        (): Uint8Array => {
-          throw new Error('a resolver failing');
-        },
-        (): undefined => undefined,
-      ]) {
-        const e = new Engine(config('osaka'));
-        const r = decodeBatchResult(
-          answers.executeBatchResolving(e, batch, 0, new Uint8Array(0), key, resolve),
-        );
-        expect(r.end.kind).toBe('lacking');
-        // No exception left pending: the next call (rounds, the caller handed over) runs.
-        let next = decodeBatchResult(answers.executeBatch(e, batch, 0, withCaller()));
-        for (let i = 0; next.end.kind === 'lacking' && i < 8; i++) {
-          const w = new RecordWriter();
-          for (const k of next.end.keys) if (k.kind === 'account') w.noAccount(k.address);
-          next = decodeBatchResult(answers.executeBatch(e, batch, 0, w.take().slice()));
-        }
-        expect(next.executed.map((o) => o.status)).toEqual([1]);
-      }
     });
 
     it('refuses malformed input with a message', () => {

@@ -87,33 +87,9 @@ const show = (o: TxOutcome): string =>
     ? `${o.receipt.status} ${o.receipt.gasUsed} ${o.receipt.cumulativeGasUsed}`
     : `${o.status} ${o.error.code} ${o.error.message}`;
 
-/**
- * Batches read what a run lacks in the middle of the run (the default), or, with `rounds`, in
- * rounds between calls (`MONSOON_EVM_RESOLVE=0`: each transaction that lacked a key runs again).
- */
-let rounds = false;
-
 /** A miner's executor (no access recording) over `state`, revm batches on or off. */
-async function executor(state: StateTree, batch: boolean, engine: 'revm' | 'ethereumjs') {
-  const was = process.env.MONSOON_EVM_RESOLVE;
-  if (rounds) process.env.MONSOON_EVM_RESOLVE = '0';
-  try {
-    return await BlockExecutor.create(state, env, rules, { engine, common, recordAccesses: false, batch });
-  } finally {
-    if (was === undefined) delete process.env.MONSOON_EVM_RESOLVE;
-    else process.env.MONSOON_EVM_RESOLVE = was;
-  }
-}
-
-/** `f` with batches reading in rounds (see `rounds`). */
-async function inRounds<T>(f: () => Promise<T>): Promise<T> {
-  rounds = true;
-  try {
-    return await f();
-  } finally {
-    rounds = false;
-  }
-}
+const executor = (state: StateTree, batch: boolean, engine: 'revm' | 'ethereumjs') =>
+  BlockExecutor.create(state, env, rules, { engine, common, recordAccesses: false, batch });
 
 async function run(batch: boolean, engine: 'revm' | 'ethereumjs' = 'revm') {
   const ex = await executor(partialState(), batch, engine);
@@ -229,7 +205,7 @@ describeRevm('revm batches read what their transactions lack in one round', () =
   it('eight transactions, each lacking a slot of its own, take two calls, as one call each would end', async () => {
     const reference = await readAll(false, 'ethereumjs');
     const one = await readAll(false);
-    const batch = await inRounds(() => readAll(true));
+    const batch = await readAll(true);
     expectReference(reference, one, batch);
     // revm's bloom is the one computed from the logs (and what the receipts encode).
     expect(batch.blooms).toEqual(batch.logs);
@@ -241,38 +217,6 @@ describeRevm('revm batches read what their transactions lack in one round', () =
     expect(one.crossings).toBeGreaterThanOrEqual(2 * READERS.length);
     // Each run ahead read slot 0, which every transaction before it wrote: none is taken.
     expect(batch.reused).toBe(0);
-  });
-});
-
-describeRevm('revm batches read what a run lacks in the middle of the run', () => {
-  it('eight transactions, each lacking a slot of its own, take one call and run once each, as rounds end', async () => {
-    const reference = await readAll(false, 'ethereumjs');
-    const one = await readAll(false);
-    const batch = await readAll(true);
-    expectReference(reference, one, batch);
-    expect(batch.blooms).toEqual(batch.logs);
-    expect(batch).toEqual({ ...(await inRounds(() => readAll(true))), crossings: 1 });
-    // Nothing is run ahead: each transaction ran once, with its slot read when it asked.
-    expect(batch.reused).toBe(0);
-  });
-
-  it('a second slot behind a check of the first is read in the same run (an ERC-20 transfer: one call)', async () => {
-    const reference = await readAll(false, 'ethereumjs', gatedState);
-    const one = await readAll(false, 'revm', gatedState);
-    const batch = await readAll(true, 'revm', gatedState);
-    expectReference(reference, one, batch);
-    expect(batch.crossings).toBe(1);
-  });
-
-  it('two batches over what the first taught the engine end as rounds do (runs ahead taken there)', async () => {
-    for (const code of [COUNTER_CODE, COINBASE_READER_CODE]) {
-      const reference = await twice(code, 'ethereumjs');
-      const batch = await twice(code, 'revm');
-      expect(batch.outcomes).toEqual(reference.outcomes);
-      expect(batch.receipts).toEqual(reference.receipts);
-      expect(batch.root).toBe(reference.root);
-      expect(batch.reused).toBe(0);
-    }
   });
 });
 
@@ -310,7 +254,7 @@ async function twice(code: Uint8Array, engine: 'revm' | 'ethereumjs') {
 describeRevm('revm batches take a run ahead instead of a second run when what it read still holds', () => {
   it('runs ahead that lacked nothing and read only their own slots are taken (the fees paid since added to the coinbase)', async () => {
     const reference = await twice(COUNTER_CODE, 'ethereumjs');
-    const batch = await inRounds(() => twice(COUNTER_CODE, 'revm'));
+    const batch = await twice(COUNTER_CODE, 'revm');
     expect(batch.outcomes).toEqual(reference.outcomes);
     expect(batch.outcomes.every((o) => o.startsWith('1 '))).toBe(true);
     expect(batch.receipts).toEqual(reference.receipts);
@@ -323,7 +267,7 @@ describeRevm('revm batches take a run ahead instead of a second run when what it
 
   it('a run ahead that read the coinbase balance is run again (every fee before it moved that balance)', async () => {
     const reference = await twice(COINBASE_READER_CODE, 'ethereumjs');
-    const batch = await inRounds(() => twice(COINBASE_READER_CODE, 'revm'));
+    const batch = await twice(COINBASE_READER_CODE, 'revm');
     expect(batch.outcomes).toEqual(reference.outcomes);
     expect(batch.root).toBe(reference.root);
     expect(batch.reused).toBe(0);
@@ -367,7 +311,7 @@ describeRevm('a run that lacks a slot reads a non-zero guess in its place', () =
   it('a second slot behind a check of the first is asked for in the same round (an ERC-20 transfer: two calls, not three)', async () => {
     const reference = await readAll(false, 'ethereumjs', gatedState);
     const one = await readAll(false, 'revm', gatedState);
-    const batch = await inRounds(() => readAll(true, 'revm', gatedState));
+    const batch = await readAll(true, 'revm', gatedState);
     expectReference(reference, one, batch);
     // A zero in place of the first slot would revert before the second is read: one round for
     // the first slots, another for the second ones, then the run that executes.
