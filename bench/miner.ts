@@ -295,6 +295,35 @@
  * miner-s12-main-quiet.json main at the session's start (23:04, load 2.2 -> 3.6): transfers in
  * batches 17,338/s, ERC-20 in batches 6,104/s (one call per tx 8,175/s). Goals still missed.
  *
+ * Session 13 (issue 16, ninth round). `--pass` also prints each round's collections (scavenges,
+ * their pauses per transaction) and the old generation's growth per transaction (what scavenges
+ * promoted: no major collection runs inside a pass). ERC-20 pass, 100K accounts, 4 blocks of
+ * 2,000 in submissions of 200 (load 3.5-4.7): wall 115-160 µs, process CPU 150-170 µs a transfer;
+ * 27 scavenges a pass pausing 21-33 µs a transfer (load 7-9: 35-100 µs), old generation +12.3-13.0
+ * KB a transfer (plain transfers: 19 scavenges, +8.0-8.4 KB). What a block holds at its seal
+ * (heap snapshots before block 2 and before its seal, differences by kind): 7.3 KB a transfer
+ * of V8 objects, spread thin: strings 2.0 KB (node encodings kept as binary strings by faulted
+ * branches ~0.9, 32-char hashes 0.4, leaf values, address keys, the tx hashes' hex), ~1 KB of
+ * array-buffer data, BranchNode objects 0.9 KB (4.4 a transfer), Uint8Array views 0.8 KB (12.7
+ * a transfer: a receipt's log address, topics, data and bloom; a SignedTx's to, data and hash;
+ * accounts' code hashes and roots), hash tables 0.5, bigints 0.25, sliced strings 0.2 (the
+ * block witness's keys), SignedTx 0.17, LeafNode 0.15 KB. The other ~5 KB promoted are
+ * submission-lived (the submission's bag, decoded transactions, revm's answers) caught alive by
+ * a scavenge, one every ~300 transactions. No owner is above a quarter, so no single cut halves
+ * the scavenges: that needs the block's working state (trie nodes, journal, receipts) out of
+ * V8's young generation altogether, e.g. in one arena per block. Allocation (sampling heap
+ * profile): 42 KB a transfer, the largest sites decoding faulted branches (2.4 KB), the hasher's
+ * encodings (1.4 KB), the bag's hash strings and map (1.2 KB).
+ * Tried and reverted (commits e030673, 4ba4e7f): revm batches reading a key a run lacks through a
+ * synchronous call into JS in the middle of the run, so an ERC-20 transfer runs once instead of
+ * twice (addon calls 121 -> 40 a pass, same roots). One process toggling it, 6 pairs each time:
+ * CPU a transfer median 176.2 -> 168.1 µs at load 7-9 (all pairs lower) but 168.9 -> 167.9 µs at
+ * load 3.7-4.7, with +0.4 KB promoted a transfer; processes alternating with main's build (load
+ * 3.5-4.5): 155.5 vs 159.9 µs. A key read by callback (a napi call, the key decoded and hashed
+ * alone) costs about what the second run did. Also measured, not kept: journal values and hashed
+ * keys as views instead of copies (old generation growth unchanged), --single-threaded-gc (CPU
+ * 164-174 vs 165-182 µs, inside the noise).
+ *
  * Conclusion before revm: still short of the goals (≥ 30K transfers/s, ≥ 15K ERC-20/s a core). On this
  * machine one keccak256 permutation costs ~0.4–0.8 µs, and a transfer needs ~60 of them (bag,
  * state root, receipts and transactions roots, keys): ~30 µs of hashing alone. An ERC-20 call is
