@@ -307,11 +307,11 @@
  * array-buffer data, BranchNode objects 0.9 KB (4.4 a transfer), Uint8Array views 0.8 KB (12.7
  * a transfer: a receipt's log address, topics, data and bloom; a SignedTx's to, data and hash;
  * accounts' code hashes and roots), hash tables 0.5, bigints 0.25, sliced strings 0.2 (the
- * block witness's keys), SignedTx 0.17, LeafNode 0.15 KB. The other ~5 KB promoted are
- * submission-lived (the submission's bag, decoded transactions, revm's answers) caught alive by
- * a scavenge, one every ~300 transactions. No owner is above a quarter, so no single cut halves
- * the scavenges: that needs the block's working state (trie nodes, journal, receipts) out of
- * V8's young generation altogether, e.g. in one arena per block. Allocation (sampling heap
+ * block witness's keys), SignedTx 0.17, LeafNode 0.15 KB. The other ~5 KB promoted die before
+ * the seal, and not because submissions are long: the same blocks in submissions of 50 instead
+ * of 200 promote 12.0 instead of 12.4 KB a transfer (load 7-9). No owner is above a quarter, so
+ * no single cut halves the scavenges: that needs the block's working state (trie nodes,
+ * journal, receipts) out of V8's young generation altogether, e.g. in one arena per block. Allocation (sampling heap
  * profile): 42 KB a transfer, the largest sites decoding faulted branches (2.4 KB), the hasher's
  * encodings (1.4 KB), the bag's hash strings and map (1.2 KB).
  * Tried and reverted (commits e030673, 4ba4e7f): revm batches reading a key a run lacks through a
