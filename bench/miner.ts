@@ -295,6 +295,35 @@
  * miner-s12-main-quiet.json main at the session's start (23:04, load 2.2 -> 3.6): transfers in
  * batches 17,338/s, ERC-20 in batches 6,104/s (one call per tx 8,175/s). Goals still missed.
  *
+ * Session 13 (issue 16, ninth round). `--pass` also prints each round's collections (scavenges,
+ * their pauses per transaction) and the old generation's growth per transaction (what scavenges
+ * promoted: no major collection runs inside a pass). ERC-20 pass, 100K accounts, 4 blocks of
+ * 2,000 in submissions of 200 (load 3.5-4.7): wall 115-160 µs, process CPU 150-170 µs a transfer;
+ * 27 scavenges a pass pausing 21-33 µs a transfer (load 7-9: 35-100 µs), old generation +12.3-13.0
+ * KB a transfer (plain transfers: 19 scavenges, +8.0-8.4 KB). What a block holds at its seal
+ * (heap snapshots before block 2 and before its seal, differences by kind): 7.3 KB a transfer
+ * of V8 objects, spread thin: strings 2.0 KB (node encodings kept as binary strings by faulted
+ * branches ~0.9, 32-char hashes 0.4, leaf values, address keys, the tx hashes' hex), ~1 KB of
+ * array-buffer data, BranchNode objects 0.9 KB (4.4 a transfer), Uint8Array views 0.8 KB (12.7
+ * a transfer: a receipt's log address, topics, data and bloom; a SignedTx's to, data and hash;
+ * accounts' code hashes and roots), hash tables 0.5, bigints 0.25, sliced strings 0.2 (the
+ * block witness's keys), SignedTx 0.17, LeafNode 0.15 KB. The other ~5 KB promoted die before
+ * the seal, and not because submissions are long: the same blocks in submissions of 50 instead
+ * of 200 promote 12.0 instead of 12.4 KB a transfer (load 7-9). No owner is above a quarter, so
+ * no single cut halves the scavenges: that needs the block's working state (trie nodes,
+ * journal, receipts) out of V8's young generation altogether, e.g. in one arena per block. Allocation (sampling heap
+ * profile): 42 KB a transfer, the largest sites decoding faulted branches (2.4 KB), the hasher's
+ * encodings (1.4 KB), the bag's hash strings and map (1.2 KB).
+ * Tried and reverted (commits e030673, 4ba4e7f): revm batches reading a key a run lacks through a
+ * synchronous call into JS in the middle of the run, so an ERC-20 transfer runs once instead of
+ * twice (addon calls 121 -> 40 a pass, same roots). One process toggling it, 6 pairs each time:
+ * CPU a transfer median 176.2 -> 168.1 µs at load 7-9 (all pairs lower) but 168.9 -> 167.9 µs at
+ * load 3.7-4.7, with +0.4 KB promoted a transfer; processes alternating with main's build (load
+ * 3.5-4.5): 155.5 vs 159.9 µs. A key read by callback (a napi call, the key decoded and hashed
+ * alone) costs about what the second run did. Also measured, not kept: journal values and hashed
+ * keys as views instead of copies (old generation growth unchanged), --single-threaded-gc (CPU
+ * 164-174 vs 165-182 µs, inside the noise).
+ *
  * Conclusion before revm: still short of the goals (≥ 30K transfers/s, ≥ 15K ERC-20/s a core). On this
  * machine one keccak256 permutation costs ~0.4–0.8 µs, and a transfer needs ~60 of them (bag,
  * state root, receipts and transactions roots, keys): ~30 µs of hashing alone. An ERC-20 call is
@@ -305,8 +334,10 @@ import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { Session } from 'node:inspector/promises';
 import { cpus, loadavg, tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
+import { constants, PerformanceObserver, performance } from 'node:perf_hooks';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
+import { getHeapSpaceStatistics } from 'node:v8';
 import { byteKey, NodeBag } from '@monsoon/dsm-tree';
 import { encodeConfig, evmAddon } from '@monsoon/evm';
 import {
@@ -478,7 +509,7 @@ async function executionOnly(
   fastTransfers: boolean,
   engine: EngineName,
   name?: string,
-): Promise<Split & { cpu: number; stateRoot: Uint8Array }> {
+): Promise<Split & { cpu: number; stateRoot: Uint8Array; from: number; to: number; oldGrowth: number }> {
   const miner = await Miner.create(genesis, {
     rules,
     retention: RETENTION,
@@ -493,8 +524,10 @@ async function executionOnly(
 async function timedPass(
   miner: Miner,
   blocks: PlannedBlock[],
-): Promise<Split & { cpu: number; stateRoot: Uint8Array }> {
+): Promise<Split & { cpu: number; stateRoot: Uint8Array; from: number; to: number; oldGrowth: number }> {
   const split: Split = { decode: 0, bag: 0, recover: 0, execute: 0, seal: 0 };
+  const from = performance.now();
+  const old0 = oldSpaceUsed();
   /** Process CPU µs (all threads) over the timed phases (recovery left out). */
   let cpu = 0;
   for (const block of blocks) {
@@ -526,7 +559,17 @@ async function timedPass(
     split.seal += ms(t0);
     cpu += cpuSince(c0);
   }
-  return { ...split, cpu, stateRoot: miner.head.header.stateRoot };
+  const oldGrowth = oldSpaceUsed() - old0;
+  return { ...split, cpu, stateRoot: miner.head.header.stateRoot, from, to: performance.now(), oldGrowth };
+}
+
+/** Bytes used in V8's old generation (old, code and large-object spaces). */
+function oldSpaceUsed(): number {
+  let used = 0;
+  for (const sp of getHeapSpaceStatistics())
+    if (sp.space_name !== 'new_space' && sp.space_name !== 'new_large_object_space')
+      used += sp.space_used_size;
+  return used;
 }
 
 /** Planned blocks as JSON (bytes in base64), for `--plans`. */
@@ -573,15 +616,36 @@ async function passOnly(genesis: Genesis, accounts: AccountSet, kind: Kind): Pro
   const n = blocks.reduce((sum, b) => sum + b.submissions.reduce((m, s) => m + s.transactions.length, 0), 0);
   process.env.MONSOON_EVM_BATCH = '1';
   await executionOnly(genesis, blocks, true, 'revm');
+  // Collections while the pass runs (its phases and the recoveries between them, which make
+  // next to no garbage): their count, their pauses, and the old generation's growth, which
+  // is what scavenges promoted less what a major collection gave back (none, mostly).
+  const gcs: { start: number; ms: number; kind: number }[] = [];
+  const observer = new PerformanceObserver((list) => {
+    for (const e of list.getEntries())
+      gcs.push({
+        start: e.startTime,
+        ms: e.duration,
+        kind: (e as unknown as { detail: { kind: number } }).detail.kind,
+      });
+  });
+  observer.observe({ entryTypes: ['gc'] });
   for (let r = 0; r < Number(args.rounds); r++) {
     // Each pass from a collected heap (the last pass's miner gone), so passes compare.
     (globalThis as { gc?: () => void }).gc?.();
+    await new Promise((resolve) => setImmediate(resolve));
+    gcs.length = 0;
     const s = await executionOnly(genesis, blocks, true, 'revm', `pass-${kind}-${r}`);
+    // The observer hears of collections on a timer, not at once.
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    const during = gcs.filter((g) => g.start >= s.from && g.start <= s.to);
+    const minor = during.filter((g) => g.kind === constants.NODE_PERFORMANCE_GC_MINOR);
+    const pause = (list: typeof during) => list.reduce((sum, g) => sum + g.ms, 0);
     const wall = s.decode + s.bag + s.execute + s.seal;
     console.log(
-      `${kind} pass ${r}: cpu ${(s.cpu / n).toFixed(1)} µs/tx, wall ${us(wall, n)} µs/tx (execute ${us(s.execute, n)}, seal ${us(s.seal, n)}), load ${loadavg()[0].toFixed(1)}, root ${Buffer.from(s.stateRoot).toString('hex')}`,
+      `${kind} pass ${r}: cpu ${(s.cpu / n).toFixed(1)} µs/tx, wall ${us(wall, n)} µs/tx (execute ${us(s.execute, n)}, seal ${us(s.seal, n)}), gc ${minor.length} scavenges ${us(pause(minor), n)} µs/tx + ${during.length - minor.length} other ${us(pause(during) - pause(minor), n)} µs/tx, old space +${(s.oldGrowth / n) | 0} B/tx, load ${loadavg()[0].toFixed(1)}, root ${Buffer.from(s.stateRoot).toString('hex')}`,
     );
   }
+  observer.disconnect();
 }
 
 /** Everything through Miner.submit, recovery on the pool, every submission of a block in flight. */
