@@ -30,10 +30,10 @@ import {
   type ExecutedBlock,
   ExecutionError,
   ExecutionErrorCode,
+  encodeReceipt,
   makeCommon,
   nativeEcrecover,
-  type Receipt,
-  receiptsRoot,
+  orderedTrieRoot,
   recoverSenders,
   type SignedTx,
   type TxOutcome,
@@ -169,8 +169,11 @@ export interface ChainBlock {
   readonly transactions: readonly Uint8Array[];
   /** The nodes its execution read below the top layer (sent to peers; re-queues use them). */
   readonly witness: readonly Uint8Array[];
-  /** One receipt per transaction (what the header's receipts root commits to). */
-  readonly receipts: readonly Receipt[];
+  /**
+   * One receipt per transaction, encoded: what the header's receipts root commits to, and what
+   * SubscribeBlocks sends (encoded once, at the seal or a peer block's check).
+   */
+  readonly receipts: readonly Uint8Array[];
   /** Undefined for genesis, and once the parent falls out of the kept window (`keepBlocks`). */
   parent: ChainBlock | undefined;
 }
@@ -736,13 +739,14 @@ export class Miner {
     const p = this.pending;
     const parent = this.headBlock;
     const done = await p.executor.finish();
+    const receipts = done.receipts.map((r) => encodeReceipt(r));
     const env = p.executor.env;
     let header: BlockHeader = {
       parentHash: parent.hash,
       miner: this.opts.coinbase,
       stateRoot: done.stateRoot,
       transactionsRoot: transactionsRoot(p.raws),
-      receiptsRoot: receiptsRoot(done.receipts),
+      receiptsRoot: orderedTrieRoot(receipts),
       difficulty: this.opts.difficulty,
       number: env.number,
       gasLimit: env.gasLimit,
@@ -752,7 +756,7 @@ export class Miner {
       nonce: new Uint8Array(8),
     };
     if (header.difficulty > 0n) header = sealPow(header, { keccak: this.keccak })!;
-    const sealed = this.adopt(header, p.state, p.raws, [...p.hashes], done, this.served.values());
+    const sealed = this.adopt(header, p.state, p.raws, [...p.hashes], done, receipts, this.served.values());
     this.counters.blocks++;
     await this.startPending();
     this.onSealed?.(sealed);
@@ -765,6 +769,7 @@ export class Miner {
     raws: Uint8Array[],
     txKeys: readonly string[],
     done: ExecutedBlock,
+    receipts: readonly Uint8Array[],
     witness: Uint8Array[],
   ): SealedBlock {
     const parent = this.blocks.get(toHex(header.parentHash))!;
@@ -785,7 +790,7 @@ export class Miner {
       td: parent.td + header.difficulty,
       transactions: raws,
       witness,
-      receipts: done.receipts,
+      receipts,
       parent,
     };
     this.blocks.set(toHex(block.hash), block);
@@ -997,7 +1002,8 @@ export class Miner {
         bad(`gas used ${header.gasUsed}, re-execution gives ${done.gasUsed}`);
       if (!bytesEqual(transactionsRoot(pb.transactions), header.transactionsRoot))
         bad('transactions root does not match its transactions');
-      if (!bytesEqual(receiptsRoot(done.receipts), header.receiptsRoot))
+      const receipts = done.receipts.map((r) => encodeReceipt(r));
+      if (!bytesEqual(orderedTrieRoot(receipts), header.receiptsRoot))
         bad('receipts root does not match re-execution');
       const oldHead = this.headBlock;
       const sealed = this.adopt(
@@ -1006,6 +1012,7 @@ export class Miner {
         [...pb.transactions],
         txs.map((tx) => toHex(tx.hash)),
         done,
+        receipts,
         [...pb.bag],
       );
       this.counters.peerBlocksAdopted++;

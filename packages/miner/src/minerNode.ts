@@ -32,7 +32,7 @@ import {
   unaryRpc,
   withSharedEncoding,
 } from '@monsoon/edge';
-import { encodeReceipt, isExecutionError } from '@monsoon/execution';
+import { isExecutionError } from '@monsoon/execution';
 import {
   blockWithReceiptsToProto,
   decodeHeader,
@@ -546,7 +546,7 @@ export class MinerNode {
       m = blockWithReceiptsToProto({
         headerRlp: encodeHeader(b.header),
         transactions: b.transactions,
-        receipts: b.receipts.map((r) => encodeReceipt(r)),
+        receipts: b.receipts,
       });
       this.blockMessages.set(b, m);
     }
