@@ -6,15 +6,8 @@
  * their receipts, an index of transactions by hash, and waiters for a transaction's inclusion.
  * A block at a height already held replaces it and everything above (a reorg).
  */
-import { bytesEqual, listItems, type RlpSpan, readWhole, toHex } from '@monsoon/dsm-tree';
-import {
-  BLOOM_BYTES,
-  type Log,
-  logsBloom,
-  orderedTrieRoot,
-  type Receipt,
-  transactionsRoot,
-} from '@monsoon/execution';
+import { bytesEqual, listItems, orderedRoot, type RlpSpan, readWhole, toHex } from '@monsoon/dsm-tree';
+import { BLOOM_BYTES, type Log, logsBloom, type Receipt } from '@monsoon/execution';
 import { keccak } from '@monsoon/keccak';
 import {
   type BlockHeader,
@@ -88,9 +81,10 @@ export function clientBlockOf(b: BlockWithReceipts): ClientBlock {
     throw new ClientError(ClientErrorCode.BadProof, `block #${header.number} ${toHex(hash)}: ${why}`);
   };
   if (!checkPow(header, keccak)) bad(`its proof of work does not meet its difficulty ${header.difficulty}`);
-  if (!bytesEqual(transactionsRoot(b.transactions), header.transactionsRoot))
+  // Both roots built straight from the sorted keys, hashed in one call each (see orderedRoot).
+  if (!bytesEqual(orderedRoot(b.transactions, keccak), header.transactionsRoot))
     bad('transactions do not match its transactions root');
-  if (!bytesEqual(orderedTrieRoot(b.receipts), header.receiptsRoot))
+  if (!bytesEqual(orderedRoot(b.receipts, keccak), header.receiptsRoot))
     bad('receipts do not match its receipts root');
   const decoded = b.receipts.map(decodeReceipt);
   const bloom = logsBloom(decoded.flatMap((r) => r.logs));
