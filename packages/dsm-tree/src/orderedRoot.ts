@@ -50,7 +50,7 @@ function common(a: Uint8Array, b: Uint8Array): number {
 /** An RLP byte string's encoded length. */
 const stringLength = (len: number, first: number): number => stringHeaderLength(len, first) + len;
 
-/** A reference's encoded length: none (0x80), a hashed node's (0xa0 ‖ 32 bytes), an embedded node's own. */
+/** No child in a branch's slot (0x80). */
 const NONE = -1;
 
 /**
@@ -61,7 +61,7 @@ const NONE = -1;
 class Builder {
   buf = new Uint8Array(1 << 16);
   pos = 0;
-  /** Where each hashed node starts (and, after the last, where the data ends). */
+  /** Where each hashed node starts in `buf`. */
   readonly starts: number[] = [];
   /** For each hashed node, the byte of its parent where its hash goes (-1: the root). */
   readonly holes: number[] = [];
@@ -154,24 +154,7 @@ class Builder {
   }
 
   private branch(lo: number, hi: number, depth: number, root: boolean): number {
-    const refs: number[] = [
-      NONE,
-      NONE,
-      NONE,
-      NONE,
-      NONE,
-      NONE,
-      NONE,
-      NONE,
-      NONE,
-      NONE,
-      NONE,
-      NONE,
-      NONE,
-      NONE,
-      NONE,
-      NONE,
-    ];
+    const refs = new Array<number>(16).fill(NONE);
     let at = lo;
     while (at < hi) {
       const nibble = this.keys[at]![depth]!;
