@@ -6,15 +6,8 @@
  * their receipts, an index of transactions by hash, and waiters for a transaction's inclusion.
  * A block at a height already held replaces it and everything above (a reorg).
  */
-import { bytesEqual, type RlpValue, rlpDecode, toHex } from '@monsoon/dsm-tree';
-import {
-  BLOOM_BYTES,
-  type Log,
-  logsBloom,
-  orderedTrieRoot,
-  type Receipt,
-  transactionsRoot,
-} from '@monsoon/execution';
+import { bytesEqual, listItems, orderedRoot, type RlpSpan, readWhole, toHex } from '@monsoon/dsm-tree';
+import { BLOOM_BYTES, type Log, logsBloom, type Receipt } from '@monsoon/execution';
 import { keccak } from '@monsoon/keccak';
 import {
   type BlockHeader,
@@ -23,7 +16,7 @@ import {
   decodeHeader,
   headerHash,
 } from '@monsoon/protocol';
-import { detachAll, windowLength } from '@monsoon/util';
+import { bytesToBigint, detachAll, windowLength } from '@monsoon/util';
 import { ClientError, ClientErrorCode } from './clientError.js';
 
 export interface ClientBlock {
@@ -42,35 +35,40 @@ export interface TxLocation {
   readonly index: number;
 }
 
-/** An EIP-2718 receipt back to its fields; throws on anything else. */
+/**
+ * An EIP-2718 receipt back to its fields; throws on anything else. The log fields are views into
+ * `b` (clientBlockOf copies them out). Read span by span: a block's receipts were decoded into
+ * fresh arrays and copies, the 256-byte bloom of each included, only for the logs to be copied again.
+ */
 export function decodeReceipt(b: Uint8Array): Receipt {
   const typed = b.length > 0 && b[0]! < 0x7f;
   const type = typed ? b[0]! : 0;
-  const v = rlpDecode(typed ? b.subarray(1) : b);
-  const bytes = (x: RlpValue | undefined, what: string): Uint8Array => {
-    if (!(x instanceof Uint8Array)) throw new RangeError(`receipt ${what}: expected bytes`);
-    return x;
+  const whole = readWhole(b, typed ? 1 : 0);
+  if (!whole.list) throw new RangeError('receipt: expected a list of 4');
+  const v = listItems(b, whole);
+  if (v.length !== 4) throw new RangeError('receipt: expected a list of 4');
+  const bytes = (s: RlpSpan, what: string): Uint8Array => {
+    if (s.list) throw new RangeError(`receipt ${what}: expected bytes`);
+    return b.subarray(s.dataStart, s.end);
   };
-  if (!Array.isArray(v) || v.length !== 4) throw new RangeError('receipt: expected a list of 4');
-  const status = bytes(v[0], 'status');
-  const bloom = bytes(v[2], 'bloom');
-  if (bloom.length !== BLOOM_BYTES) throw new RangeError('receipt bloom: expected 256 bytes');
-  const logsItem = v[3];
-  if (!Array.isArray(logsItem)) throw new RangeError('receipt logs: expected a list');
-  const logs: Log[] = logsItem.map((l) => {
-    if (!Array.isArray(l) || l.length !== 3 || !Array.isArray(l[1]))
-      throw new RangeError('receipt log: expected [address, topics, data]');
-    return {
-      address: bytes(l[0], 'log address'),
-      topics: l[1].map((t) => bytes(t, 'log topic')),
-      data: bytes(l[2], 'log data'),
-    };
-  });
-  const gas = bytes(v[1], 'cumulative gas');
+  const status = bytes(v[0]!, 'status');
+  if (bytes(v[2]!, 'bloom').length !== BLOOM_BYTES) throw new RangeError('receipt bloom: expected 256 bytes');
+  if (!v[3]!.list) throw new RangeError('receipt logs: expected a list');
+  const logs: Log[] = [];
+  for (const l of listItems(b, v[3]!)) {
+    const f = l.list ? listItems(b, l) : [];
+    if (f.length !== 3 || !f[1]!.list) throw new RangeError('receipt log: expected [address, topics, data]');
+    logs.push({
+      address: bytes(f[0]!, 'log address'),
+      topics: listItems(b, f[1]!).map((t) => bytes(t, 'log topic')),
+      data: bytes(f[2]!, 'log data'),
+    });
+  }
+  const gas = bytes(v[1]!, 'cumulative gas');
   return {
     type,
     status: status.length === 1 && status[0] === 1 ? 1 : 0,
-    cumulativeGasUsed: gas.length === 0 ? 0n : BigInt(`0x${Buffer.from(gas).toString('hex')}`),
+    cumulativeGasUsed: bytesToBigint(gas),
     logs,
   };
 }
@@ -83,9 +81,10 @@ export function clientBlockOf(b: BlockWithReceipts): ClientBlock {
     throw new ClientError(ClientErrorCode.BadProof, `block #${header.number} ${toHex(hash)}: ${why}`);
   };
   if (!checkPow(header, keccak)) bad(`its proof of work does not meet its difficulty ${header.difficulty}`);
-  if (!bytesEqual(transactionsRoot(b.transactions), header.transactionsRoot))
+  // Both roots built straight from the sorted keys, hashed in one call each (see orderedRoot).
+  if (!bytesEqual(orderedRoot(b.transactions, keccak), header.transactionsRoot))
     bad('transactions do not match its transactions root');
-  if (!bytesEqual(orderedTrieRoot(b.receipts), header.receiptsRoot))
+  if (!bytesEqual(orderedRoot(b.receipts, keccak), header.receiptsRoot))
     bad('receipts do not match its receipts root');
   const decoded = b.receipts.map(decodeReceipt);
   const bloom = logsBloom(decoded.flatMap((r) => r.logs));

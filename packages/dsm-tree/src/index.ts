@@ -33,6 +33,7 @@ export { hashOne } from './hashOne.js';
 export { keyNibble } from './nibbles.js';
 export { NodeBag } from './nodeBag.js';
 export { hashedChildren } from './nodeCodec.js';
+export { orderedRoot } from './orderedRoot.js';
 export { StateTree, type StateTreeOptions } from './stateTree.js';
 export { decodeTree, encodeTree, encodeTreeChunks } from './treeCodec.js';
 export { verifyProof } from './verifyProof.js';

@@ -15,6 +15,7 @@ import {
 import { encodeReceipt, receiptsRoot, transactionsRoot } from '@monsoon/execution';
 import { keccak } from '@monsoon/keccak';
 import { type BlockHeader, encodeHeader } from '@monsoon/protocol';
+import { rlpEncode } from '@monsoon/util';
 
 /** A block on `parent` (a parent hash of zeros when none is given), told apart by `tag`. */
 function block(
@@ -288,6 +289,61 @@ describe('ChainView', () => {
         receipts: [encoded[1]!, encoded[0]!],
       }),
     ).toThrow(/receipts root/);
+  });
+
+  it('decodes receipts of every shape back to their fields, and refuses malformed ones', () => {
+    const word = (b: number) => new Uint8Array(32).fill(b);
+    const receipts = [
+      // A gas total past 48 bits (read in chunks), a log with no topics and no data, one with four.
+      { type: 2, status: 1 as const, cumulativeGasUsed: (1n << 70n) + 5n, logs: [] },
+      {
+        type: 0,
+        status: 1 as const,
+        cumulativeGasUsed: 0n,
+        logs: [
+          { address: new Uint8Array(20).fill(9), topics: [], data: new Uint8Array(0) },
+          {
+            address: new Uint8Array(20).fill(8),
+            topics: [word(1), word(2), word(3), word(4)],
+            data: word(5),
+          },
+        ],
+      },
+      { type: 1, status: 0 as const, cumulativeGasUsed: 21_000n, logs: [] },
+    ];
+    for (const r of receipts) expect(decodeReceipt(encodeReceipt(r))).toEqual(r);
+    const bloom = new Uint8Array(256);
+    // Each refused with the message that names what is wrong.
+    const bad: [RegExp, Uint8Array][] = [
+      [/expected a list of 4/, rlpEncode([Uint8Array.of(1), Uint8Array.of(1), bloom])],
+      [/expected a list of 4/, rlpEncode(Uint8Array.of(1, 2, 3))],
+      [/bloom: expected 256 bytes/, rlpEncode([Uint8Array.of(1), Uint8Array.of(1), new Uint8Array(255), []])],
+      [/logs: expected a list/, rlpEncode([Uint8Array.of(1), Uint8Array.of(1), bloom, Uint8Array.of(1)])],
+      [/status: expected bytes/, rlpEncode([[], Uint8Array.of(1), bloom, []])],
+      [
+        /log: expected \[address, topics, data\]/,
+        rlpEncode([Uint8Array.of(1), Uint8Array.of(1), bloom, [[word(1), []]]]),
+      ],
+      [
+        /log: expected \[address, topics, data\]/,
+        rlpEncode([Uint8Array.of(1), Uint8Array.of(1), bloom, [word(1)]]),
+      ],
+      [
+        /log: expected \[address, topics, data\]/,
+        rlpEncode([Uint8Array.of(1), Uint8Array.of(1), bloom, [[word(1), word(2), []]]]),
+      ],
+      [
+        /log topic: expected bytes/,
+        rlpEncode([Uint8Array.of(1), Uint8Array.of(1), bloom, [[word(1), [[]], word(2)]]]),
+      ],
+      [
+        /log data: expected bytes/,
+        rlpEncode([Uint8Array.of(1), Uint8Array.of(1), bloom, [[word(1), [], []]]]),
+      ],
+    ];
+    for (const [why, b] of bad) expect(() => decodeReceipt(b)).toThrow(why);
+    // Trailing bytes after the receipt's list.
+    expect(() => decodeReceipt(new Uint8Array([...encodeReceipt(receipts[2]!), 0x80]))).toThrow();
   });
 
   it('keeps nothing of the streamed message: its transactions, hashes and logs are in one buffer of its own', () => {
