@@ -1,33 +1,20 @@
 /**
  * The roots a block header commits to for its body: the transactions root and the receipts
  * root, each the root of an "ordered trie" (key rlp(index), value the item's encoding),
- * built in a DsmTree.
+ * built by orderedTrieRoot.
  */
-import { DsmTree, type DsmTreeOptions, rlpEncode } from '@monsoon/dsm-tree';
+import { type DsmTreeOptions, orderedRoot } from '@monsoon/dsm-tree';
 import { ExecutionError, ExecutionErrorCode } from './executionError.js';
 import { encodeReceipt, type Receipt } from './receipt.js';
 
-/** rlp(i): the key of item i in an ordered trie (0 → 0x80, 1–127 → one byte, …). */
-function indexKey(i: number): Uint8Array {
-  if (i === 0) return rlpEncode(new Uint8Array(0));
-  const bytes: number[] = [];
-  for (let n = i; n > 0; n = Math.floor(n / 256)) bytes.unshift(n % 256);
-  return rlpEncode(Uint8Array.from(bytes));
-}
-
 /**
  * Root of the trie mapping rlp(i) to `values[i]`; the empty list gives the empty trie root
- * (56e81f…b421). Values must be non-empty: an empty value would be a deletion in a trie.
+ * (56e81f…b421). Values must be non-empty: an empty value would be a deletion in a trie. Built
+ * by dsm-tree's orderedRoot (the nodes written in the keys' known order into one buffer, hashed
+ * in one call), which the clients' block checks use too; only `opts.hash` is read.
  */
 export function orderedTrieRoot(values: readonly Uint8Array[], opts: DsmTreeOptions = {}): Uint8Array {
-  const tree = new DsmTree(opts);
-  for (let i = 0; i < values.length; i++) {
-    if (values[i]!.length === 0) {
-      throw new RangeError(`ordered trie value ${i} is empty: expected a non-empty encoding`);
-    }
-    tree.put(indexKey(i), values[i]!);
-  }
-  return tree.root();
+  return orderedRoot(values, opts.hash);
 }
 
 /** The header's transactionsRoot for a block of these raw transactions (as they are sent: legacy RLP, or type ‖ RLP). */
