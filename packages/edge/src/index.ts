@@ -21,6 +21,7 @@ export { HeadFeed, type HeadListener } from './headFeed.js';
 export { streamHeads } from './headStream.js';
 export { formatHostPort, type HostPort, parseHostPort } from './hostPort.js';
 export { LOG_LEVELS, type Logger, type LogLevel, silentLogger } from './logger.js';
+export { receivedBytes, withReceivedBytes, withSharedEncoding } from './messageBytes.js';
 export {
   addProcessMetrics,
   Counter,
@@ -63,5 +64,4 @@ export {
   type RoleOption,
   read,
 } from './roleOptions.js';
-export { withSharedEncoding } from './sharedEncoding.js';
 export { type UnaryMethod, unary } from './unary.js';

@@ -443,10 +443,12 @@ export class StorageNode {
    * Applies a block: the header must extend a version held here with a valid proof of work,
    * the updates must be for this node's shards, and the roots must come out as the block says.
    * A block that fails leaves no version and nothing in the log. Blocks are applied one at a
-   * time; a block already held is acknowledged again without being re-applied.
+   * time; a block already held is acknowledged again without being re-applied. `record`: the
+   * request's protobuf encoding, when it came as one (the log keeps it as it is; it is encoded
+   * here otherwise).
    */
-  applyBlock(req: ApplyBlockRequest): Promise<ApplyBlockResponse> {
-    return this.inQueue(() => this.applyNow(req, undefined));
+  applyBlock(req: ApplyBlockRequest, record?: Uint8Array): Promise<ApplyBlockResponse> {
+    return this.inQueue(() => this.applyNow(req, record === undefined ? undefined : { record }));
   }
 
   /** Runs `f` after the blocks queued before it (blocks and joins change the versions one at a time). */
@@ -456,10 +458,13 @@ export class StorageNode {
     return run;
   }
 
-  /** `replayed`: the block's log record and its seq, when it is being replayed from the log. */
+  /**
+   * `given`: the block's log record when it came encoded, with its seq when it is being replayed
+   * from the log.
+   */
   private async applyNow(
     req: ApplyBlockRequest,
-    replayed: { seq: bigint; record: Uint8Array } | undefined,
+    given: { seq?: bigint; record: Uint8Array } | undefined,
   ): Promise<ApplyBlockResponse> {
     const started = performance.now();
     const header = decodeHeader(req.headerRlp);
@@ -498,8 +503,8 @@ export class StorageNode {
     const fresh = this.fresh;
     this.fresh = [];
     // Kept with the version too: a replica behind asks for it (GetBlockUpdates).
-    const record = replayed?.record ?? encodeRecord(req, this.layout.count);
-    let seq = replayed?.seq;
+    const record = given?.record ?? encodeRecord(req, this.layout.count);
+    let seq = given?.seq;
     if (this.wal !== undefined && !this.replaying) seq = await this.wal.append(record);
     if (this.beforeInstall !== undefined) await this.beforeInstall(req);
     const v: Version = {

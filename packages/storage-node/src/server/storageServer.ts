@@ -16,10 +16,12 @@ import {
   type Logger,
   type MethodTable,
   type RequestMetrics,
+  receivedBytes,
   silentLogger,
   streamHeads,
   toServiceError,
   unaryRpc,
+  withReceivedBytes,
 } from '@monsoon/edge';
 import {
   applyBlockRequestFromProto,
@@ -153,7 +155,8 @@ export class StorageServer {
     s.server = await GrpcServer.create<StorageServiceServer>(
       o,
       { grpcStatusOf, logger: s.log, ...(modules.metrics ? { metrics: modules.metrics } : {}) },
-      StorageServiceDefinition,
+      // A block's log record is the ApplyBlockRequest as it came (see applyBlock below).
+      withReceivedBytes(StorageServiceDefinition, ['applyBlock']),
       s.methods(),
     );
     return s;
@@ -356,11 +359,11 @@ export class StorageServer {
             shards: req.shards.length,
             accounts: req.shards.reduce((n, s) => n + s.accounts.length, 0),
           });
-          return req;
+          return { req, record: receivedBytes(r) };
         },
-        run: async (r) => {
+        run: async ({ req, record }) => {
           try {
-            return await node.applyBlock(r);
+            return await node.applyBlock(req, record);
           } finally {
             this.heads.check();
           }
