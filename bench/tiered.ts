@@ -761,6 +761,7 @@ async function serve(
           ? {
               nodesFetchedPerBatch: ((s1.nodesFetched - s0.nodesFetched) * BATCH) / b.ops,
               readRunsPerBatch: ((s1.readRuns - s0.readRuns) * BATCH) / b.ops,
+              cacheMovedPerBatch: ((s1.cacheMoved - s0.cacheMoved) * BATCH) / b.ops,
               budgetShare: s1.budgetShare,
               residentBytes: s1.residentBytes,
               cacheBytes: s1.cacheBytes,
@@ -1098,6 +1099,7 @@ function childArgs(extra: string[], heapMiB: number): string[] {
     ...(args['warm-proofs'] !== undefined ? ['--warm-proofs', args['warm-proofs']] : []),
     ...(args['state-dir'] !== undefined ? ['--state-dir', args['state-dir']] : []),
     ...(args['no-governor'] ? ['--no-governor'] : []),
+    ...(args['cache-share'] !== undefined ? ['--cache-share', args['cache-share']] : []),
     ...extra,
   ];
 }
@@ -1190,7 +1192,7 @@ async function abRun(n: number, pct: number): Promise<Record<string, unknown>> {
           cpuRatio,
         });
         console.log(
-          `A/B ${key} round ${r}: memory ${fmt(a.batchedProofsPerSec as number)} proofs/s, ${variants[i]!.label} ${pct}% ${fmt(b.batchedProofsPerSec as number)} (${(ratio * 100).toFixed(0)}%; CPU a batch ${(b.cpuMsPerBatch as number).toFixed(0)} ms, memory ${(a.cpuMsPerBatch as number).toFixed(0)} ms: ${(cpuRatio * 100).toFixed(0)}%; ${fmt((b.nodesFetchedPerBatch as number) ?? 0)} nodes fetched and ${((b.readRunsPerBatch as number) ?? 0).toFixed(1)} read runs a batch; share ${((b.budgetShare as number) ?? 1).toFixed(2)}, trees ${mb((b.residentBytes as number) ?? 0)}, cache ${mb((b.cacheBytes as number) ?? 0)}), load ${(b.loadavg as number).toFixed(1)}`,
+          `A/B ${key} round ${r}: memory ${fmt(a.batchedProofsPerSec as number)} proofs/s, ${variants[i]!.label} ${pct}% ${fmt(b.batchedProofsPerSec as number)} (${(ratio * 100).toFixed(0)}%; CPU a batch ${(b.cpuMsPerBatch as number).toFixed(0)} ms, memory ${(a.cpuMsPerBatch as number).toFixed(0)} ms: ${(cpuRatio * 100).toFixed(0)}%; ${fmt((b.nodesFetchedPerBatch as number) ?? 0)} nodes fetched, ${((b.readRunsPerBatch as number) ?? 0).toFixed(1)} read runs and ${fmt((b.cacheMovedPerBatch as number) ?? 0)} cache entries moved a batch; share ${((b.budgetShare as number) ?? 1).toFixed(2)}, trees ${mb((b.residentBytes as number) ?? 0)}, cache ${mb((b.cacheBytes as number) ?? 0)}), load ${(b.loadavg as number).toFixed(1)}`,
         );
       }
     }

@@ -68,6 +68,8 @@ export class NodeCache {
   keepWants = 2;
   hits = 0;
   evicted = 0;
+  /** Entries trims copied to the newest end (kept): the trims' work besides what they drop. */
+  moved = 0;
 
   get size(): number {
     return this.count;
@@ -209,6 +211,7 @@ export class NodeCache {
         to.buf[to.off + 36] = f & ~REF;
         this.locs[i] = to.loc + 1;
         moved++;
+        this.moved++;
       } else {
         this.remove(i);
         this.payload -= size;
