@@ -62,7 +62,10 @@
  *    hot leaf (read once in ~110 batches) from a cold one: its counters collect ~10 adds each
  *    between halvings, more than a hot leaf's. A move limit of 4x what a trim drops with a floor
  *    of 256 (tiered-1m-ab-10-s13-trimlimit-reverted.json): batches the same (kept later with a
- *    floor of 64 for single reads' latency, above).
+ *    floor of 64 for single reads' latency, above). A share of 0.9 against 0.8 in the same turns
+ *    (tiered-1m-ab-10-s13-share09-notkept.json, load 6.2-7.6): nodes fetched a 90/10 batch
+ *    1,170-1,341 against 1,349-1,488, uniform the same; CPU a batch 48-52 / 57-65 ms against
+ *    51-53 / 56-62: not shown better, the default stays 0.8.
  *  - Final A/B against the branch's start (`--ab 10 --ab-base packages/storage-node/dist/ab-base/index.js
  *    --rounds 3 --seconds 3 --warm-seconds 40 --out tiered-1m-ab-10-s13-final.json`, load 6.8-9.2):
  *    CPU a batch 47-52 / 56-59 ms (90/10 / uniform) against 54-57 / 60-64; nodes fetched a batch

@@ -12,7 +12,7 @@ import json,sys
 d=json.load(open(f'/tmp/t9prof/single-{sys.argv[1]}-{sys.argv[2]}.json'))
 for k in ['skew90_10','uniform']:
   x=d[k]; c=x['cold']; s=c.get('slowest',{})
-  print(sys.argv[1], sys.argv[2], 'load', sys.argv[3], k, 'batch/s %.0f'%x['batchedProofsPerSec'], 'single p50 %.3f p99 %.3f'%(x['p50Ms'],x['p99Ms']), 'cold p50 %.3f p99 %.3f'%(c['p50Ms'],c['p99Ms']), 'slowest evict %.1f rt %.1f'%(s.get('evictMs',0),s.get('roundTripMs',0)), 'moved/batch', x['perBatch'].get('cacheHits'))
+  print(sys.argv[1], sys.argv[2], 'load', sys.argv[3], k, 'batch/s %.0f'%x['batchedProofsPerSec'], 'single p50 %.3f p99 %.3f'%(x['p50Ms'],x['p99Ms']), 'cold p50 %.3f p99 %.3f'%(c['p50Ms'],c['p99Ms']), 'slowest evict %.1f rt %.1f'%(s.get('evictMs',0),s.get('roundTripMs',0)), 'cacheHits/batch', x['perBatch'].get('cacheHits'))
 st=d['stats']; print('   stats evictMs %.0f evictMsMax %.1f prunes %d cacheMoved %s'%(st['evictMs'],st['evictMsMax'],st['prunes'],st.get('cacheMoved')))
 PY
   done
