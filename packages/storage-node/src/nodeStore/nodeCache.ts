@@ -34,7 +34,9 @@ const SLAB_BYTES = 256 * 1024;
 const SLAB_SPAN = 2 ** 24;
 const MIN_INDEX = 1024;
 /** The fewest entries a trim by frequency moves before it raises its bar (see evictTo). */
-const MOVE_LIMIT_MIN = 256;
+const MOVE_LIMIT_MIN = 64;
+/** Entries a trim by frequency moves, for each it has to drop, before it raises its bar (see evictTo). */
+const MOVES_PER_DROP = 4;
 
 const REF = 1;
 const USED = 2;
@@ -68,6 +70,8 @@ export class NodeCache {
   keepWants = 2;
   hits = 0;
   evicted = 0;
+  /** Entries trims copied to the newest end (kept): the trims' work besides what they drop. */
+  moved = 0;
 
   get size(): number {
     return this.count;
@@ -171,9 +175,15 @@ export class NodeCache {
     // With `wants`, a trim that moved this many entries to the newest end keeps less at once,
     // rather than after going over every entry: its work stays near what it drops (a bar one
     // too low went over, and copied, the whole arena every other trim: 16% of a tiered node's
-    // CPU at 1M accounts, 10%).
+    // CPU at 1M accounts, 10%). At most an eighth of the entries, and MOVES_PER_DROP for each
+    // entry (at their mean size) it has to drop: a single read's trim in a cache of ~90K
+    // entries moved up to 11K of them to drop one or two, every other read.
+    const over = this.bytes - budget;
+    const perDrop = Math.ceil((MOVES_PER_DROP * over * this.count) / Math.max(1, this.payload));
     const moveLimit =
-      wants === undefined ? Number.POSITIVE_INFINITY : Math.max(MOVE_LIMIT_MIN, this.count >> 3);
+      wants === undefined
+        ? Number.POSITIVE_INFINITY
+        : Math.max(MOVE_LIMIT_MIN, Math.min(this.count >> 3, perDrop));
     let moved = 0;
     while (this.bytes > budget && this.count > 0) {
       if (steps <= 0 || (moved > moveLimit && bar <= 256)) {
@@ -209,6 +219,7 @@ export class NodeCache {
         to.buf[to.off + 36] = f & ~REF;
         this.locs[i] = to.loc + 1;
         moved++;
+        this.moved++;
       } else {
         this.remove(i);
         this.payload -= size;

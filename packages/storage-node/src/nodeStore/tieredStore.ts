@@ -50,7 +50,7 @@ export const FAULTED_NODE_OVERHEAD = 150;
  * The default part of the budget for the cache of encodings (TieredStoreOptions.cacheShare); the
  * trees' resident nodes get the rest.
  */
-export const CACHE_SHARE = 0.1;
+export const CACHE_SHARE = 0.8;
 
 /**
  * An eviction pass that leaves the trees above this share of their budget passes again with a
@@ -106,9 +106,10 @@ export interface TieredStoreOptions {
    * trees. A node a tree holds that is in the cache stays there while the tree still uses it, so
    * a pass that evicts it from the tree does not send it back to LevelDB; the trees get the rest
    * of the budget (the top levels and the most wanted nodes, decoded once). A larger share
-   * fetches fewer nodes but decodes more of them again on every read (1M accounts at 10%, load
-   * 11-18: 0.7 fetched 10-25% fewer nodes a 90/10 batch than 0.1 and served no faster:
-   * bench/tiered.ts), hence 0.1.
+   * fetches fewer nodes but decodes more of them again on every read. In session 10 that
+   * decoding made 0.7 no faster than 0.1; since nodes decode straight from their bytes and the
+   * arena hands out views, 0.8 fetches ~20% fewer nodes a 90/10 batch than 0.1 and spends less
+   * CPU a batch (1M accounts at 10%, same turns: bench/tiered.ts, session 13), hence 0.8.
    */
   cacheShare: number;
   /** Nodes per LevelDB batch while the starting state is written. */
@@ -184,6 +185,8 @@ export interface TieredStats {
   /** Nodes a round trip took from path records, besides those asked for by hash (see PATH_AHEAD). */
   pathNodes: number;
   cacheHits: number;
+  /** Entries the cache's trims copied to keep them (NodeCache.moved): their work besides what they drop. */
+  cacheMoved: number;
   cacheBytes: number;
   cacheNodes: number;
   /** Bytes of nodes held as objects in the trees: counted at each eviction pass, estimated between. */
@@ -365,6 +368,7 @@ export class TieredStore implements VersionObserver, VerifiedNodeSource, NodeFau
     return {
       ...this.stats,
       cacheHits: this.cache.hits,
+      cacheMoved: this.cache.moved,
       cacheBytes: this.cache.bytes,
       cacheNodes: this.cache.size,
       residentBytes: this.residentBytes,

@@ -109,4 +109,16 @@ describe('NodeCache by frequency', () => {
     expect([1, 2, 3].filter((i) => c.has(hashOf(i)))).toEqual([2]);
     expect(c.keepWants).toBeGreaterThan(5);
   });
+
+  it('a trim that must drop one entry moves a few kept ones per raise of its bar, not a share of the cache', () => {
+    const c = new NodeCache();
+    // 2,000 entries, all wanted 5 times: the bar (2) must rise past 5 before anything goes.
+    for (let i = 0; i < 2_000; i++) c.set(String(i).padStart(4, '0').repeat(2) + 'h'.repeat(24), enc, false);
+    c.evictTo(c.bytes - 1, () => 5);
+    expect(c.size).toBe(1_999);
+    // Four raises (2 -> 3 -> 4 -> 5 -> 6) of at most 64 moves each (4 per entry to drop, at least
+    // 64); an eighth of the entries a raise (the limit before) would have moved ~1,000.
+    expect(c.moved).toBeLessThanOrEqual(4 * 65);
+    expect(c.keepWants).toBeGreaterThan(5);
+  });
 });
