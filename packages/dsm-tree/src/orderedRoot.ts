@@ -10,7 +10,7 @@
  * up to past 256 and values short enough to be embedded in their parent).
  */
 import { keccak as defaultKeccak, type Keccak } from '@monsoon/keccak';
-import { stringHeaderLength, writeHeader } from '@monsoon/util';
+import { listHeaderLength, stringHeaderLength, writeHeader } from '@monsoon/util';
 
 /**
  * The nibbles of rlp(i) for i in key order: 1–127 (one byte each, below 0x80), then 0 (0x80),
@@ -132,7 +132,7 @@ class Builder {
     if (hi - lo === 1) {
       const v = this.values[lo]!;
       const payload = Builder.pathLength(k.length - depth) + stringLength(v.length, v[0]!);
-      this.reserve(3 + payload);
+      this.reserve(listHeaderLength(payload) + payload);
       const start = this.pos;
       this.pos = writeHeader(this.buf, this.pos, payload, 0xc0);
       this.writePath(k, depth, k.length, true);
@@ -145,7 +145,7 @@ class Builder {
     if (shared === depth) return this.branch(lo, hi, depth, root);
     const child = this.branch(lo, hi, shared, false);
     const payload = Builder.pathLength(shared - depth) + this.refLength(child);
-    this.reserve(3 + payload);
+    this.reserve(listHeaderLength(payload) + payload);
     const start = this.pos;
     this.pos = writeHeader(this.buf, this.pos, payload, 0xc0);
     this.writePath(k, depth, shared, false);
@@ -165,7 +165,7 @@ class Builder {
     }
     let payload = 1; // the empty value
     for (const r of refs) payload += this.refLength(r);
-    this.reserve(3 + payload);
+    this.reserve(listHeaderLength(payload) + payload);
     const start = this.pos;
     this.pos = writeHeader(this.buf, this.pos, payload, 0xc0);
     for (const r of refs) this.writeRef(r);

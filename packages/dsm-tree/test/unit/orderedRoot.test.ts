@@ -36,6 +36,16 @@ describe('orderedRoot', () => {
     expect(orderedRoot([])).toEqual(EMPTY_ROOT);
   });
 
+  it('the same root for values past the buffer it starts with and past two- and three-byte RLP lengths', () => {
+    // A receipt with a large log, a contract creation: a node's RLP list header is then 4 bytes
+    // (payload >= 64 KiB), and the builder's first buffer (64 KiB) must grow by what the node needs.
+    const r = new Prng(23);
+    for (const sizes of [[300, 70_000, 20], [65_530, 65_540], [1 << 20], [200, 200_000, 3, 100_000]]) {
+      const values = sizes.map((n) => r.bytes(n));
+      expect(toHex(orderedRoot(values))).toBe(treeRoot(values));
+    }
+  });
+
   it('gives the same root through the pure-JS keccak', () => {
     const r = new Prng(5);
     const values = Array.from({ length: 300 }, () => r.bytes(r.range(1, 120)));
