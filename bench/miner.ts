@@ -333,7 +333,7 @@
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { Session } from 'node:inspector/promises';
 import { cpus, loadavg, tmpdir } from 'node:os';
-import { dirname, join } from 'node:path';
+import { dirname, join, resolve } from 'node:path';
 import { constants, PerformanceObserver, performance } from 'node:perf_hooks';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
@@ -931,6 +931,8 @@ const out = {
   },
   results,
 };
-const file = join(root, 'bench', 'results', String(args.out));
+// Relative to bench/results (`--out miner.json`); an absolute path as it is, as e2e and tiered take it.
+const file = resolve(root, 'bench', 'results', String(args.out));
+mkdirSync(dirname(file), { recursive: true });
 writeFileSync(file, `${JSON.stringify(out, null, 2)}\n`);
 console.log(`results: ${file}`);
