@@ -155,11 +155,10 @@ export class ShardState {
         );
       }
       // The accounts' trie keys in one call: each checks its shard, then places its update.
-      const keys =
-        u.accounts.length === 0 ? undefined : next.keccak.keccak256Batch(u.accounts.map((a) => a.address));
+      const keys = next.keccak.keccak256Batch(u.accounts.map((a) => a.address));
       for (let i = 0; i < u.accounts.length; i++) {
         const a = u.accounts[i]!;
-        const key = keys!.subarray(32 * i, 32 * i + 32);
+        const key = keys.subarray(32 * i, 32 * i + 32);
         const s = this.layout.shardOfKey(key);
         if (s !== u.shard) {
           throw new StorageError(
