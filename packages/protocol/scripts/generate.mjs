@@ -11,6 +11,7 @@
  * the committed one. The output is deterministic: same protos + same pinned versions = same bytes.
  */
 import { spawnSync } from 'node:child_process';
+import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { delimiter, dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
@@ -39,4 +40,28 @@ if (res.error) {
   console.error(`could not run buf (is @bufbuild/buf installed? run npm install): ${res.error.message}`);
   process.exit(1);
 }
-process.exit(res.status ?? 1);
+if (res.status !== 0) process.exit(res.status ?? 1);
+
+// The gRPC serializers ts-proto writes, `Buffer.from(X.encode(value).finish())`, encode through a
+// fresh writer and copy the result twice; src/encodeMessage.ts encodes through one writer per
+// process and copies once. Each generated file that has serializers imports it (src/generated/
+// monsoon/<package>/v1/ is four levels below src/).
+const SERIALIZE = /Buffer\.from\((\w+)\.encode\(value\)\.finish\(\)\)/g;
+const WIRE_IMPORT = 'import { BinaryReader, BinaryWriter } from "@bufbuild/protobuf/wire";\n';
+const generated = join(base, 'src', 'generated');
+for (const e of readdirSync(generated, { recursive: true, withFileTypes: true })) {
+  if (!e.isFile() || !e.name.endsWith('.ts')) continue;
+  const file = join(e.parentPath, e.name);
+  const text = readFileSync(file, 'utf8');
+  if (text.search(SERIALIZE) === -1) continue;
+  if (!text.includes(WIRE_IMPORT)) {
+    console.error(`${file}: no "${WIRE_IMPORT.trim()}" line to import encodeToBuffer after`);
+    process.exit(1);
+  }
+  writeFileSync(
+    file,
+    text
+      .replace(SERIALIZE, 'encodeToBuffer($1, value)')
+      .replace(WIRE_IMPORT, `${WIRE_IMPORT}import { encodeToBuffer } from "../../../../encodeMessage.js";\n`),
+  );
+}

@@ -6,6 +6,7 @@
 
 /* eslint-disable */
 import { BinaryReader, BinaryWriter } from "@bufbuild/protobuf/wire";
+import { encodeToBuffer } from "../../../../encodeMessage.js";
 import {
   type CallOptions,
   type ChannelCredentials,
@@ -285,10 +286,10 @@ export const ClientServiceService = {
     requestStream: false as const,
     responseStream: false as const,
     requestSerialize: (value: SendTransactionsRequest): Buffer =>
-      Buffer.from(SendTransactionsRequest.encode(value).finish()),
+      encodeToBuffer(SendTransactionsRequest, value),
     requestDeserialize: (value: Buffer): SendTransactionsRequest => SendTransactionsRequest.decode(value),
     responseSerialize: (value: SendTransactionsResponse): Buffer =>
-      Buffer.from(SendTransactionsResponse.encode(value).finish()),
+      encodeToBuffer(SendTransactionsResponse, value),
     responseDeserialize: (value: Buffer): SendTransactionsResponse => SendTransactionsResponse.decode(value),
   },
 } as const;

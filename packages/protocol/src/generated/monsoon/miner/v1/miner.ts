@@ -6,6 +6,7 @@
 
 /* eslint-disable */
 import { BinaryReader, BinaryWriter } from "@bufbuild/protobuf/wire";
+import { encodeToBuffer } from "../../../../encodeMessage.js";
 import {
   type CallOptions,
   type ChannelCredentials,
@@ -917,9 +918,9 @@ export const MinerServiceService = {
     path: "/monsoon.miner.v1.MinerService/Submit" as const,
     requestStream: false as const,
     responseStream: false as const,
-    requestSerialize: (value: SubmitRequest): Buffer => Buffer.from(SubmitRequest.encode(value).finish()),
+    requestSerialize: (value: SubmitRequest): Buffer => encodeToBuffer(SubmitRequest, value),
     requestDeserialize: (value: Buffer): SubmitRequest => SubmitRequest.decode(value),
-    responseSerialize: (value: SubmitResponse): Buffer => Buffer.from(SubmitResponse.encode(value).finish()),
+    responseSerialize: (value: SubmitResponse): Buffer => encodeToBuffer(SubmitResponse, value),
     responseDeserialize: (value: Buffer): SubmitResponse => SubmitResponse.decode(value),
   },
   /** Gossip between miners: blocks with their bags, both ways, for as long as the call lives. */
@@ -927,9 +928,9 @@ export const MinerServiceService = {
     path: "/monsoon.miner.v1.MinerService/Peer" as const,
     requestStream: true as const,
     responseStream: true as const,
-    requestSerialize: (value: PeerMessage): Buffer => Buffer.from(PeerMessage.encode(value).finish()),
+    requestSerialize: (value: PeerMessage): Buffer => encodeToBuffer(PeerMessage, value),
     requestDeserialize: (value: Buffer): PeerMessage => PeerMessage.decode(value),
-    responseSerialize: (value: PeerMessage): Buffer => Buffer.from(PeerMessage.encode(value).finish()),
+    responseSerialize: (value: PeerMessage): Buffer => encodeToBuffer(PeerMessage, value),
     responseDeserialize: (value: Buffer): PeerMessage => PeerMessage.decode(value),
   },
   /** Every new head of the miner's chain, until the caller cancels. */
@@ -938,9 +939,9 @@ export const MinerServiceService = {
     requestStream: false as const,
     responseStream: true as const,
     requestSerialize: (value: SubscribeHeadsRequest): Buffer =>
-      Buffer.from(SubscribeHeadsRequest.encode(value).finish()),
+      encodeToBuffer(SubscribeHeadsRequest, value),
     requestDeserialize: (value: Buffer): SubscribeHeadsRequest => SubscribeHeadsRequest.decode(value),
-    responseSerialize: (value: Head): Buffer => Buffer.from(Head.encode(value).finish()),
+    responseSerialize: (value: Head): Buffer => encodeToBuffer(Head, value),
     responseDeserialize: (value: Buffer): Head => Head.decode(value),
   },
   /**
@@ -954,9 +955,9 @@ export const MinerServiceService = {
     requestStream: false as const,
     responseStream: true as const,
     requestSerialize: (value: SubscribeBlocksRequest): Buffer =>
-      Buffer.from(SubscribeBlocksRequest.encode(value).finish()),
+      encodeToBuffer(SubscribeBlocksRequest, value),
     requestDeserialize: (value: Buffer): SubscribeBlocksRequest => SubscribeBlocksRequest.decode(value),
-    responseSerialize: (value: BlockWithReceipts): Buffer => Buffer.from(BlockWithReceipts.encode(value).finish()),
+    responseSerialize: (value: BlockWithReceipts): Buffer => encodeToBuffer(BlockWithReceipts, value),
     responseDeserialize: (value: Buffer): BlockWithReceipts => BlockWithReceipts.decode(value),
   },
   /**
@@ -969,9 +970,9 @@ export const MinerServiceService = {
     path: "/monsoon.miner.v1.MinerService/GetHeaders" as const,
     requestStream: false as const,
     responseStream: true as const,
-    requestSerialize: (value: GetHeadersRequest): Buffer => Buffer.from(GetHeadersRequest.encode(value).finish()),
+    requestSerialize: (value: GetHeadersRequest): Buffer => encodeToBuffer(GetHeadersRequest, value),
     requestDeserialize: (value: Buffer): GetHeadersRequest => GetHeadersRequest.decode(value),
-    responseSerialize: (value: HeadersChunk): Buffer => Buffer.from(HeadersChunk.encode(value).finish()),
+    responseSerialize: (value: HeadersChunk): Buffer => encodeToBuffer(HeadersChunk, value),
     responseDeserialize: (value: Buffer): HeadersChunk => HeadersChunk.decode(value),
   },
 } as const;

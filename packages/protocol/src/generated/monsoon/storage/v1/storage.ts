@@ -6,6 +6,7 @@
 
 /* eslint-disable */
 import { BinaryReader, BinaryWriter } from "@bufbuild/protobuf/wire";
+import { encodeToBuffer } from "../../../../encodeMessage.js";
 import {
   type CallOptions,
   type ChannelCredentials,
@@ -2525,9 +2526,9 @@ export const StorageServiceService = {
     path: "/monsoon.storage.v1.StorageService/GetAccount" as const,
     requestStream: false as const,
     responseStream: false as const,
-    requestSerialize: (value: GetAccountRequest): Buffer => Buffer.from(GetAccountRequest.encode(value).finish()),
+    requestSerialize: (value: GetAccountRequest): Buffer => encodeToBuffer(GetAccountRequest, value),
     requestDeserialize: (value: Buffer): GetAccountRequest => GetAccountRequest.decode(value),
-    responseSerialize: (value: GetAccountResponse): Buffer => Buffer.from(GetAccountResponse.encode(value).finish()),
+    responseSerialize: (value: GetAccountResponse): Buffer => encodeToBuffer(GetAccountResponse, value),
     responseDeserialize: (value: Buffer): GetAccountResponse => GetAccountResponse.decode(value),
   },
   /** A storage slot of an account, with the account's proof and the slot's proof, at a block. */
@@ -2535,9 +2536,9 @@ export const StorageServiceService = {
     path: "/monsoon.storage.v1.StorageService/GetStorage" as const,
     requestStream: false as const,
     responseStream: false as const,
-    requestSerialize: (value: GetStorageRequest): Buffer => Buffer.from(GetStorageRequest.encode(value).finish()),
+    requestSerialize: (value: GetStorageRequest): Buffer => encodeToBuffer(GetStorageRequest, value),
     requestDeserialize: (value: Buffer): GetStorageRequest => GetStorageRequest.decode(value),
-    responseSerialize: (value: GetStorageResponse): Buffer => Buffer.from(GetStorageResponse.encode(value).finish()),
+    responseSerialize: (value: GetStorageResponse): Buffer => encodeToBuffer(GetStorageResponse, value),
     responseDeserialize: (value: Buffer): GetStorageResponse => GetStorageResponse.decode(value),
   },
   /** Contract code by its hash. */
@@ -2545,9 +2546,9 @@ export const StorageServiceService = {
     path: "/monsoon.storage.v1.StorageService/GetCode" as const,
     requestStream: false as const,
     responseStream: false as const,
-    requestSerialize: (value: GetCodeRequest): Buffer => Buffer.from(GetCodeRequest.encode(value).finish()),
+    requestSerialize: (value: GetCodeRequest): Buffer => encodeToBuffer(GetCodeRequest, value),
     requestDeserialize: (value: Buffer): GetCodeRequest => GetCodeRequest.decode(value),
-    responseSerialize: (value: GetCodeResponse): Buffer => Buffer.from(GetCodeResponse.encode(value).finish()),
+    responseSerialize: (value: GetCodeResponse): Buffer => encodeToBuffer(GetCodeResponse, value),
     responseDeserialize: (value: Buffer): GetCodeResponse => GetCodeResponse.decode(value),
   },
   /** Many accounts, slots and codes at one block, with all their proofs in one node bag. */
@@ -2555,9 +2556,9 @@ export const StorageServiceService = {
     path: "/monsoon.storage.v1.StorageService/BatchGet" as const,
     requestStream: false as const,
     responseStream: false as const,
-    requestSerialize: (value: BatchGetRequest): Buffer => Buffer.from(BatchGetRequest.encode(value).finish()),
+    requestSerialize: (value: BatchGetRequest): Buffer => encodeToBuffer(BatchGetRequest, value),
     requestDeserialize: (value: Buffer): BatchGetRequest => BatchGetRequest.decode(value),
-    responseSerialize: (value: BatchGetResponse): Buffer => Buffer.from(BatchGetResponse.encode(value).finish()),
+    responseSerialize: (value: BatchGetResponse): Buffer => encodeToBuffer(BatchGetResponse, value),
     responseDeserialize: (value: Buffer): BatchGetResponse => BatchGetResponse.decode(value),
   },
   /** Trie nodes by hash. */
@@ -2565,9 +2566,9 @@ export const StorageServiceService = {
     path: "/monsoon.storage.v1.StorageService/GetNodes" as const,
     requestStream: false as const,
     responseStream: false as const,
-    requestSerialize: (value: GetNodesRequest): Buffer => Buffer.from(GetNodesRequest.encode(value).finish()),
+    requestSerialize: (value: GetNodesRequest): Buffer => encodeToBuffer(GetNodesRequest, value),
     requestDeserialize: (value: Buffer): GetNodesRequest => GetNodesRequest.decode(value),
-    responseSerialize: (value: GetNodesResponse): Buffer => Buffer.from(GetNodesResponse.encode(value).finish()),
+    responseSerialize: (value: GetNodesResponse): Buffer => encodeToBuffer(GetNodesResponse, value),
     responseDeserialize: (value: Buffer): GetNodesResponse => GetNodesResponse.decode(value),
   },
   /** The per-shard roots (and the state root) at a block. */
@@ -2575,10 +2576,10 @@ export const StorageServiceService = {
     path: "/monsoon.storage.v1.StorageService/GetShardRoots" as const,
     requestStream: false as const,
     responseStream: false as const,
-    requestSerialize: (value: GetShardRootsRequest): Buffer => Buffer.from(GetShardRootsRequest.encode(value).finish()),
+    requestSerialize: (value: GetShardRootsRequest): Buffer => encodeToBuffer(GetShardRootsRequest, value),
     requestDeserialize: (value: Buffer): GetShardRootsRequest => GetShardRootsRequest.decode(value),
     responseSerialize: (value: GetShardRootsResponse): Buffer =>
-      Buffer.from(GetShardRootsResponse.encode(value).finish()),
+      encodeToBuffer(GetShardRootsResponse, value),
     responseDeserialize: (value: Buffer): GetShardRootsResponse => GetShardRootsResponse.decode(value),
   },
   /** Every new head, as it is applied, until the caller cancels. */
@@ -2587,9 +2588,9 @@ export const StorageServiceService = {
     requestStream: false as const,
     responseStream: true as const,
     requestSerialize: (value: SubscribeHeadsRequest): Buffer =>
-      Buffer.from(SubscribeHeadsRequest.encode(value).finish()),
+      encodeToBuffer(SubscribeHeadsRequest, value),
     requestDeserialize: (value: Buffer): SubscribeHeadsRequest => SubscribeHeadsRequest.decode(value),
-    responseSerialize: (value: Head): Buffer => Buffer.from(Head.encode(value).finish()),
+    responseSerialize: (value: Head): Buffer => encodeToBuffer(Head, value),
     responseDeserialize: (value: Buffer): Head => Head.decode(value),
   },
   /**
@@ -2600,9 +2601,9 @@ export const StorageServiceService = {
     path: "/monsoon.storage.v1.StorageService/ApplyBlock" as const,
     requestStream: false as const,
     responseStream: false as const,
-    requestSerialize: (value: ApplyBlockRequest): Buffer => Buffer.from(ApplyBlockRequest.encode(value).finish()),
+    requestSerialize: (value: ApplyBlockRequest): Buffer => encodeToBuffer(ApplyBlockRequest, value),
     requestDeserialize: (value: Buffer): ApplyBlockRequest => ApplyBlockRequest.decode(value),
-    responseSerialize: (value: ApplyBlockResponse): Buffer => Buffer.from(ApplyBlockResponse.encode(value).finish()),
+    responseSerialize: (value: ApplyBlockResponse): Buffer => encodeToBuffer(ApplyBlockResponse, value),
     responseDeserialize: (value: Buffer): ApplyBlockResponse => ApplyBlockResponse.decode(value),
   },
   /**
@@ -2615,9 +2616,9 @@ export const StorageServiceService = {
     path: "/monsoon.storage.v1.StorageService/ConnectRdma" as const,
     requestStream: false as const,
     responseStream: false as const,
-    requestSerialize: (value: ConnectRdmaRequest): Buffer => Buffer.from(ConnectRdmaRequest.encode(value).finish()),
+    requestSerialize: (value: ConnectRdmaRequest): Buffer => encodeToBuffer(ConnectRdmaRequest, value),
     requestDeserialize: (value: Buffer): ConnectRdmaRequest => ConnectRdmaRequest.decode(value),
-    responseSerialize: (value: ConnectRdmaResponse): Buffer => Buffer.from(ConnectRdmaResponse.encode(value).finish()),
+    responseSerialize: (value: ConnectRdmaResponse): Buffer => encodeToBuffer(ConnectRdmaResponse, value),
     responseDeserialize: (value: Buffer): ConnectRdmaResponse => ConnectRdmaResponse.decode(value),
   },
   /**
@@ -2630,10 +2631,10 @@ export const StorageServiceService = {
     requestStream: false as const,
     responseStream: false as const,
     requestSerialize: (value: GetBlockUpdatesRequest): Buffer =>
-      Buffer.from(GetBlockUpdatesRequest.encode(value).finish()),
+      encodeToBuffer(GetBlockUpdatesRequest, value),
     requestDeserialize: (value: Buffer): GetBlockUpdatesRequest => GetBlockUpdatesRequest.decode(value),
     responseSerialize: (value: GetBlockUpdatesResponse): Buffer =>
-      Buffer.from(GetBlockUpdatesResponse.encode(value).finish()),
+      encodeToBuffer(GetBlockUpdatesResponse, value),
     responseDeserialize: (value: Buffer): GetBlockUpdatesResponse => GetBlockUpdatesResponse.decode(value),
   },
   /**
@@ -2644,9 +2645,9 @@ export const StorageServiceService = {
     path: "/monsoon.storage.v1.StorageService/GetCheckpoint" as const,
     requestStream: false as const,
     responseStream: true as const,
-    requestSerialize: (value: GetCheckpointRequest): Buffer => Buffer.from(GetCheckpointRequest.encode(value).finish()),
+    requestSerialize: (value: GetCheckpointRequest): Buffer => encodeToBuffer(GetCheckpointRequest, value),
     requestDeserialize: (value: Buffer): GetCheckpointRequest => GetCheckpointRequest.decode(value),
-    responseSerialize: (value: CheckpointChunk): Buffer => Buffer.from(CheckpointChunk.encode(value).finish()),
+    responseSerialize: (value: CheckpointChunk): Buffer => encodeToBuffer(CheckpointChunk, value),
     responseDeserialize: (value: Buffer): CheckpointChunk => CheckpointChunk.decode(value),
   },
 } as const;
