@@ -13,9 +13,12 @@ import type {
   StorageWrite,
 } from '../domain/applyBlock.js';
 import type * as pb from '../generated/monsoon/storage/v1/storage.js';
+import { ProtocolErrorCode } from '../protocolError.js';
 import {
   ADDRESS_LENGTH,
   consistent,
+  eachIn,
+  fail,
   fixed,
   HASH_LENGTH,
   minimalBytes,
@@ -40,19 +43,22 @@ export interface ShardContext {
 
 const NO_BYTES = new Uint8Array(0);
 
-function storageWrites(ws: readonly (pb.StorageWrite | StorageWrite)[], field: string): StorageWrite[] {
+/** An account's storage writes, named relative to the account (see eachIn). */
+function storageWrites(ws: readonly (pb.StorageWrite | StorageWrite)[]): StorageWrite[] {
   const seen = new Set<string>();
-  return ws.map((w, i) => {
-    const slot = fixed(w.slot, SLOT_LENGTH, `${field}[${i}].slot`);
+  return eachIn(ws, 'storage', (w) => {
+    const slot = fixed(w.slot, SLOT_LENGTH, 'slot');
     const k = byteKey(slot);
-    consistent(!seen.has(k), `${field}[${i}].slot`, 'each slot at most once', `${bytesToHex(slot)} again`);
+    if (seen.has(k))
+      fail(ProtocolErrorCode.Inconsistent, 'slot', 'each slot at most once', `${bytesToHex(slot)} again`);
     seen.add(k);
-    return { slot, value: trimmedBytes(w.value, 32, `${field}[${i}].value`) };
+    return { slot, value: trimmedBytes(w.value, 32, 'value') };
   });
 }
 
-function accountUpdateToProto(u: AccountUpdate, field: string): pb.AccountUpdate {
-  const address = fixed(u.address, ADDRESS_LENGTH, `${field}.address`);
+/** An account update, its fields named relative to it (see eachIn). */
+function accountUpdateToProto(u: AccountUpdate): pb.AccountUpdate {
+  const address = fixed(u.address, ADDRESS_LENGTH, 'address');
   if (u.deleted) {
     return {
       address,
@@ -67,17 +73,18 @@ function accountUpdateToProto(u: AccountUpdate, field: string): pb.AccountUpdate
   return {
     address,
     deleted: false,
-    nonce: uint64(u.nonce, `${field}.nonce`),
-    balance: quantityBytes(u.balance, 32, `${field}.balance`),
+    nonce: uint64(u.nonce, 'nonce'),
+    balance: quantityBytes(u.balance, 32, 'balance'),
     // Empty code is what every account starts with, so "created with empty code" needs no bytes.
     code: u.code === undefined ? NO_BYTES : plain(u.code),
     clearStorage: u.clearStorage,
-    storage: storageWrites(u.storage, `${field}.storage`),
+    storage: storageWrites(u.storage),
   };
 }
 
-function accountUpdateFromProto(u: pb.AccountUpdate, field: string): AccountUpdate {
-  const address = fixed(u.address, ADDRESS_LENGTH, `${field}.address`);
+/** An account update, its fields named relative to it (see eachIn). */
+function accountUpdateFromProto(u: pb.AccountUpdate): AccountUpdate {
+  const address = fixed(u.address, ADDRESS_LENGTH, 'address');
   if (u.deleted) {
     const set = [
       u.nonce !== 0n && `nonce ${u.nonce}`,
@@ -86,17 +93,17 @@ function accountUpdateFromProto(u: pb.AccountUpdate, field: string): AccountUpda
       u.clearStorage && 'clearStorage',
       u.storage.length > 0 && `${u.storage.length} storage writes`,
     ].filter((s) => s !== false);
-    consistent(set.length === 0, field, 'no other field set on a deleted account', set.join(', '));
+    consistent(set.length === 0, '', 'no other field set on a deleted account', set.join(', '));
     return { deleted: true, address };
   }
   return {
     deleted: false,
     address,
-    nonce: uint64(u.nonce, `${field}.nonce`),
-    balance: bytesToBigint(minimalBytes(u.balance, 32, `${field}.balance`)),
+    nonce: uint64(u.nonce, 'nonce'),
+    balance: bytesToBigint(minimalBytes(u.balance, 32, 'balance')),
     code: u.code.length === 0 ? undefined : plain(u.code),
     clearStorage: u.clearStorage,
-    storage: storageWrites(u.storage, `${field}.storage`),
+    storage: storageWrites(u.storage),
   };
 }
 
@@ -106,12 +113,13 @@ function checkAccountsOnce(shards: readonly ShardUpdate[]): void {
   shards.forEach((s, i) => {
     s.accounts.forEach((a, j) => {
       const k = byteKey(a.address);
-      consistent(
-        !seen.has(k),
-        `shards[${i}].accounts[${j}].address`,
-        'each account updated at most once',
-        `${bytesToHex(a.address)} again`,
-      );
+      if (seen.has(k))
+        fail(
+          ProtocolErrorCode.Inconsistent,
+          `shards[${i}].accounts[${j}].address`,
+          'each account updated at most once',
+          `${bytesToHex(a.address)} again`,
+        );
       seen.add(k);
     });
   });
@@ -124,9 +132,9 @@ export function applyBlockRequestToProto(r: ApplyBlockRequest, ctx: ShardContext
   checkAccountsOnce(r.shards);
   return {
     headerRlp,
-    shards: r.shards.map((s, i) => ({
+    shards: eachIn(r.shards, 'shards', (s) => ({
       shard: s.shard,
-      accounts: s.accounts.map((a, j) => accountUpdateToProto(a, `shards[${i}].accounts[${j}]`)),
+      accounts: eachIn(s.accounts, 'accounts', accountUpdateToProto),
     })),
     expectedRoots: r.expectedRoots.map((x, i) => shardRootToProto(x, count, `expectedRoots[${i}]`)),
   };
@@ -139,9 +147,9 @@ export function applyBlockRequestFromProto(
   const headerRlp = nonEmpty(r.headerRlp, 'headerRlp');
   const count = everyShard(r.expectedRoots, ctx.shardCount, 'expectedRoots');
   uniqueShards(r.shards, count, 'shards');
-  const shards: ShardUpdate[] = r.shards.map((s, i) => ({
+  const shards: ShardUpdate[] = eachIn(r.shards, 'shards', (s) => ({
     shard: s.shard,
-    accounts: s.accounts.map((a, j) => accountUpdateFromProto(a, `shards[${i}].accounts[${j}]`)),
+    accounts: eachIn(s.accounts, 'accounts', accountUpdateFromProto),
   }));
   checkAccountsOnce(shards);
   return {

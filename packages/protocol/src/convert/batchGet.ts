@@ -3,9 +3,12 @@
 import { bytesEqual, bytesToHex } from '@monsoon/util';
 import type { AccountQuery, AccountResult, BatchGetRequest, BatchGetResponse } from '../domain/batchGet.js';
 import type * as pb from '../generated/monsoon/storage/v1/storage.js';
+import { ProtocolErrorCode } from '../protocolError.js';
 import {
   ADDRESS_LENGTH,
   consistent,
+  eachIn,
+  fail,
   fixed,
   fixedList,
   HASH_LENGTH,
@@ -17,20 +20,23 @@ import {
 } from './checks.js';
 import { blockRefFromProto, blockRefToProto, nodeBagFromProto, nodeBagToProto } from './common.js';
 
-function accountQuery(q: pb.AccountQuery | AccountQuery, field: string): pb.AccountQuery {
+/** A query, its fields named relative to it (see eachIn). */
+function accountQuery(q: pb.AccountQuery | AccountQuery): pb.AccountQuery {
   return {
-    address: fixed(q.address, ADDRESS_LENGTH, `${field}.address`),
-    slots: fixedList(q.slots, SLOT_LENGTH, `${field}.slots`),
+    address: fixed(q.address, ADDRESS_LENGTH, 'address'),
+    slots: fixedList(q.slots, SLOT_LENGTH, 'slots'),
     code: q.code,
   };
 }
 
-function accountResult(r: pb.AccountResult | AccountResult, field: string): pb.AccountResult {
-  const rlp = r.accountRlp ?? new Uint8Array(0);
+const NO_BYTES = new Uint8Array(0);
+
+/** A result, its fields named relative to it (see eachIn). */
+function accountResult(r: pb.AccountResult | AccountResult): pb.AccountResult {
   return {
-    address: fixed(r.address, ADDRESS_LENGTH, `${field}.address`),
-    accountRlp: plain(rlp),
-    slotValues: r.slotValues.map((v, i) => minimalBytes(v, 32, `${field}.slotValues[${i}]`)),
+    address: fixed(r.address, ADDRESS_LENGTH, 'address'),
+    accountRlp: plain(r.accountRlp ?? NO_BYTES),
+    slotValues: eachIn(r.slotValues, 'slotValues', (v) => minimalBytes(v, 32, '')),
     code: plain(r.code),
   };
 }
@@ -43,27 +49,31 @@ function matchQueries(results: readonly pb.AccountResult[], queries: readonly Ac
     `one result per query (${queries.length})`,
     `${results.length} results`,
   );
-  results.forEach((r, i) => {
+  for (let i = 0; i < results.length; i++) {
+    const r = results[i]!;
     const q = queries[i]!;
-    consistent(
-      bytesEqual(r.address, q.address),
-      `results[${i}].address`,
-      bytesToHex(q.address),
-      bytesToHex(r.address),
-    );
-    consistent(
-      r.slotValues.length === q.slots.length,
-      `results[${i}].slotValues`,
-      `one value per slot asked (${q.slots.length})`,
-      `${r.slotValues.length} values`,
-    );
-  });
+    // The messages are built only for a refusal: hex for every result was most of the check.
+    if (!bytesEqual(r.address, q.address))
+      fail(
+        ProtocolErrorCode.Inconsistent,
+        `results[${i}].address`,
+        bytesToHex(q.address),
+        bytesToHex(r.address),
+      );
+    if (r.slotValues.length !== q.slots.length)
+      fail(
+        ProtocolErrorCode.Inconsistent,
+        `results[${i}].slotValues`,
+        `one value per slot asked (${q.slots.length})`,
+        `${r.slotValues.length} values`,
+      );
+  }
 }
 
 export function batchGetRequestToProto(r: BatchGetRequest): pb.BatchGetRequest {
   return {
     at: blockRefToProto(r.at),
-    queries: r.queries.map((q, i) => accountQuery(q, `queries[${i}]`)),
+    queries: eachIn(r.queries, 'queries', accountQuery),
     omitLevels: omitLevels(r.omitLevels, 'omitLevels'),
   };
 }
@@ -71,22 +81,22 @@ export function batchGetRequestToProto(r: BatchGetRequest): pb.BatchGetRequest {
 export function batchGetRequestFromProto(r: pb.BatchGetRequest): BatchGetRequest {
   return {
     at: blockRefFromProto(r.at),
-    queries: r.queries.map((q, i) => accountQuery(q, `queries[${i}]`)),
+    queries: eachIn(r.queries, 'queries', accountQuery),
     omitLevels: omitLevels(r.omitLevels, 'omitLevels'),
   };
 }
 
 /** With the request, also checks that each result answers its query. */
 export function batchGetResponseToProto(r: BatchGetResponse, request?: BatchGetRequest): pb.BatchGetResponse {
-  const results = r.results.map((x, i) => {
+  const results = eachIn(r.results, 'results', (x) => {
     if (x.accountRlp !== undefined)
       consistent(
         x.accountRlp.length > 0,
-        `results[${i}].accountRlp`,
+        'accountRlp',
         'undefined for an absent account, else its RLP',
         'empty bytes',
       );
-    return accountResult(x, `results[${i}]`);
+    return accountResult(x);
   });
   if (request !== undefined) matchQueries(results, request.queries);
   return {
@@ -102,7 +112,7 @@ export function batchGetResponseFromProto(
   r: pb.BatchGetResponse,
   request?: BatchGetRequest,
 ): BatchGetResponse {
-  const results = r.results.map((x, i) => accountResult(x, `results[${i}]`));
+  const results = eachIn(r.results, 'results', accountResult);
   if (request !== undefined) matchQueries(results, request.queries);
   return {
     blockHash: fixed(r.blockHash, HASH_LENGTH, 'blockHash'),

@@ -3,7 +3,7 @@
  * refusal reads `BAD_LENGTH: shards[1].accounts[0].address: expected 20 bytes, found 19`.
  */
 import { bigintToBytes } from '@monsoon/util';
-import { ProtocolError, ProtocolErrorCode } from '../protocolError.js';
+import { type FieldFault, ProtocolError, ProtocolErrorCode } from '../protocolError.js';
 
 export const ADDRESS_LENGTH = 20;
 export const HASH_LENGTH = 32;
@@ -36,7 +36,7 @@ export function fixed(b: Uint8Array, length: number, field: string): Uint8Array 
 
 /** `bs`, each exactly `length` bytes. */
 export function fixedList(bs: readonly Uint8Array[], length: number, field: string): Uint8Array[] {
-  return bs.map((b, i) => fixed(b, length, `${field}[${i}]`));
+  return eachIn(bs, field, (b) => fixed(b, length, ''));
 }
 
 /** `b`, which must not be empty. */
@@ -47,7 +47,36 @@ export function nonEmpty(b: Uint8Array, field: string): Uint8Array {
 
 /** `bs`, each non-empty (trie nodes, transactions: none is ever zero bytes long). */
 export function nonEmptyList(bs: readonly Uint8Array[], field: string): Uint8Array[] {
-  return bs.map((b, i) => nonEmpty(b, `${field}[${i}]`));
+  return eachIn(bs, field, (b) => nonEmpty(b, ''));
+}
+
+/**
+ * `xs` converted by `f`, whose checks name fields relative to the element (`address`, or '' for
+ * the element itself): a refusal is renamed `field[i].address` on its way out. Converters see
+ * thousands of elements a message (a block's accounts, a bag's nodes, a batch's results), and
+ * building each one's path up front cost more than checking it; only a refusal needs its path.
+ */
+export function eachIn<T, R>(xs: readonly T[], field: string, f: (x: T, i: number) => R): R[] {
+  const out = new Array<R>(xs.length);
+  let i = 0;
+  try {
+    for (; i < xs.length; i++) out[i] = f(xs[i]!, i);
+  } catch (e) {
+    throw under(e, `${field}[${i}]`);
+  }
+  return out;
+}
+
+/** `e` with the field it names put under `prefix` (a ProtocolError's; anything else is returned as it is). */
+export function under(e: unknown, prefix: string): unknown {
+  if (!(e instanceof ProtocolError) || e.code === ProtocolErrorCode.BadGenesis) return e;
+  const { field, expected, found } = e.meta as FieldFault;
+  const named = field === '' ? prefix : field.startsWith('[') ? `${prefix}${field}` : `${prefix}.${field}`;
+  return new ProtocolError(e.code, `${named}: expected ${expected}, found ${found}`, {
+    field: named,
+    expected,
+    found,
+  });
 }
 
 /** `n`, which must be an integer in [0, max]. */

@@ -1,7 +1,7 @@
 /** Converters for ClientService. */
 import type { RefusedBy, SendResult } from '../domain/clientApi.js';
 import type * as pb from '../generated/monsoon/client/v1/client.js';
-import { badEnum, fixed, nonEmptyList } from './checks.js';
+import { badEnum, eachIn, fixed, nonEmptyList } from './checks.js';
 
 const REFUSERS: readonly RefusedBy[] = ['client', 'miner', 'stale'];
 
@@ -17,8 +17,8 @@ export function sendTransactionsRequestFromProto(r: pb.SendTransactionsRequest):
 
 export function sendResultsToProto(results: readonly SendResult[]): pb.SendTransactionsResponse {
   return {
-    results: results.map((r, i) => ({
-      txHash: fixed(r.txHash, 32, `results[${i}].txHash`),
+    results: eachIn(results, 'results', (r) => ({
+      txHash: fixed(r.txHash, 32, 'txHash'),
       accepted: r.accepted,
       error: r.accepted ? '' : r.error,
       refusedBy: r.accepted || 'fateUnknown' in r ? '' : r.refusedBy,
@@ -28,13 +28,12 @@ export function sendResultsToProto(results: readonly SendResult[]): pb.SendTrans
 }
 
 export function sendResultsFromProto(r: pb.SendTransactionsResponse): SendResult[] {
-  return r.results.map((x, i) => {
-    const txHash = fixed(x.txHash, 32, `results[${i}].txHash`);
+  return eachIn(r.results, 'results', (x) => {
+    const txHash = fixed(x.txHash, 32, 'txHash');
     if (x.accepted) return { txHash, accepted: true };
     if (x.fateUnknown) return { txHash, accepted: false, error: x.error, fateUnknown: true };
     const by = x.refusedBy as RefusedBy;
-    if (!REFUSERS.includes(by))
-      badEnum(`results[${i}].refusedBy`, REFUSERS.join(' | '), JSON.stringify(x.refusedBy));
+    if (!REFUSERS.includes(by)) badEnum('refusedBy', REFUSERS.join(' | '), JSON.stringify(x.refusedBy));
     return { txHash, accepted: false, error: x.error, refusedBy: by };
   });
 }

@@ -2,7 +2,8 @@
 import { type SubmitRequest, type SubmitResponse, type TxResult, TxStatus } from '../domain/submit.js';
 import type * as pb from '../generated/monsoon/miner/v1/miner.js';
 import { Status } from '../generated/monsoon/miner/v1/miner.js';
-import { badEnum, consistent, fixed, fixedList, HASH_LENGTH, nonEmptyList } from './checks.js';
+import { ProtocolErrorCode } from '../protocolError.js';
+import { badEnum, consistent, eachIn, fail, fixed, fixedList, HASH_LENGTH, nonEmptyList } from './checks.js';
 import { nodeBagFromProto, nodeBagToProto } from './common.js';
 
 const TO_PROTO: Readonly<Record<TxStatus, Status>> = {
@@ -31,20 +32,20 @@ export function txStatusFromProto(s: Status, field = 'status'): TxStatus {
   }
 }
 
-/** The checked fields of a result, with its (already converted) status. */
+/** The checked fields of a result, with its (already converted) status, named relative to it (see eachIn). */
 function txResult(
   r: pb.TxResult | TxResult,
   status: TxStatus,
-  field: string,
 ): { txHash: Uint8Array; status: TxStatus; reason: string; staleKeys: Uint8Array[] } {
-  const staleKeys = fixedList(r.staleKeys, HASH_LENGTH, `${field}.staleKeys`);
-  consistent(
-    status === TxStatus.Stale || staleKeys.length === 0,
-    `${field}.staleKeys`,
-    'no stale keys unless the status is STALE',
-    `${staleKeys.length} keys with status ${status}`,
-  );
-  return { txHash: fixed(r.txHash, HASH_LENGTH, `${field}.txHash`), status, reason: r.reason, staleKeys };
+  const staleKeys = fixedList(r.staleKeys, HASH_LENGTH, 'staleKeys');
+  if (status !== TxStatus.Stale && staleKeys.length > 0)
+    fail(
+      ProtocolErrorCode.Inconsistent,
+      'staleKeys',
+      'no stale keys unless the status is STALE',
+      `${staleKeys.length} keys with status ${status}`,
+    );
+  return { txHash: fixed(r.txHash, HASH_LENGTH, 'txHash'), status, reason: r.reason, staleKeys };
 }
 
 export function submitRequestToProto(r: SubmitRequest): pb.SubmitRequest {
@@ -65,10 +66,9 @@ export function submitRequestFromProto(r: pb.SubmitRequest): SubmitRequest {
 
 export function submitResponseToProto(r: SubmitResponse): pb.SubmitResponse {
   return {
-    results: r.results.map((x, i) => {
-      const f = `results[${i}]`;
-      const c = txResult(x, x.status, f);
-      return { ...c, status: txStatusToProto(c.status, `${f}.status`) };
+    results: eachIn(r.results, 'results', (x) => {
+      const c = txResult(x, x.status);
+      return { ...c, status: txStatusToProto(c.status, 'status') };
     }),
   };
 }
@@ -84,8 +84,6 @@ export function submitResponseFromProto(r: pb.SubmitResponse, request?: SubmitRe
     );
   }
   return {
-    results: r.results.map((x, i) =>
-      txResult(x, txStatusFromProto(x.status, `results[${i}].status`), `results[${i}]`),
-    ),
+    results: eachIn(r.results, 'results', (x) => txResult(x, txStatusFromProto(x.status, 'status'))),
   };
 }
