@@ -17,6 +17,10 @@ export interface ClusterLoadOptions {
   readonly drainTimeoutMs?: number;
   /** Read witness bytes from the clients' metrics. */
   readonly witnessMetrics: boolean;
+  /** Transactions signed before the driver starts (TrafficGenerator.signAhead); 0: each as it is sent. */
+  readonly signAhead?: number;
+  /** Told the count signed ahead every 10,000. */
+  readonly onSigned?: (signed: number) => void;
   readonly onProgress?: (p: LoadProgress) => void;
 }
 
@@ -31,6 +35,7 @@ export async function clusterLoad(cluster: Cluster, o: ClusterLoadOptions): Prom
     cacheDir: o.cacheDir,
   });
   const traffic = new TrafficGenerator({ chainId: BigInt(cluster.genesis.chainId ?? 1337) }, { accounts });
+  if (o.signAhead !== undefined && o.signAhead > 0) traffic.signAhead(o.signAhead, o.onSigned);
   return LoadDriver.create(
     {
       clients: cluster.clients.map((c) => c.grpc),

@@ -126,6 +126,40 @@ describe('TrafficGenerator with the default mix', () => {
   });
 });
 
+/** A generated transaction with its bytes as hex, to compare whole. */
+function plainTx(t: GeneratedTx): Record<string, unknown> {
+  return { ...t, raw: hex(t.raw), hash: hex(t.hash) };
+}
+
+describe('TrafficGenerator.signAhead', () => {
+  it('hands out the same transactions in the same order as signing each when asked', () => {
+    const g = new TrafficGenerator({}, { accounts });
+    const seen: number[] = [];
+    g.signAhead(300, (n) => seen.push(n));
+    expect(g.signedAhead).toBe(300);
+    expect(g.generated).toBe(300);
+    const first = g.take(120);
+    g.signAhead(250); // the 180 left go first, then 250 more
+    expect(g.signedAhead).toBe(430);
+    const rest = g.take(500); // 430 ahead, then 70 signed when asked
+    expect(g.signedAhead).toBe(0);
+    expect([...first, ...rest].map(plainTx)).toEqual(txs.slice(0, 620).map(plainTx));
+    expect(seen).toEqual([]);
+    // Across the packed store's chunks (8,192 a chunk), every field as signed.
+    const many = new TrafficGenerator({}, { accounts });
+    many.signAhead(N, (n) => seen.push(n));
+    expect(seen).toEqual([10_000, 20_000]);
+    expect(many.take(N).map(plainTx)).toEqual(txs.map(plainTx));
+  });
+
+  it('refuses a count that is not a whole number ≥ 0', () => {
+    for (const bad of [-1, 1.5, Number.NaN])
+      expect(() => new TrafficGenerator({}, { accounts }).signAhead(bad)).toThrow(
+        expect.objectContaining({ code: WorkloadErrorCode.BadOptions }),
+      );
+  });
+});
+
 describe('TrafficGenerator options', () => {
   it('makes legacy EIP-155 transactions for the chain id when asked', () => {
     const chainId = 4242n;
