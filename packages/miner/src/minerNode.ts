@@ -49,6 +49,7 @@ import {
   submitRequestFromProto,
   submitResponseToProto,
 } from '@monsoon/protocol';
+import { type SteadyTicker, steadyTicker } from '@monsoon/util';
 import { BlockLog } from './blockLog.js';
 import { HeaderArchive } from './headerArchive.js';
 import { type ChainBlock, type Miner, peerBlockOf, type SealedBlock } from './miner.js';
@@ -181,7 +182,7 @@ export class MinerNode {
   private archive = HeaderArchive.inMemory();
   /** Set once the archive refused a gap (a data directory from before it): said once. */
   private archiveGap = false;
-  private timer: NodeJS.Timeout | undefined;
+  private timer: SteadyTicker | undefined;
   /** Blocks' SubscribeBlocks messages, kept while the block is (see blockMessage). */
   private readonly blockMessages = new WeakMap<ChainBlock, minerPb.BlockWithReceipts>();
 
@@ -253,9 +254,10 @@ export class MinerNode {
     }
     for (const p of n.opts.peers) n.dial(p);
     if (n.opts.blockIntervalMs > 0) {
-      n.timer = setInterval(
-        () => void n.sealNow().catch((e) => log.error('sealing failed', { error: String(e) })),
+      // On a fixed grid: a block late by a busy loop does not move the next ones (steadyTicker).
+      n.timer = steadyTicker(
         n.opts.blockIntervalMs,
+        () => void n.sealNow().catch((e) => log.error('sealing failed', { error: String(e) })),
       );
     }
     return n;
@@ -680,7 +682,7 @@ export class MinerNode {
 
   async close(): Promise<void> {
     this.closing = true;
-    if (this.timer) clearInterval(this.timer);
+    this.timer?.stop();
     await this.metricsServer?.close();
     for (const end of [...this.headStreams]) end();
     for (const s of this.peerStreams) s.end();

@@ -25,5 +25,6 @@ export {
   stringHeaderLength,
   writeHeader,
 } from './rlp.js';
+export { type SteadyTicker, steadyTicker, type TickerClock } from './steadyTicker.js';
 export { syncDir } from './syncDir.js';
 export { type WindowBounds, windowLength } from './window.js';
