@@ -29,7 +29,7 @@ import {
   EMPTY_ROOT,
   type StateTree,
 } from '@monsoon/dsm-tree';
-import { ExecutionError, ExecutionErrorCode } from './executionError.js';
+import { ExecutionError, ExecutionErrorCode, withoutStack } from './executionError.js';
 
 /**
  * Writes to accounts, storage and code: one per journal layer (what a checkpoint's span of
@@ -212,11 +212,14 @@ export class TreeStateManager implements StateManagerInterface {
         (e.code === DsmErrorCode.MissingNode || e.code === DsmErrorCode.HashMismatch)
       ) {
         const where = `account ${bytesToHex(address)}${slot ? ` slot ${bytesToHex(slot)}` : ''}`;
-        throw new ExecutionError(
-          ExecutionErrorCode.MissingNode,
-          `${where} needs a node that is neither in the top layer nor in the bag (${e.message})`,
-          { address, ...(slot ? { slot } : {}), hash: e.meta.hash },
-          e,
+        throw withoutStack(
+          () =>
+            new ExecutionError(
+              ExecutionErrorCode.MissingNode,
+              `${where} needs a node that is neither in the top layer nor in the bag (${e.message})`,
+              { address, ...(slot ? { slot } : {}), hash: e.meta.hash },
+              e,
+            ),
         );
       }
       throw e;
