@@ -210,14 +210,16 @@ const RECENT_BLOCKS = 4;
 
 /**
  * One block's changed paths: every node its state root's commit hashed (StateTree.root tells
- * them), kept as that commit wrote them, hashes included. They are put in a bag the first time
- * they are looked in: the miner looks in them only for a node a submission's bag lacks (a
+ * them), kept as that commit wrote them, hashes included. They are indexed by hash the first
+ * time they are looked in: the miner looks in them only for a node a submission's bag lacks (a
  * witness to revise). Taking them from the commit, not proving each written key again after
  * it, saves a walk of every changed path and a copy of every node on it at each seal (3-4% of
- * the execution-only pass), and the hashing of them again when first looked in.
+ * the execution-only pass), and the hashing of them again when first looked in; keeping them as
+ * strings until one is asked for saves a copy of each (a block's ~15,000, where a revision
+ * takes a few).
  */
 class ChangedPaths {
-  private held: NodeBag | undefined;
+  private index: Map<string, string> | undefined;
   private hashes: string[] = [];
   private encodings: string[] = [];
   /** For StateTree.root: told each node the commit hashes. */
@@ -226,24 +228,15 @@ class ChangedPaths {
     this.encodings.push(enc);
   };
 
-  constructor(private readonly keccak: Keccak) {}
-
-  bag(): NodeBag {
-    if (this.held === undefined) {
-      const n = this.hashes.length;
-      const hashes = Buffer.allocUnsafe(32 * n);
-      const nodes: Uint8Array[] = new Array(n);
-      for (let i = 0; i < n; i++) {
-        hashes.write(this.hashes[i]!, 32 * i, 32, 'latin1');
-        nodes[i] = Buffer.from(this.encodings[i]!, 'latin1');
-      }
-      this.held = new NodeBag({ hash: this.keccak });
-      // Hashed by the commit that made them: the bag's promise holds without hashing again.
-      this.held.addVerified(nodes, hashes);
+  /** The encoding (binary string) of the node with this hash (binary string), if the commit made it. */
+  get(hash: string): string | undefined {
+    if (this.index === undefined) {
+      this.index = new Map();
+      for (let i = 0; i < this.hashes.length; i++) this.index.set(this.hashes[i]!, this.encodings[i]!);
       this.hashes = [];
       this.encodings = [];
     }
-    return this.held;
+    return this.index.get(hash);
   }
 }
 
@@ -469,8 +462,12 @@ export class Miner {
     const n = this.served.takeFrom(this.source, h);
     if (n !== undefined) return n;
     for (const r of this.recent) {
-      const m = this.served.takeFrom(r.bag(), h);
-      if (m !== undefined) return m;
+      const enc = r.get(h);
+      if (enc === undefined) continue;
+      // Hashed by the commit that wrote it (ChangedPaths): the bag's promise holds unhashed.
+      const node = Buffer.from(enc, 'latin1');
+      this.served.addVerified([node], Buffer.from(h, 'latin1'));
+      return node;
     }
     return undefined;
   }
@@ -729,7 +726,7 @@ export class Miner {
   private async sealNow(): Promise<SealedBlock> {
     const p = this.pending;
     const parent = this.headBlock;
-    const changed = new ChangedPaths(this.keccak);
+    const changed = new ChangedPaths();
     const done = await p.executor.finish(changed.listen);
     const receipts = done.receipts.map((r) => encodeReceipt(r));
     const env = p.executor.env;
@@ -985,7 +982,7 @@ export class Miner {
       const saved = this.source;
       this.source = bag;
       let done: Awaited<ReturnType<BlockExecutor['finish']>>;
-      const changed = new ChangedPaths(this.keccak);
+      const changed = new ChangedPaths();
       try {
         const items = txs.map((tx, i) => {
           const s = senders[i]!;
