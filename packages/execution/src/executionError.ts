@@ -31,18 +31,3 @@ export class ExecutionError extends CodedError<ExecutionErrorCode> {}
 export function isExecutionError(e: unknown, code?: ExecutionErrorCode): e is ExecutionError {
   return e instanceof ExecutionError && (code === undefined || e.code === code);
 }
-
-/**
- * `make()` with no stack trace captured: for a MissingNode, an expected answer on a miner's hot
- * path (a run ahead, or a witness a block made stale, reading a key its bag lacks), thrown and
- * caught many times a second; capturing the stack was most of such a throw's cost.
- */
-export function withoutStack<E>(make: () => E): E {
-  const limit = Error.stackTraceLimit;
-  Error.stackTraceLimit = 0;
-  try {
-    return make();
-  } finally {
-    Error.stackTraceLimit = limit;
-  }
-}

@@ -28,8 +28,9 @@ import {
   EMPTY_CODE_HASH,
   EMPTY_ROOT,
   type StateTree,
+  withoutStack,
 } from '@monsoon/dsm-tree';
-import { ExecutionError, ExecutionErrorCode, withoutStack } from './executionError.js';
+import { ExecutionError, ExecutionErrorCode } from './executionError.js';
 
 /**
  * Writes to accounts, storage and code: one per journal layer (what a checkpoint's span of
