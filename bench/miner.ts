@@ -339,8 +339,10 @@
  * one process, passes alternating ABBA over the same planned blocks (bench/results/miner-s14-ab,
  * load 9-15 with three other agents): CPU per ERC-20 transfer min / median 177.4 / 191.1 ->
  * 175.7 / 181.9 µs (6 of 8 pairs lower), per plain transfer 113.6 / 126.0 -> 92.1 / 104.2 µs
- * (8 of 8); old generation growth per ERC-20 transfer 12.4 -> 12.1 KB, 26 -> 25 scavenges a pass.
- * Same roots. Goals still missed (≤ 33 / ≤ 67 µs a transaction on one core): what is left is
+ * (8 of 8; sides swapped, 6 of 6); old generation growth per ERC-20 transfer 12.4 -> 12.1 KB,
+ * 26 -> 25 scavenges a pass. Same roots. Separate processes alternating (`--pass`, load 11-12)
+ * did not show the transfer gap (median 110.1 vs 107.9 µs), nor did e2e the miner's CPU per
+ * committed transaction (0.18-0.20 ms both, following each run's throughput). Goals still missed (≤ 33 / ≤ 67 µs a transaction on one core): what is left is
  * spread over reading the keys revm asks for (tree walks faulting bag nodes: 10-14%), the flush
  * (6-7%), the state root (7-8%), the bag check (3-4%), revm itself (3-8%) and scavenges (15-18%).
  *
