@@ -324,6 +324,28 @@
  * keys as views instead of copies (old generation growth unchanged), --single-threaded-gc (CPU
  * 164-174 vs 165-182 µs, inside the noise).
  *
+ * Session 14 (issue 16, tenth round). CPU profiles of the `--pass` runs (100K accounts, 4 blocks
+ * of 2,000; shares of the pass, recovery included) put the seal at 15% of the ERC-20 pass, half of
+ * it encodeReceipt: a receipt with logs went through the generic RLP encoder (nested arrays, a
+ * length walk per list level), 7.9%; the kept proofs of a block's changes (proveMany after the
+ * state root, walking every changed path again and copying each node) 2.8-3.7% in both kinds.
+ * What changed: receipts with logs are written in one pass (0.5% of the pass); the kept paths are
+ * the nodes the state root's commit hashed, told by a listener (StateTree.root(onHashed)) with
+ * their hashes, and indexed by hash only when a witness revision first looks in them (in the
+ * e2e miner that bag's building was 2.0% of its CPU: every block's kept paths get looked in);
+ * a MissingNode (the tree's miss, the executor's MISSING) is made without a stack trace, which
+ * was most of its cost (CodedError 2.3% self of the miner's CPU in an e2e run whose clients got
+ * 161 stale replies; an execute that ends MISSING 13 -> 5 µs CPU). Measured with both builds in
+ * one process, passes alternating ABBA over the same planned blocks (bench/results/miner-s14-ab,
+ * load 9-15 with three other agents): CPU per ERC-20 transfer min / median 177.4 / 191.1 ->
+ * 175.7 / 181.9 µs (6 of 8 pairs lower), per plain transfer 113.6 / 126.0 -> 92.1 / 104.2 µs
+ * (8 of 8; sides swapped, 6 of 6); old generation growth per ERC-20 transfer 12.4 -> 12.1 KB,
+ * 26 -> 25 scavenges a pass. Same roots. Separate processes alternating (`--pass`, load 11-12)
+ * did not show the transfer gap (median 110.1 vs 107.9 µs), nor did e2e the miner's CPU per
+ * committed transaction (0.18-0.20 ms both, following each run's throughput). Goals still missed (≤ 33 / ≤ 67 µs a transaction on one core): what is left is
+ * spread over reading the keys revm asks for (tree walks faulting bag nodes: 10-14%), the flush
+ * (6-7%), the state root (7-8%), the bag check (3-4%), revm itself (3-8%) and scavenges (15-18%).
+ *
  * Conclusion before revm: still short of the goals (≥ 30K transfers/s, ≥ 15K ERC-20/s a core). On this
  * machine one keccak256 permutation costs ~0.4–0.8 µs, and a transfer needs ~60 of them (bag,
  * state root, receipts and transactions roots, keys): ~30 µs of hashing alone. An ERC-20 call is

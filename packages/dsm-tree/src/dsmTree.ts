@@ -565,10 +565,13 @@ export class DsmTree {
     if (enc === undefined) {
       // A miss is a client's common answer to a probe (RemoteState.lacking): the hash's hex once.
       const hash = binToHex(stub.ref);
-      throw new DsmError(DsmErrorCode.MissingNode, `node ${hash} is not in memory`, {
-        hash,
-        depth: extra >= 0 ? d + 1 : d,
-      });
+      throw withoutStack(
+        () =>
+          new DsmError(DsmErrorCode.MissingNode, `node ${hash} is not in memory`, {
+            hash,
+            depth: extra >= 0 ? d + 1 : d,
+          }),
+      );
     }
     const h = checked ? undefined : this.keccak.keccak256(enc);
     if (h !== undefined && toBin(h) !== stub.ref) {
@@ -1178,5 +1181,22 @@ export class DsmTree {
         node = n.child;
       }
     }
+  }
+}
+
+/**
+ * `make()` with no stack trace captured: for an error that is an expected answer on a hot path
+ * (a MissingNode: a client probing what it lacks, a miner's run ahead reading a key a witness
+ * does not cover, and the executor's MISSING wrapping it), thrown and caught thousands of times
+ * a second. Capturing the stack was most
+ * of such a throw's cost (~14 vs ~1.5 µs a throw 30 frames deep, loaded box).
+ */
+export function withoutStack<E>(make: () => E): E {
+  const limit = Error.stackTraceLimit;
+  Error.stackTraceLimit = 0;
+  try {
+    return make();
+  } finally {
+    Error.stackTraceLimit = limit;
   }
 }

@@ -28,6 +28,7 @@ export {
   type SharedNodes,
   type VerifiedNodeSource,
   type WitnessCheck,
+  withoutStack,
 } from './dsmTree.js';
 export { hashOne } from './hashOne.js';
 export { keyNibble } from './nibbles.js';

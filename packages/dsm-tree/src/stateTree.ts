@@ -337,14 +337,24 @@ export class StateTree {
 
   // ------------------------------------------------------------ roots, proofs, versions
 
-  /** Ethereum's state root. */
-  root(): Uint8Array {
-    return fromBin(this.rootBin());
+  /**
+   * Ethereum's state root. `onHashed` is told of every node this commit hashes (besides the
+   * trees' own listener): the nodes on the paths written since the last root, which a miner
+   * keeps as they are instead of proving those paths again.
+   */
+  root(onHashed?: NodeListener): Uint8Array {
+    return fromBin(this.rootBin(onHashed));
   }
 
-  rootBin(): Bin {
-    for (const hb of [...this.dirty]) this.flushStorageRoot(hb, fromBin(hb));
-    return this.accounts.rootBin();
+  rootBin(onHashed?: NodeListener): Bin {
+    for (const hb of [...this.dirty]) {
+      const t = onHashed === undefined ? undefined : this.storage.get(hb);
+      if (t === undefined) this.flushStorageRoot(hb, fromBin(hb));
+      else telling(t, onHashed!, () => this.flushStorageRoot(hb, fromBin(hb)));
+    }
+    return onHashed === undefined
+      ? this.accounts.rootBin()
+      : telling(this.accounts, onHashed, () => this.accounts.rootBin());
   }
 
   /** Proof of an account (eth_getProof accountProof). */
@@ -514,5 +524,22 @@ export class StateTree {
     this.codeShared = true;
     this.owned = new Set();
     return s;
+  }
+}
+
+/** Runs `f` with `t` telling `onHashed` too of what it hashes. */
+function telling<T>(t: DsmTree, onHashed: NodeListener, f: () => T): T {
+  const own = t.onHashed;
+  t.onHashed =
+    own === undefined
+      ? onHashed
+      : (h, enc) => {
+          own(h, enc);
+          onHashed(h, enc);
+        };
+  try {
+    return f();
+  } finally {
+    t.onHashed = own;
   }
 }

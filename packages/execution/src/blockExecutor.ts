@@ -34,7 +34,7 @@ import { type EVMInterface, getActivePrecompiles } from '@ethereumjs/evm';
 import type { TypedTransaction } from '@ethereumjs/tx';
 import { Account, Address, hexToBytes } from '@ethereumjs/util';
 import { createVM } from '@ethereumjs/vm';
-import { bytesEqual, EMPTY_CODE_HASH, StateTree, toHex } from '@monsoon/dsm-tree';
+import { bytesEqual, EMPTY_CODE_HASH, type NodeListener, StateTree, toHex } from '@monsoon/dsm-tree';
 import type { AccountUpdate } from '@monsoon/protocol';
 import { assertSupportedFork, type ChainRules, makeCommon } from './chain.js';
 import { ExecutionError, ExecutionErrorCode, isExecutionError } from './executionError.js';
@@ -644,9 +644,10 @@ export class BlockExecutor {
 
   /**
    * Pays the block reward, then gives the state root, receipts and updates. The executor takes
-   * no more transactions after this.
+   * no more transactions after this. `onHashed` is told of every node the state root's commit
+   * hashes (see StateTree.root).
    */
-  async finish(): Promise<ExecutedBlock> {
+  async finish(onHashed?: NodeListener): Promise<ExecutedBlock> {
     if (this.finished) throw new Error('the block is finished');
     if (this.rules.blockReward > 0n) {
       const miner = new Address(this.env.coinbase);
@@ -659,7 +660,7 @@ export class BlockExecutor {
     this.release();
     const { updates, keys } = this.updates();
     return {
-      stateRoot: this.state.root(),
+      stateRoot: this.state.root(onHashed),
       gasUsed: this.gasUsed,
       receipts: this.receipts,
       transactions: this.included,

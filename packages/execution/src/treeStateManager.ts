@@ -28,6 +28,7 @@ import {
   EMPTY_CODE_HASH,
   EMPTY_ROOT,
   type StateTree,
+  withoutStack,
 } from '@monsoon/dsm-tree';
 import { ExecutionError, ExecutionErrorCode } from './executionError.js';
 
@@ -212,11 +213,14 @@ export class TreeStateManager implements StateManagerInterface {
         (e.code === DsmErrorCode.MissingNode || e.code === DsmErrorCode.HashMismatch)
       ) {
         const where = `account ${bytesToHex(address)}${slot ? ` slot ${bytesToHex(slot)}` : ''}`;
-        throw new ExecutionError(
-          ExecutionErrorCode.MissingNode,
-          `${where} needs a node that is neither in the top layer nor in the bag (${e.message})`,
-          { address, ...(slot ? { slot } : {}), hash: e.meta.hash },
-          e,
+        throw withoutStack(
+          () =>
+            new ExecutionError(
+              ExecutionErrorCode.MissingNode,
+              `${where} needs a node that is neither in the top layer nor in the bag (${e.message})`,
+              { address, ...(slot ? { slot } : {}), hash: e.meta.hash },
+              e,
+            ),
         );
       }
       throw e;

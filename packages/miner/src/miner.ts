@@ -17,6 +17,7 @@ import {
   decodeTree,
   encodeTree,
   NodeBag,
+  type NodeListener,
   StateTree,
   toHex,
   type VerifiedNodeSource,
@@ -208,25 +209,34 @@ export interface SealedBlock {
 const RECENT_BLOCKS = 4;
 
 /**
- * One block's changed paths (proof nodes), hashed into a bag the first time they are looked
- * in: the miner looks in them only for a node a submission's bag lacks (a witness to revise),
- * so a block's sealing does not hash them again for nothing.
+ * One block's changed paths: every node its state root's commit hashed (StateTree.root tells
+ * them), kept as that commit wrote them, hashes included. They are indexed by hash the first
+ * time they are looked in: the miner looks in them only for a node a submission's bag lacks (a
+ * witness to revise). Taking them from the commit, not proving each written key again after
+ * it, saves a walk of every changed path and a copy of every node on it at each seal (3-4% of
+ * the execution-only pass), and the hashing of them again when first looked in; keeping them as
+ * strings until one is asked for saves a copy of each (a block's ~15,000, where a revision
+ * takes a few).
  */
 class ChangedPaths {
-  private held: NodeBag | undefined;
+  private index: Map<string, string> | undefined;
+  private hashes: string[] = [];
+  private encodings: string[] = [];
+  /** For StateTree.root: told each node the commit hashes. */
+  readonly listen: NodeListener = (hash, enc) => {
+    this.hashes.push(hash);
+    this.encodings.push(enc);
+  };
 
-  constructor(
-    private nodes: Uint8Array[],
-    private readonly keccak: Keccak,
-  ) {}
-
-  bag(): NodeBag {
-    if (this.held === undefined) {
-      this.held = new NodeBag({ hash: this.keccak });
-      this.held.addNodes(this.nodes);
-      this.nodes = [];
+  /** The encoding (binary string) of the node with this hash (binary string), if the commit made it. */
+  get(hash: string): string | undefined {
+    if (this.index === undefined) {
+      this.index = new Map();
+      for (let i = 0; i < this.hashes.length; i++) this.index.set(this.hashes[i]!, this.encodings[i]!);
+      this.hashes = [];
+      this.encodings = [];
     }
-    return this.held;
+    return this.index.get(hash);
   }
 }
 
@@ -452,8 +462,12 @@ export class Miner {
     const n = this.served.takeFrom(this.source, h);
     if (n !== undefined) return n;
     for (const r of this.recent) {
-      const m = this.served.takeFrom(r.bag(), h);
-      if (m !== undefined) return m;
+      const enc = r.get(h);
+      if (enc === undefined) continue;
+      // Hashed by the commit that wrote it (ChangedPaths): the bag's promise holds unhashed.
+      const node = Buffer.from(enc, 'latin1');
+      this.served.addVerified([node], Buffer.from(h, 'latin1'));
+      return node;
     }
     return undefined;
   }
@@ -463,35 +477,9 @@ export class Miner {
    * it) for the next few blocks. Pruning back to r forgets them, yet they are exactly what a
    * client's witness from a root a block or two old has wrong: with them the miner revises such
    * a witness itself instead of answering stale (hot accounts change in nearly every block).
-   * The proofs are taken now (before the prune) from the trie keys the block already has, the
-   * slots' hashed in one call; they are hashed into a bag only when first looked in.
    */
-  private rememberChanges(
-    state: StateTree,
-    updates: readonly AccountUpdate[],
-    keys: readonly Uint8Array[],
-  ): void {
-    state.rootBin();
-    const accountKeys: Uint8Array[] = [];
-    const slots: Uint8Array[] = [];
-    for (let i = 0; i < updates.length; i++) {
-      const u = updates[i]!;
-      if (u.deleted) continue;
-      accountKeys.push(keys[i]!);
-      for (const w of u.storage) slots.push(w.slot);
-    }
-    const nodes = state.accounts.proveMany(accountKeys);
-    const slotKeys = slots.length === 0 ? new Uint8Array(0) : this.keccak.keccak256Batch(slots);
-    let at = 0;
-    for (let i = 0; i < updates.length; i++) {
-      const u = updates[i]!;
-      if (u.deleted || u.storage.length === 0) continue;
-      const wrote: Uint8Array[] = [];
-      for (let j = 0; j < u.storage.length; j++, at++) wrote.push(slotKeys.subarray(32 * at, 32 * at + 32));
-      const t = state.storageTrieAt(keys[i]!);
-      if (t !== undefined) for (const n of t.proveMany(wrote)) nodes.push(n);
-    }
-    this.recent.unshift(new ChangedPaths(nodes, this.keccak));
+  private rememberChanges(changed: ChangedPaths): void {
+    this.recent.unshift(changed);
     if (this.recent.length > RECENT_BLOCKS) this.recent.pop();
   }
 
@@ -738,7 +726,8 @@ export class Miner {
   private async sealNow(): Promise<SealedBlock> {
     const p = this.pending;
     const parent = this.headBlock;
-    const done = await p.executor.finish();
+    const changed = new ChangedPaths();
+    const done = await p.executor.finish(changed.listen);
     const receipts = done.receipts.map((r) => encodeReceipt(r));
     const env = p.executor.env;
     let header: BlockHeader = {
@@ -756,7 +745,16 @@ export class Miner {
       nonce: new Uint8Array(8),
     };
     if (header.difficulty > 0n) header = sealPow(header, { keccak: this.keccak })!;
-    const sealed = this.adopt(header, p.state, p.raws, [...p.hashes], done, receipts, this.served.values());
+    const sealed = this.adopt(
+      header,
+      p.state,
+      p.raws,
+      [...p.hashes],
+      done,
+      receipts,
+      this.served.values(),
+      changed,
+    );
     this.counters.blocks++;
     await this.startPending();
     this.onSealed?.(sealed);
@@ -771,13 +769,14 @@ export class Miner {
     done: ExecutedBlock,
     receipts: readonly Uint8Array[],
     witness: Uint8Array[],
+    changed: ChangedPaths,
   ): SealedBlock {
     const parent = this.blocks.get(toHex(header.parentHash))!;
     const expectedRoots = this.layout.all().map((shard) => ({
       shard,
       root: state.accounts.refAt(this.layout.path(shard)) ?? new Uint8Array(0),
     }));
-    this.rememberChanges(state, done.updates, done.updateKeys);
+    this.rememberChanges(changed);
     this.pruneKeepingCoinbase(state);
     // Transactions and bag nodes are views into the messages they came in (a client's whole
     // submission, bag included): a block kept for `keepBlocks` must not keep those alive.
@@ -983,6 +982,7 @@ export class Miner {
       const saved = this.source;
       this.source = bag;
       let done: Awaited<ReturnType<BlockExecutor['finish']>>;
+      const changed = new ChangedPaths();
       try {
         const items = txs.map((tx, i) => {
           const s = senders[i]!;
@@ -992,7 +992,7 @@ export class Miner {
         for (const [i, o] of outcomes.entries())
           if (o.status !== 'included') bad(`transaction ${i} not executable: ${o.error.message}`);
         // The block reward is written in finish(): the peer's coinbase path is in the bag too.
-        done = await executor.finish();
+        done = await executor.finish(changed.listen);
       } finally {
         this.source = saved;
       }
@@ -1014,6 +1014,7 @@ export class Miner {
         done,
         receipts,
         [...pb.bag],
+        changed,
       );
       this.counters.peerBlocksAdopted++;
       if (this.headBlock !== oldHead) await this.reorg(oldHead);

@@ -127,6 +127,7 @@ describe('round trip', () => {
   });
 
   it.each([0, 1, 2, 3])('pruned to level %i: stubs survive, the same reads raise MissingNode', (level) => {
+    const limit = Error.stackTraceLimit;
     const s = samples().find((x) => x.name === 'random 32-byte keys')!;
     const t = s.tree.snapshot();
     t.prune(level);
@@ -135,6 +136,9 @@ describe('round trip', () => {
     const missing = s.probes.filter((k) => thrown(() => t.get(k)) !== undefined);
     expect(missing.length).toBeGreaterThan(level === 3 ? 10 : 100);
     for (const k of missing) expectDsmError(() => back.get(k), DsmErrorCode.MissingNode);
+    // A miss is made without a stack trace; every other error still gets one.
+    expect(Error.stackTraceLimit).toBe(limit);
+    expect(new Error('after').stack).toContain('codec.test');
     // A decoded stub-rooted tree is smaller than a full one and still knows its root.
     expect(encodeTree(t).length).toBeLessThan(encodeTree(s.tree).length);
   });

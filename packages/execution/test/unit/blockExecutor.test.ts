@@ -228,12 +228,17 @@ describe.each(ENGINES)('BlockExecutor [%s]', (engine) => {
     const root = full.root();
     const partial = StateTree.fromRootHash(root, { resolver: () => undefined });
     const ex = await BlockExecutor.create(partial, env, rules, { common, engine });
+    const limit = Error.stackTraceLimit;
     const o = await ex.execute(f.txs[0]!.tx, f.txs[0]!.sender);
     expect(o.status).toBe('missing');
     if (o.status === 'missing') {
       expect(o.error.code).toBe(ExecutionErrorCode.MissingNode);
       expect(bytesEqual(o.error.meta.address as Uint8Array, f.txs[0]!.sender)).toBe(true);
+      expect(o.error.message).toContain('neither in the top layer nor in the bag (MISSING_NODE: node ');
     }
+    // Missing-node errors are made without a stack trace: every other error still gets one.
+    expect(Error.stackTraceLimit).toBe(limit);
+    expect(new Error('after').stack).toContain('blockExecutor.test');
     expect(ex.blockGasUsed).toBe(0n);
     expect(toHex(partial.root())).toBe(toHex(root));
   });

@@ -159,6 +159,33 @@ describe('receipts and blooms (synthetic)', () => {
     expect(() => encodeReceipt({ ...r, type: 0x80 })).toThrow(RangeError);
   });
 
+  it('receipts with logs (written in one pass) equal ethereumjs at every RLP header size', () => {
+    // Data of 0–1 bytes (a single byte under 0x80 is its own encoding), 55/56 (short and long
+    // string headers), 300 (two length bytes); a log list of 1, 2 and 600 logs (a payload over
+    // 64 KiB: three length bytes); topics of 0–4 and one odd-sized topic.
+    const sizes = [0, 1, 1, 2, 55, 56, 300];
+    for (const [i, size] of sizes.entries()) {
+      for (const count of [1, 2, 600]) {
+        const logs: Log[] = Array.from({ length: count }, (_, j) => {
+          const data = Uint8Array.from({ length: size }, (_, b) => (j * 31 + b * 7 + 1) & 0xff);
+          if (size === 1) data[0] = i === 1 ? 0x7f : 0x80;
+          const topics = Array.from({ length: j % 5 }, (_, k) => det('topic', i * 1000 + j * 5 + k));
+          if (j === 1) topics.push(det('odd', i).slice(0, 3));
+          return { address: det('addr', j).slice(0, 20), topics, data };
+        });
+        for (const type of [0, 2]) {
+          const r: Receipt = {
+            type,
+            status: (count & 1) as 0 | 1,
+            cumulativeGasUsed: 1n << BigInt(8 * i),
+            logs,
+          };
+          expect(hex(encodeReceipt(r))).toBe(hex(ethEncodeReceipt(toEth(r), type as 0 | 2)));
+        }
+      }
+    }
+  });
+
   it('receipts without logs (encoded in one pass) equal ethereumjs for every gas size, status and type', () => {
     for (const cumulativeGasUsed of [0n, 1n, 127n, 128n, 255n, 256n, 21_000n, 1n << 40n, (1n << 64n) - 1n]) {
       for (const type of [0, 1, 2]) {
