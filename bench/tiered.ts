@@ -504,6 +504,7 @@ interface Reads {
   perBatch?: {
     roundTrips: number;
     nodesFetched: number;
+    keysAsked: number;
     readRuns: number;
     probeRuns: number;
     cacheHits: number;
@@ -615,6 +616,9 @@ async function nodeReads(
             readRuns: ((s1.readRuns - s0.readRuns) * BATCH) / b.ops,
             probeRuns: ((s1.probeRuns - s0.probeRuns) * BATCH) / b.ops,
             cacheHits: ((s1.cacheHits - s0.cacheHits) * BATCH) / b.ops,
+            // LevelDB keys asked (by hash, and path records): each costs the JS thread in getMany.
+            keysAsked:
+              ((s1.hashesAsked + s1.recordsAsked - (s0.hashesAsked + s0.recordsAsked)) * BATCH) / b.ops,
           },
         }
       : {}),
@@ -805,6 +809,9 @@ async function serve(
           ? {
               nodesFetchedPerBatch: ((s1.nodesFetched - s0.nodesFetched) * BATCH) / b.ops,
               readRunsPerBatch: ((s1.readRuns - s0.readRuns) * BATCH) / b.ops,
+              // (undefined from an --ab-base build without the counts)
+              keysAskedPerBatch:
+                ((s1.hashesAsked + s1.recordsAsked - (s0.hashesAsked + s0.recordsAsked)) * BATCH) / b.ops,
               cacheMovedPerBatch: ((s1.cacheMoved - s0.cacheMoved) * BATCH) / b.ops,
               budgetShare: s1.budgetShare,
               residentBytes: s1.residentBytes,
@@ -1236,7 +1243,7 @@ async function abRun(n: number, pct: number): Promise<Record<string, unknown>> {
           cpuRatio,
         });
         console.log(
-          `A/B ${key} round ${r}: memory ${fmt(a.batchedProofsPerSec as number)} proofs/s, ${variants[i]!.label} ${pct}% ${fmt(b.batchedProofsPerSec as number)} (${(ratio * 100).toFixed(0)}%; CPU a batch ${(b.cpuMsPerBatch as number).toFixed(0)} ms, memory ${(a.cpuMsPerBatch as number).toFixed(0)} ms: ${(cpuRatio * 100).toFixed(0)}%; ${fmt((b.nodesFetchedPerBatch as number) ?? 0)} nodes fetched, ${((b.readRunsPerBatch as number) ?? 0).toFixed(1)} read runs and ${fmt((b.cacheMovedPerBatch as number) ?? 0)} cache entries moved a batch; share ${((b.budgetShare as number) ?? 1).toFixed(2)}, trees ${mb((b.residentBytes as number) ?? 0)}, cache ${mb((b.cacheBytes as number) ?? 0)}), load ${(b.loadavg as number).toFixed(1)}`,
+          `A/B ${key} round ${r}: memory ${fmt(a.batchedProofsPerSec as number)} proofs/s, ${variants[i]!.label} ${pct}% ${fmt(b.batchedProofsPerSec as number)} (${(ratio * 100).toFixed(0)}%; CPU a batch ${(b.cpuMsPerBatch as number).toFixed(0)} ms, memory ${(a.cpuMsPerBatch as number).toFixed(0)} ms: ${(cpuRatio * 100).toFixed(0)}%; ${fmt((b.nodesFetchedPerBatch as number) ?? 0)} nodes fetched (${fmt((b.keysAskedPerBatch as number | null) ?? 0)} keys asked), ${((b.readRunsPerBatch as number) ?? 0).toFixed(1)} read runs and ${fmt((b.cacheMovedPerBatch as number) ?? 0)} cache entries moved a batch; share ${((b.budgetShare as number) ?? 1).toFixed(2)}, trees ${mb((b.residentBytes as number) ?? 0)}, cache ${mb((b.cacheBytes as number) ?? 0)}), load ${(b.loadavg as number).toFixed(1)}`,
         );
       }
     }
@@ -1276,7 +1283,7 @@ const line = (r: Reads | undefined) =>
             : '')
         : '') +
       (r.perBatch !== undefined
-        ? `; a batch: ${r.perBatch.roundTrips.toFixed(1)} round trips, ${fmt(r.perBatch.nodesFetched)} nodes fetched, ${r.perBatch.readRuns.toFixed(1)} read runs, ${fmt(r.perBatch.probeRuns)} probe runs`
+        ? `; a batch: ${r.perBatch.roundTrips.toFixed(1)} round trips, ${fmt(r.perBatch.nodesFetched)} nodes fetched (${fmt(r.perBatch.keysAsked)} keys asked), ${r.perBatch.readRuns.toFixed(1)} read runs, ${fmt(r.perBatch.probeRuns)} probe runs`
         : '');
 
 if (args.side !== undefined) {

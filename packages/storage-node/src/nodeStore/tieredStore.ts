@@ -77,6 +77,26 @@ const EVICT_PART_DEPTH = 2;
  */
 const PATH_AHEAD = 4;
 
+/**
+ * Which of those records a fault asks for is learnt (see TieredStore.askAhead): the record k
+ * depths below a fault at depth d is asked while at least 1/AHEAD_MIN_RATE of the records asked
+ * there were used (the path went through them), always for its first AHEAD_LEARN askings, and
+ * otherwise once in AHEAD_EXPLORE faults (so a changed trie is seen). A key asked costs the JS
+ * thread ~1.5-3 µs in classic-level's getMany found or not, and at 1M accounts most faults are
+ * at depths 4-5 with a leaf at 5-6: asking all PATH_AHEAD took 5,212 record keys a 90/10 batch
+ * for the 1,108 used. With 1/16 a 90/10 batch asks ~2,000 keys in all (was ~6,500) and costs
+ * 39-44 against 46-49 ms of CPU (bench/tiered.ts, session 14). A bar of 1/4 also skipped records
+ * that small tries' paths use: tieredStore.test's hot paths then took more round trips and fell
+ * out of the trees.
+ */
+const AHEAD_MIN_RATE = 16;
+const AHEAD_LEARN = 64;
+const AHEAD_EXPLORE = 16;
+/** Counts are halved once this many were asked at one (depth, k): the rates follow the trie. */
+const AHEAD_HALVE = 4096;
+/** Fault depths counted apart (a 32-byte key's path has 64 nibbles; deeper ones share the last). */
+const AHEAD_DEPTHS = 65;
+
 /** A fault batch is split into at most this many parallel getMany calls of at least GET_MANY_MIN_PART keys. */
 const GET_MANY_PARTS = 4;
 const GET_MANY_MIN_PART = 64;
@@ -184,6 +204,9 @@ export interface TieredStats {
   syncReads: number;
   /** Nodes a round trip took from path records, besides those asked for by hash (see PATH_AHEAD). */
   pathNodes: number;
+  /** Path record keys round trips asked for (see askAhead), and node keys (by hash). */
+  recordsAsked: number;
+  hashesAsked: number;
   cacheHits: number;
   /** Entries the cache's trims copied to keep them (NodeCache.moved): their work besides what they drop. */
   cacheMoved: number;
@@ -287,6 +310,13 @@ export class TieredStore implements VersionObserver, VerifiedNodeSource, NodeFau
    * start wrote PATH_INDEX_KEY streams its genesis again when it restarts (no checkpoint yet).
    */
   private streamedRecords = false;
+  /**
+   * Per (fault depth, depth ahead): path records asked for and used (see AHEAD_MIN_RATE), and
+   * the faults since the last exploring ask.
+   */
+  private readonly aheadAsked = new Uint32Array(AHEAD_DEPTHS * PATH_AHEAD);
+  private readonly aheadUsed = new Uint32Array(AHEAD_DEPTHS * PATH_AHEAD);
+  private aheadSkipped = 0;
   private readonly stats = {
     roundTrips: 0,
     roundTripMs: 0,
@@ -296,6 +326,8 @@ export class TieredStore implements VersionObserver, VerifiedNodeSource, NodeFau
     probeRuns: 0,
     syncReads: 0,
     pathNodes: 0,
+    recordsAsked: 0,
+    hashesAsked: 0,
     prunes: 0,
     fullPrunes: 0,
     evictMsMax: 0,
@@ -952,6 +984,7 @@ export class TieredStore implements VersionObserver, VerifiedNodeSource, NodeFau
       if (place === undefined) continue;
       const end = Math.min(place.depth + PATH_AHEAD, place.key.length * 2);
       for (let d = place.depth + 1; d <= end; d++) {
+        if (!this.askAhead(place.depth, d - place.depth)) continue;
         const k = pathKey(place.key, d);
         const s = k.toString('latin1');
         if (recordAt.has(s)) continue;
@@ -960,6 +993,8 @@ export class TieredStore implements VersionObserver, VerifiedNodeSource, NodeFau
       }
     }
     let got: (Buffer | undefined)[];
+    this.stats.recordsAsked += recordKeys.length;
+    this.stats.hashesAsked += hashes.length;
     try {
       this.stats.roundTrips++;
       const started = performance.now();
@@ -1043,6 +1078,7 @@ export class TieredStore implements VersionObserver, VerifiedNodeSource, NodeFau
         const r = recordAt.get(pathKey(place.key, next.depth).toString('latin1'));
         const rec = r === undefined ? undefined : records[r];
         if (rec === undefined || rec.hash !== next.hash) return;
+        this.aheadUsed[aheadAt(place.depth, next.depth - place.depth)]!++;
         if (!this.cache.has(rec.hash)) {
           this.cache.set(rec.hash, rec.enc, false);
           this.stats.nodesFetched++;
@@ -1052,6 +1088,27 @@ export class TieredStore implements VersionObserver, VerifiedNodeSource, NodeFau
         depth = next.depth;
       }
     });
+  }
+
+  /**
+   * Whether a fault at `depth` asks for the path record `ahead` depths below it (see
+   * AHEAD_MIN_RATE), counted as asked if so.
+   */
+  private askAhead(depth: number, ahead: number): boolean {
+    const i = aheadAt(depth, ahead);
+    const asked = this.aheadAsked[i]!;
+    if (
+      asked >= AHEAD_LEARN &&
+      this.aheadUsed[i]! * AHEAD_MIN_RATE < asked &&
+      ++this.aheadSkipped % AHEAD_EXPLORE !== 0
+    )
+      return false;
+    if (asked >= AHEAD_HALVE) {
+      this.aheadAsked[i] = asked >> 1;
+      this.aheadUsed[i]! >>= 1;
+    }
+    this.aheadAsked[i]!++;
+    return true;
   }
 
   /** Counts and logs a value from LevelDB that does not hash to `expected`; the error a read needing it gets. */
@@ -1159,6 +1216,10 @@ export class TieredStore implements VersionObserver, VerifiedNodeSource, NodeFau
     return marked;
   }
 }
+
+/** Where the ahead counts of a fault at `depth` and a record `ahead` (1..PATH_AHEAD) below it are. */
+const aheadAt = (depth: number, ahead: number): number =>
+  Math.min(depth, AHEAD_DEPTHS - 1) * PATH_AHEAD + ahead - 1;
 
 /** The hash references of a node (children, and an account leaf's storage root) onto `out`. */
 function childRefs(node: RlpValue, accountTrie: boolean, out: [string, boolean][]): void {

@@ -149,6 +149,45 @@ describe.each([
       await rm(root, { recursive: true, force: true });
     }
   });
+
+  it('cold reads learn which records below a fault are used: fewer keys asked, still one round trip', async () => {
+    // 3,000 accounts: a cold path below the resident level has its leaf 2-3 levels down, rarely
+    // 4, so the record PATH_AHEAD (4) below a fault is seldom used once learnt.
+    const root = await mkdtemp(join(tmpdir(), 'monsoon-path-records-ahead-'));
+    const { db, store, node } = await started('streamed', root);
+    const memory = StorageNode.fromGenesis(genesis, opts);
+    try {
+      const held = genesis.alloc.filter((a) =>
+        memory.opts.shards.includes(memory.layout.shardOfKey(keccak.keccak256(a.address))),
+      );
+      const read = (n: StorageNode, a: (typeof held)[number]) =>
+        n.read(() => n.getAccount({ at: HEAD, address: a.address, omitLevels: 0 }));
+      const coldReads = async (some: typeof held) => {
+        const s0 = store.tieredStats();
+        const gets = db.getManys;
+        for (const a of some) {
+          store.cache.clear();
+          store.setMemoryBudget(1);
+          expect(await read(node, a)).toEqual(await read(memory, a));
+        }
+        const s1 = store.tieredStats();
+        return {
+          records: (s1.recordsAsked - s0.recordsAsked) / (s1.hashesAsked - s0.hashesAsked),
+          trips: (db.getManys - gets) / some.length,
+        };
+      };
+      // Every record asked for while learning (64 askings a depth), then those worth asking.
+      const first = await coldReads(held.slice(0, 40));
+      expect(first.records).toBe(4);
+      expect(first.trips).toBe(1);
+      const learnt = await coldReads(held.slice(200, 1200));
+      expect(learnt.records).toBeLessThan(3.5);
+      expect(learnt.trips).toBeLessThan(1.1);
+    } finally {
+      await node.close();
+      await rm(root, { recursive: true, force: true });
+    }
+  });
 });
 
 describe('nextOnPath (a scan of the encoding in place)', () => {
