@@ -90,6 +90,13 @@ const PATH_AHEAD = 4;
  * out of the trees.
  */
 const AHEAD_MIN_RATE = 16;
+/**
+ * A trip of fewer placed faults than this asks every record (and counts them): a single read's
+ * cold path in one round trip whatever the rates say (a skipped record that was needed put the
+ * read's second round trip in the cold p99), and the tail of a batch in one more. Only a
+ * batch's first trips, hundreds of faults, ask what was learnt.
+ */
+const AHEAD_ALL_BELOW = 128;
 const AHEAD_LEARN = 64;
 const AHEAD_EXPLORE = 16;
 /** Counts are halved once this many were asked at one (depth, k): the rates follow the trie. */
@@ -988,12 +995,15 @@ export class TieredStore implements VersionObserver, VerifiedNodeSource, NodeFau
     // key costs less than a string and a map entry for every key.
     const keys: Buffer[] = hashes.map(keyOf);
     const recordOf = new Int32Array(trip.places.length * PATH_AHEAD).fill(-1);
+    let placed = 0;
+    for (const place of trip.places) if (place !== undefined) placed++;
+    const all = placed < AHEAD_ALL_BELOW;
     for (let i = 0; i < trip.places.length; i++) {
       const place = trip.places[i];
       if (place === undefined) continue;
       const end = Math.min(place.depth + PATH_AHEAD, place.key.length * 2);
       for (let d = place.depth + 1; d <= end; d++) {
-        if (!this.askAhead(place.depth, d - place.depth)) continue;
+        if (!this.askAhead(place.depth, d - place.depth, all)) continue;
         recordOf[i * PATH_AHEAD + d - place.depth - 1] = keys.length;
         keys.push(pathKey(place.key, d));
       }
@@ -1093,12 +1103,13 @@ export class TieredStore implements VersionObserver, VerifiedNodeSource, NodeFau
 
   /**
    * Whether a fault at `depth` asks for the path record `ahead` depths below it (see
-   * AHEAD_MIN_RATE), counted as asked if so.
+   * AHEAD_MIN_RATE; `all`: yes, see AHEAD_ALL_BELOW), counted as asked if so.
    */
-  private askAhead(depth: number, ahead: number): boolean {
+  private askAhead(depth: number, ahead: number, all: boolean): boolean {
     const i = aheadAt(depth, ahead);
     const asked = this.aheadAsked[i]!;
     if (
+      !all &&
       asked >= AHEAD_LEARN &&
       this.aheadUsed[i]! * AHEAD_MIN_RATE < asked &&
       ++this.aheadSkipped % AHEAD_EXPLORE !== 0
