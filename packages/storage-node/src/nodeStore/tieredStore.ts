@@ -81,8 +81,9 @@ const PATH_AHEAD = 4;
  * Which of those records a fault asks for is learnt (see TieredStore.askAhead): the record k
  * depths below a fault at depth d is asked while at least 1/AHEAD_MIN_RATE of the records asked
  * there were used (the path went through them), always for its first AHEAD_LEARN askings, and
- * otherwise once in AHEAD_EXPLORE faults (so a changed trie is seen). A key asked costs the JS
- * thread ~1.5-3 µs in classic-level's getMany found or not, and at 1M accounts most faults are
+ * otherwise once in AHEAD_EXPLORE times (so a changed trie is seen). A key asked costs a LevelDB
+ * Get on the thread pool, found or not (block seeks and reads: 15% of the process' CPU in perf at
+ * 1M, 10%), besides its Buffers on the JS thread; and at 1M accounts most faults are
  * at depths 4-5 with a leaf at 5-6: asking all PATH_AHEAD took 5,212 record keys a 90/10 batch
  * for the 1,108 used. With 1/16 a 90/10 batch asks ~2,000 keys in all (was ~6,500) and costs
  * 39-44 against 46-49 ms of CPU (bench/tiered.ts, session 14). A bar of 1/4 also skipped records
@@ -320,8 +321,8 @@ export class TieredStore implements VersionObserver, VerifiedNodeSource, NodeFau
    */
   private streamedRecords = false;
   /**
-   * Per (fault depth, depth ahead): path records asked for and used (see AHEAD_MIN_RATE), and
-   * the faults since the last exploring ask.
+   * Per (fault depth, depth ahead): path records asked for and used (see AHEAD_MIN_RATE); and
+   * the asks skipped so far (every AHEAD_EXPLORE-th is asked anyway).
    */
   private readonly aheadAsked = new Uint32Array(AHEAD_DEPTHS * PATH_AHEAD);
   private readonly aheadUsed = new Uint32Array(AHEAD_DEPTHS * PATH_AHEAD);
