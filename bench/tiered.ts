@@ -31,6 +31,35 @@
  * numbers a loaded box does not change) and where the RSS went (V8 heap committed, external,
  * new space).
  *
+ * Session 14 (LevelDB keys a batch asks), 04:07-05:00 UTC, two other helpers' jobs on the 2 cores,
+ * load 0.9 at first, then 8-14:
+ *  - Where a batch's CPU goes (1M, 10%, 90/10, --cpu-prof at load ~1): GC 25%, the flush of a round
+ *    trip 25% (classic-level's getMany 12.5% of the JS thread's samples), probes 15%, eviction passes
+ *    9% and the cache's trims 5%. perf over the whole process (every thread) puts LevelDB's own
+ *    reads on the thread pool at 15% (block reads, snappy, seeks), db_get_many's JS-thread part at
+ *    0.6%: the V8 profile's getMany share is likely the main thread descheduled beside them.
+ *  - A 90/10 batch asked LevelDB for ~6,500 keys: 1,303 nodes by hash and 5,212 path records (4 below
+ *    each fault), of which 1,130 existed and 1,108 were used (counted over 250 warm batches): at 1M
+ *    the faults are at depths 4-5 (26% / 66%) and their leaves 1-2 levels down. Now a trip of 128
+ *    placed faults or more asks the record k below a fault at depth d only while >= 1/16 of those
+ *    asked at (d, k) were used (64 askings to learn, 1 in 16 asked anyway); smaller trips (single
+ *    reads, a batch's tail) ask all four. A/B against the branch's start (`--ab 10 --ab-base
+ *    packages/storage-node/dist/ab-base/index.js --rounds 3 --seconds 3 --warm-seconds 40`): keys a
+ *    batch ~2,000 / ~2,750 (90/10 / uniform); CPU a batch 39-44 / 49-52 against 46-49 / 54-56 ms at
+ *    load 8-12 (every trip learning, tiered-1m-ab-10-s14-ahead.json), 49-50 / 58-62 against 55-59 /
+ *    67-73 ms at load 10.4-11.2 (the final code, tiered-1m-ab-10-s14-final.json); nodes fetched the
+ *    same; rate medians 15.6% / 11.7% of memory mode against 13.9% / 10.6%. Goal 50%: missed.
+ *  - Every trip learning took a batch 2.9-3.2 round trips (was 2.2-2.7) and put a single cold read
+ *    whose skipped record was needed into the p99: hence small trips ask all (round trips back to
+ *    2.2-2.35 / 2.7; tiered-1m-10-s14-single/).
+ *  - Records found by index rather than by string key, one misses map for all probes: 14% fewer
+ *    scavenges over 300 warm-up batches (142-146 against 166-172), process CPU the same within noise.
+ *  - 10M, 10% (330.6 MiB), 240 s of warm-up (tiered-10m-10-s14.json, load 8.5-13.4, not an A/B: the
+ *    box was twice as loaded as for session 13's 10,220 / 8,872): 6,294 / 3,666 proofs/s, warmed
+ *    with 1.48M proofs (session 13: 2.43M); keys a batch 2,237 / 2,788; nodes fetched 1,581 / 2,075;
+ *    cold p99 17.4 / 8.4 ms; anonymous RSS growth 428 MiB at the end, 507 at its peak.
+ *  - Tried, not kept: a LevelDB rewritten without snappy (compactRange with compression off: 333 ->
+ *    460 MB): getMany CPU a key 4.5-6.1 µs against 4.4-7.8, no difference shown.
  * Session 13 (most of the budget to the packed cache; trims bounded by what they drop), 01:42-02:30
  * UTC, two other helpers' jobs on the 2 cores, load 3.9-13:
  *  - Profile of the tiered child (1M, 10%, share 0.1): GC 18%, classic-level's getMany 9% on the
@@ -504,6 +533,7 @@ interface Reads {
   perBatch?: {
     roundTrips: number;
     nodesFetched: number;
+    keysAsked: number;
     readRuns: number;
     probeRuns: number;
     cacheHits: number;
@@ -615,6 +645,9 @@ async function nodeReads(
             readRuns: ((s1.readRuns - s0.readRuns) * BATCH) / b.ops,
             probeRuns: ((s1.probeRuns - s0.probeRuns) * BATCH) / b.ops,
             cacheHits: ((s1.cacheHits - s0.cacheHits) * BATCH) / b.ops,
+            // LevelDB keys asked (by hash, and path records): each costs the JS thread in getMany.
+            keysAsked:
+              ((s1.hashesAsked + s1.recordsAsked - (s0.hashesAsked + s0.recordsAsked)) * BATCH) / b.ops,
           },
         }
       : {}),
@@ -805,6 +838,9 @@ async function serve(
           ? {
               nodesFetchedPerBatch: ((s1.nodesFetched - s0.nodesFetched) * BATCH) / b.ops,
               readRunsPerBatch: ((s1.readRuns - s0.readRuns) * BATCH) / b.ops,
+              // (undefined from an --ab-base build without the counts)
+              keysAskedPerBatch:
+                ((s1.hashesAsked + s1.recordsAsked - (s0.hashesAsked + s0.recordsAsked)) * BATCH) / b.ops,
               cacheMovedPerBatch: ((s1.cacheMoved - s0.cacheMoved) * BATCH) / b.ops,
               budgetShare: s1.budgetShare,
               residentBytes: s1.residentBytes,
@@ -1236,7 +1272,7 @@ async function abRun(n: number, pct: number): Promise<Record<string, unknown>> {
           cpuRatio,
         });
         console.log(
-          `A/B ${key} round ${r}: memory ${fmt(a.batchedProofsPerSec as number)} proofs/s, ${variants[i]!.label} ${pct}% ${fmt(b.batchedProofsPerSec as number)} (${(ratio * 100).toFixed(0)}%; CPU a batch ${(b.cpuMsPerBatch as number).toFixed(0)} ms, memory ${(a.cpuMsPerBatch as number).toFixed(0)} ms: ${(cpuRatio * 100).toFixed(0)}%; ${fmt((b.nodesFetchedPerBatch as number) ?? 0)} nodes fetched, ${((b.readRunsPerBatch as number) ?? 0).toFixed(1)} read runs and ${fmt((b.cacheMovedPerBatch as number) ?? 0)} cache entries moved a batch; share ${((b.budgetShare as number) ?? 1).toFixed(2)}, trees ${mb((b.residentBytes as number) ?? 0)}, cache ${mb((b.cacheBytes as number) ?? 0)}), load ${(b.loadavg as number).toFixed(1)}`,
+          `A/B ${key} round ${r}: memory ${fmt(a.batchedProofsPerSec as number)} proofs/s, ${variants[i]!.label} ${pct}% ${fmt(b.batchedProofsPerSec as number)} (${(ratio * 100).toFixed(0)}%; CPU a batch ${(b.cpuMsPerBatch as number).toFixed(0)} ms, memory ${(a.cpuMsPerBatch as number).toFixed(0)} ms: ${(cpuRatio * 100).toFixed(0)}%; ${fmt((b.nodesFetchedPerBatch as number) ?? 0)} nodes fetched (${fmt((b.keysAskedPerBatch as number | null) ?? 0)} keys asked), ${((b.readRunsPerBatch as number) ?? 0).toFixed(1)} read runs and ${fmt((b.cacheMovedPerBatch as number) ?? 0)} cache entries moved a batch; share ${((b.budgetShare as number) ?? 1).toFixed(2)}, trees ${mb((b.residentBytes as number) ?? 0)}, cache ${mb((b.cacheBytes as number) ?? 0)}), load ${(b.loadavg as number).toFixed(1)}`,
         );
       }
     }
@@ -1276,7 +1312,7 @@ const line = (r: Reads | undefined) =>
             : '')
         : '') +
       (r.perBatch !== undefined
-        ? `; a batch: ${r.perBatch.roundTrips.toFixed(1)} round trips, ${fmt(r.perBatch.nodesFetched)} nodes fetched, ${r.perBatch.readRuns.toFixed(1)} read runs, ${fmt(r.perBatch.probeRuns)} probe runs`
+        ? `; a batch: ${r.perBatch.roundTrips.toFixed(1)} round trips, ${fmt(r.perBatch.nodesFetched)} nodes fetched (${fmt(r.perBatch.keysAsked)} keys asked), ${r.perBatch.readRuns.toFixed(1)} read runs, ${fmt(r.perBatch.probeRuns)} probe runs`
         : '');
 
 if (args.side !== undefined) {

@@ -77,6 +77,34 @@ const EVICT_PART_DEPTH = 2;
  */
 const PATH_AHEAD = 4;
 
+/**
+ * Which of those records a fault asks for is learnt (see TieredStore.askAhead): the record k
+ * depths below a fault at depth d is asked while at least 1/AHEAD_MIN_RATE of the records asked
+ * there were used (the path went through them), always for its first AHEAD_LEARN askings, and
+ * otherwise once in AHEAD_EXPLORE times (so a changed trie is seen). A key asked costs a LevelDB
+ * Get on the thread pool, found or not (block seeks and reads: 15% of the process' CPU in perf at
+ * 1M, 10%), besides its Buffers on the JS thread; and at 1M accounts most faults are
+ * at depths 4-5 with a leaf at 5-6: asking all PATH_AHEAD took 5,212 record keys a 90/10 batch
+ * for the 1,108 used. With 1/16 a 90/10 batch asks ~2,000 keys in all (was ~6,500) and costs
+ * 39-44 against 46-49 ms of CPU (bench/tiered.ts, session 14). A bar of 1/4 also skipped records
+ * that small tries' paths use: tieredStore.test's hot paths then took more round trips and fell
+ * out of the trees.
+ */
+const AHEAD_MIN_RATE = 16;
+/**
+ * A trip of fewer placed faults than this asks every record (and counts them): a single read's
+ * cold path in one round trip whatever the rates say (a skipped record that was needed put the
+ * read's second round trip in the cold p99), and the tail of a batch in one more. Only a
+ * batch's first trips, hundreds of faults, ask what was learnt.
+ */
+const AHEAD_ALL_BELOW = 128;
+const AHEAD_LEARN = 64;
+const AHEAD_EXPLORE = 16;
+/** Counts are halved once this many were asked at one (depth, k): the rates follow the trie. */
+const AHEAD_HALVE = 4096;
+/** Fault depths counted apart (a 32-byte key's path has 64 nibbles; deeper ones share the last). */
+const AHEAD_DEPTHS = 65;
+
 /** A fault batch is split into at most this many parallel getMany calls of at least GET_MANY_MIN_PART keys. */
 const GET_MANY_PARTS = 4;
 const GET_MANY_MIN_PART = 64;
@@ -184,6 +212,9 @@ export interface TieredStats {
   syncReads: number;
   /** Nodes a round trip took from path records, besides those asked for by hash (see PATH_AHEAD). */
   pathNodes: number;
+  /** Path record keys round trips asked for (see askAhead), and node keys (by hash). */
+  recordsAsked: number;
+  hashesAsked: number;
   cacheHits: number;
   /** Entries the cache's trims copied to keep them (NodeCache.moved): their work besides what they drop. */
   cacheMoved: number;
@@ -258,6 +289,8 @@ export class TieredStore implements VersionObserver, VerifiedNodeSource, NodeFau
   private readonly checkpointVersions: Version[] = [];
   /** Set while a read runs: the stubs it reached that the cache lacked, and where. */
   private misses: Wants | undefined;
+  /** What `misses` is while a probe runs: one map for all (~2,000 probes a 1,000-key batch). */
+  private readonly probeMisses: Wants = new Map();
   /** Whether the last read given its parts (probes) had to fetch: the next runs its parts first. */
   private probeFirst = false;
   /** Set while a read runs: the nodes it has faulted in or fetched, pinned until it ends. */
@@ -287,6 +320,13 @@ export class TieredStore implements VersionObserver, VerifiedNodeSource, NodeFau
    * start wrote PATH_INDEX_KEY streams its genesis again when it restarts (no checkpoint yet).
    */
   private streamedRecords = false;
+  /**
+   * Per (fault depth, depth ahead): path records asked for and used (see AHEAD_MIN_RATE); and
+   * the asks skipped so far (every AHEAD_EXPLORE-th is asked anyway).
+   */
+  private readonly aheadAsked = new Uint32Array(AHEAD_DEPTHS * PATH_AHEAD);
+  private readonly aheadUsed = new Uint32Array(AHEAD_DEPTHS * PATH_AHEAD);
+  private aheadSkipped = 0;
   private readonly stats = {
     roundTrips: 0,
     roundTripMs: 0,
@@ -296,6 +336,8 @@ export class TieredStore implements VersionObserver, VerifiedNodeSource, NodeFau
     probeRuns: 0,
     syncReads: 0,
     pathNodes: 0,
+    recordsAsked: 0,
+    hashesAsked: 0,
     prunes: 0,
     fullPrunes: 0,
     evictMsMax: 0,
@@ -834,7 +876,8 @@ export class TieredStore implements VersionObserver, VerifiedNodeSource, NodeFau
           threw = true;
         }
         this.pinning = undefined;
-        const want: Wants = new Map([...this.misses].filter(([h]) => !absent.has(h)));
+        const want: Wants = new Map();
+        for (const [h, place] of this.misses) if (!absent.has(h)) want.set(h, place);
         if (want.size === 0) {
           this.misses = undefined;
           if (threw) throw error;
@@ -863,7 +906,8 @@ export class TieredStore implements VersionObserver, VerifiedNodeSource, NodeFau
 
   /** Runs one part of a read; adds what it missed to `want`; true when it missed something. */
   private probe(p: () => unknown, absent: ReadonlySet<string>, want: Wants): boolean {
-    this.misses = new Map();
+    const misses = this.probeMisses;
+    this.misses = misses;
     this.stats.probeRuns++;
     // A probe's MissingNode is thrown away: no stack trace to capture (most of its cost).
     const limit = Error.stackTraceLimit;
@@ -876,11 +920,12 @@ export class TieredStore implements VersionObserver, VerifiedNodeSource, NodeFau
       Error.stackTraceLimit = limit;
     }
     let missed = false;
-    for (const [h, place] of this.misses) {
+    for (const [h, place] of misses) {
       if (absent.has(h)) continue;
       if (place !== undefined || !want.has(h)) want.set(h, place);
       missed = true;
     }
+    misses.clear();
     this.misses = undefined;
     return missed;
   }
@@ -945,27 +990,32 @@ export class TieredStore implements VersionObserver, VerifiedNodeSource, NodeFau
   private async flush(trip: Trip): Promise<void> {
     this.queued = undefined;
     const hashes = trip.hashes;
-    // Each path record once a trip, however many keys' paths pass it.
-    const recordAt = new Map<string, number>();
-    const recordKeys: Buffer[] = [];
-    for (const place of trip.places) {
+    // The keys: the hashes, then the path records (see askAhead). recordOf[i * PATH_AHEAD + a - 1]:
+    // where in `keys` the record `a` depths below place i is, or -1. Two places rarely share a
+    // record (their stubs differ and the records are deeper), so none is looked for: a duplicate
+    // key costs less than a string and a map entry for every key.
+    const keys: Buffer[] = hashes.map(keyOf);
+    const recordOf = new Int32Array(trip.places.length * PATH_AHEAD).fill(-1);
+    let placed = 0;
+    for (const place of trip.places) if (place !== undefined) placed++;
+    const all = placed < AHEAD_ALL_BELOW;
+    for (let i = 0; i < trip.places.length; i++) {
+      const place = trip.places[i];
       if (place === undefined) continue;
       const end = Math.min(place.depth + PATH_AHEAD, place.key.length * 2);
       for (let d = place.depth + 1; d <= end; d++) {
-        const k = pathKey(place.key, d);
-        const s = k.toString('latin1');
-        if (recordAt.has(s)) continue;
-        recordAt.set(s, recordKeys.length);
-        recordKeys.push(k);
+        if (!this.askAhead(place.depth, d - place.depth, all)) continue;
+        recordOf[i * PATH_AHEAD + d - place.depth - 1] = keys.length;
+        keys.push(pathKey(place.key, d));
       }
     }
     let got: (Buffer | undefined)[];
+    this.stats.recordsAsked += keys.length - hashes.length;
+    this.stats.hashesAsked += hashes.length;
     try {
       this.stats.roundTrips++;
       const started = performance.now();
-      got = await this.getMany(
-        recordKeys.length === 0 ? hashes.map(keyOf) : [...hashes.map(keyOf), ...recordKeys],
-      );
+      got = await this.getMany(keys);
       this.stats.roundTripMs += performance.now() - started;
     } catch (e) {
       for (const h of hashes) this.inflight.delete(h);
@@ -999,7 +1049,7 @@ export class TieredStore implements VersionObserver, VerifiedNodeSource, NodeFau
       nodes[i] = enc;
       this.cache.set(h, enc, false); // pinned until its read ends (see NodeCache.get)
     });
-    if (recordKeys.length > 0) this.takePaths(trip, got, hashes.length, nodes, digests, k, recordAt);
+    if (keys.length > hashes.length) this.takePaths(trip, got, hashes.length, nodes, digests, k, recordOf);
     trip.settle();
   }
 
@@ -1016,42 +1066,62 @@ export class TieredStore implements VersionObserver, VerifiedNodeSource, NodeFau
     nodes: readonly (Uint8Array | undefined)[],
     digests: Buffer | undefined,
     k: number,
-    recordAt: ReadonlyMap<string, number>,
+    recordOf: Int32Array,
   ): void {
-    const records: ({ hash: string; enc: Uint8Array } | undefined)[] = [];
+    // By key index: each record's hash, if it hashes to it (its encoding is got[i] past 32 bytes).
+    const hashOf: (string | undefined)[] = new Array(got.length);
     for (let i = first; i < got.length; i++) {
       const v = got[i];
-      if (v === undefined || v.length <= 32) {
-        records.push(undefined);
-        continue;
-      }
+      if (v === undefined || v.length <= 32) continue;
       const hash = v.toString('latin1', 0, 32);
       const found = digests!.toString('latin1', 32 * k, 32 * k + 32);
       k++;
-      if (found !== hash) {
-        this.refuse('a path record', hash, found);
-        records.push(undefined);
-      } else records.push({ hash, enc: v.subarray(32) });
+      if (found !== hash) this.refuse('a path record', hash, found);
+      else hashOf[i] = hash;
     }
-    trip.places.forEach((place, i) => {
+    for (let i = 0; i < trip.places.length; i++) {
+      const place = trip.places[i];
       let enc = nodes[i];
-      if (place === undefined || enc === undefined) return;
+      if (place === undefined || enc === undefined) continue;
       let depth = place.depth;
       for (;;) {
         const next = nextOnPath(enc, place.key, depth);
-        if (next === undefined || next.depth > place.depth + PATH_AHEAD) return;
-        const r = recordAt.get(pathKey(place.key, next.depth).toString('latin1'));
-        const rec = r === undefined ? undefined : records[r];
-        if (rec === undefined || rec.hash !== next.hash) return;
-        if (!this.cache.has(rec.hash)) {
-          this.cache.set(rec.hash, rec.enc, false);
+        if (next === undefined || next.depth > place.depth + PATH_AHEAD) break;
+        const r = recordOf[i * PATH_AHEAD + next.depth - place.depth - 1]!;
+        if (r < 0 || hashOf[r] !== next.hash) break;
+        this.aheadUsed[aheadAt(place.depth, next.depth - place.depth)]!++;
+        const rec = got[r]!.subarray(32);
+        if (!this.cache.has(next.hash)) {
+          this.cache.set(next.hash, rec, false);
           this.stats.nodesFetched++;
           this.stats.pathNodes++;
         }
-        enc = rec.enc;
+        enc = rec;
         depth = next.depth;
       }
-    });
+    }
+  }
+
+  /**
+   * Whether a fault at `depth` asks for the path record `ahead` depths below it (see
+   * AHEAD_MIN_RATE; `all`: yes, see AHEAD_ALL_BELOW), counted as asked if so.
+   */
+  private askAhead(depth: number, ahead: number, all: boolean): boolean {
+    const i = aheadAt(depth, ahead);
+    const asked = this.aheadAsked[i]!;
+    if (
+      !all &&
+      asked >= AHEAD_LEARN &&
+      this.aheadUsed[i]! * AHEAD_MIN_RATE < asked &&
+      ++this.aheadSkipped % AHEAD_EXPLORE !== 0
+    )
+      return false;
+    if (asked >= AHEAD_HALVE) {
+      this.aheadAsked[i] = asked >> 1;
+      this.aheadUsed[i]! >>= 1;
+    }
+    this.aheadAsked[i]!++;
+    return true;
   }
 
   /** Counts and logs a value from LevelDB that does not hash to `expected`; the error a read needing it gets. */
@@ -1159,6 +1229,10 @@ export class TieredStore implements VersionObserver, VerifiedNodeSource, NodeFau
     return marked;
   }
 }
+
+/** Where the ahead counts of a fault at `depth` and a record `ahead` (1..PATH_AHEAD) below it are. */
+const aheadAt = (depth: number, ahead: number): number =>
+  Math.min(depth, AHEAD_DEPTHS - 1) * PATH_AHEAD + ahead - 1;
 
 /** The hash references of a node (children, and an account leaf's storage root) onto `out`. */
 function childRefs(node: RlpValue, accountTrie: boolean, out: [string, boolean][]): void {
