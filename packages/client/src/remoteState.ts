@@ -14,6 +14,7 @@
  * nodes a minute under the soak's load, ~1 KiB each).
  */
 import {
+  type Account,
   byteKey,
   bytesEqual,
   DsmError,
@@ -27,6 +28,8 @@ import {
   type SharedNodes,
   StateTree,
   toHex,
+  type WalkedPath,
+  walkPath,
 } from '@monsoon/dsm-tree';
 import { ExecutionErrorCode, isExecutionError } from '@monsoon/execution';
 import { keccak as defaultKeccak, type Keccak } from '@monsoon/keccak';
@@ -51,6 +54,62 @@ export interface ReadTree {
   readonly tree: StateTree;
   readonly served: NodeBag;
 }
+
+/** An account read from cached nodes at a state root (see RemoteState.readAccounts). */
+export interface AccountRead {
+  readonly address: Uint8Array;
+  readonly account: Account | undefined;
+  /** The nodes the read was handed, root first: its witness. */
+  readonly path: WalkedPath;
+}
+
+/**
+ * The witness of accounts read by walking cached paths (RemoteState.readAccounts): the union of
+ * their paths' nodes, which is what a tree reading the same accounts would have been handed.
+ * Kept as the paths themselves: no bag per transaction.
+ */
+export class PathWitness {
+  constructor(readonly reads: readonly AccountRead[]) {}
+
+  /** The nodes, each once. */
+  values(): Uint8Array[] {
+    const seen = new Map<string, Uint8Array>();
+    for (const r of this.reads) r.path.hashes.forEach((h, i) => seen.set(h, r.path.nodes[i]!));
+    return [...seen.values()];
+  }
+
+  /** Bytes of the nodes, each once (what NodeBag.byteSize says of a bag of them). */
+  get byteSize(): number {
+    let bytes = 0;
+    this.forEachOnce((_, n) => {
+      bytes += n.length;
+    });
+    return bytes;
+  }
+
+  /**
+   * Each node once. Paths from one root share their upper nodes: a node is skipped where an
+   * earlier path holds the same hash at the same depth (paths that part never meet again).
+   */
+  forEachOnce(f: (hash: string, node: Uint8Array) => void): void {
+    const rs = this.reads;
+    for (let k = 0; k < rs.length; k++) {
+      const { hashes, nodes } = rs[k]!.path;
+      for (let i = 0; i < hashes.length; i++) {
+        const h = hashes[i]!;
+        let dup = false;
+        for (let m = 0; m < k && !dup; m++) dup = rs[m]!.path.hashes[i] === h;
+        if (!dup) f(h, nodes[i]!);
+      }
+    }
+  }
+}
+
+/** What a run used, to be bagged for a miner: a tree's served nodes, or the paths of accounts read. */
+export type Witness = NodeBag | PathWitness;
+
+/** State roots whose account reads are kept (the state head and the few before it that reads still name). */
+const MAX_READ_VIEWS = 6;
 
 export interface WithStateOptions {
   /** Fetch rounds at most (default 8). */
@@ -135,6 +194,12 @@ export class RemoteState {
    * every pre-execution at the same root decoded the same upper nodes each again.
    */
   private readonly decoded = new SharedDecoded();
+  /**
+   * Accounts read by walking cached paths, per state root (binary string), by address: one
+   * verified read per account and root, shared by every transaction reading it (the coinbase,
+   * a sender at its admission and again at its pre-execution).
+   */
+  private readonly views = new Map<string, Map<string, AccountRead>>();
   readonly counters: FetchCounters = { calls: 0, bytes: 0, refused: 0, oneSided: 0 };
   /** The block of the last batch key made, and its hex (see batchKey). */
   private keyBlock: Uint8Array | undefined;
@@ -197,7 +262,7 @@ export class RemoteState {
   }
 
   /** The nodes of `served` a miner needs (those above the compaction level left out), without hashing any. */
-  bagOf(served: NodeBag): NodeBag {
+  bagOf(served: Witness): NodeBag {
     const bag = new NodeBag({ hash: this.keccak });
     this.addToBag(bag, served);
     return bag;
@@ -207,8 +272,88 @@ export class RemoteState {
    * Adds to `bag` the nodes of `served` a miner needs (as bagOf picks them), with no bag in
    * between; returns their bytes (what the transaction alone would have shipped).
    */
-  addToBag(bag: NodeBag, served: NodeBag): number {
-    return bag.mergeWhere(served, (h) => !this.isTop(h));
+  addToBag(bag: NodeBag, served: Witness): number {
+    if (served instanceof NodeBag) return bag.mergeWhere(served, (h) => !this.isTop(h));
+    let bytes = 0;
+    served.forEachOnce((h, n) => {
+      if (this.isTop(h)) return;
+      bytes += n.length;
+      bag.addHeld(h, n);
+    });
+    return bytes;
+  }
+
+  /** The account at `address` under the root `root` (binary string) from cached nodes, remembered for the root; undefined where a node is not cached. */
+  private readCached(
+    view: Map<string, AccountRead>,
+    root: string,
+    address: Uint8Array,
+    key?: Uint8Array,
+  ): AccountRead | undefined {
+    const a = byteKey(address);
+    const known = view.get(a);
+    if (known !== undefined) return known;
+    const path = walkPath(root, key ?? hashOne(this.keccak, address), (h) => this.cached(h));
+    if (path === undefined) return undefined;
+    const read = {
+      address,
+      account: path.value === undefined ? undefined : decodeAccount(path.value),
+      path,
+    };
+    view.set(a, read);
+    return read;
+  }
+
+  /** The reads remembered at `stateRoot` (a new view, the oldest dropped past MAX_READ_VIEWS). */
+  private viewAt(root: string): Map<string, AccountRead> {
+    let view = this.views.get(root);
+    if (view === undefined) {
+      view = new Map();
+      this.views.set(root, view);
+      if (this.views.size > MAX_READ_VIEWS) this.views.delete(this.views.keys().next().value!);
+    }
+    return view;
+  }
+
+  /**
+   * The accounts `queries` name at `at`, each read by walking cached nodes from the state root
+   * (no tree), what is not cached fetched first in one round. Undefined where a tree is needed
+   * instead (withState): a query of slots, or of the code of an account that has code, or a
+   * read still missing a node after its fetch (withState then says why).
+   */
+  async readAccounts(at: StateRef, queries: readonly AccountQuery[]): Promise<AccountRead[] | undefined> {
+    for (const q of queries) if (q.slots.length > 0) return undefined;
+    const root = byteKey(at.stateRoot);
+    let reads = this.readAll(root, queries);
+    if (reads === undefined) {
+      const wanted: KeyedQuery[] = [];
+      const view = this.viewAt(root);
+      for (const q of queries) {
+        if (view.has(byteKey(q.address))) continue;
+        const key = hashOne(this.keccak, q.address);
+        if (this.readCached(view, root, q.address, key) === undefined) wanted.push({ ...q, key });
+      }
+      await this.fetch(at, wanted);
+      reads = this.readAll(root, queries);
+      if (reads === undefined) return undefined;
+    }
+    for (let i = 0; i < queries.length; i++) {
+      const a = reads[i]!.account;
+      if (queries[i]!.code && a !== undefined && !bytesEqual(a.codeHash, EMPTY_CODE_HASH)) return undefined;
+    }
+    return reads;
+  }
+
+  /** Every query's account read from cached nodes at `root`, or undefined if one lacks a node. */
+  private readAll(root: string, queries: readonly AccountQuery[]): AccountRead[] | undefined {
+    const view = this.viewAt(root);
+    const reads: AccountRead[] = [];
+    for (const q of queries) {
+      const r = this.readCached(view, root, q.address);
+      if (r === undefined) return undefined;
+      reads.push(r);
+    }
+    return reads;
   }
 
   /**

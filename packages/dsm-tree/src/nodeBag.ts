@@ -82,6 +82,15 @@ export class NodeBag {
     return bytes;
   }
 
+  /**
+   * Adds a node under the hash another bag holds it by (a binary string): for nodes taken out of
+   * a bag earlier and kept with their hashes (a path a walk read, see walkPath). No hashing; a
+   * node given under a hash it does not have breaks the bag's promise.
+   */
+  addHeld(hash: Bin, node: Uint8Array): void {
+    this.put(hash, node);
+  }
+
   /** Adds every node of another bag. */
   merge(other: NodeBag): void {
     for (const [h, n] of other.nodes) this.put(h, n);
