@@ -74,7 +74,7 @@ export class PathWitness {
   /** The nodes, each once. */
   values(): Uint8Array[] {
     const seen = new Map<string, Uint8Array>();
-    for (const r of this.reads) r.path.hashes.forEach((h, i) => seen.set(h, r.path.nodes[i]!));
+    for (const r of this.reads) r.path.hashes.forEach((h, i) => void seen.set(h, r.path.nodes[i]!));
     return [...seen.values()];
   }
 
