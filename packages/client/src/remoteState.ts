@@ -478,11 +478,13 @@ export class RemoteState {
     if (res.results.length !== qs.length) refuse(`${res.results.length} results for ${qs.length} queries`);
     const bag = new NodeBag({ hash: this.keccak });
     bag.addNodes(res.bag);
-    // Both bags keep nodes under the hashes they computed: the tree uses them unhashed.
-    const tree = StateTree.fromRootHash(at.stateRoot, {
-      hash: this.keccak,
-      source: { getBin: (h) => bag.getBin(h) ?? this.cached(h), decoded: this.decoded },
-    });
+    // Both bags keep nodes under the hashes they computed: walks and trees use them unhashed.
+    const getBin = (h: string) => bag.getBin(h) ?? this.cached(h);
+    const root = byteKey(at.stateRoot);
+    // Reads at this root kept for transactions (readAccounts): a proven account goes there.
+    const view = this.views.get(root);
+    // A tree only where slots are checked: an account is proven by walking its path.
+    let slotTree: StateTree | undefined;
     qs.forEach((q, i) => {
       const r = res.results[i]!;
       // Named only when an answer is refused: building it for every query cost more than the check.
@@ -491,19 +493,30 @@ export class RemoteState {
         refuse(`result ${i} is for ${toHex(r.address)}, asked ${where()}`);
       // The account's leaf value as the proof gives it, compared as bytes with the claim (a
       // storage node sends the value it holds): decoded only where its slots or code are checked.
-      let provenRlp: Uint8Array | undefined;
       const key = keyOf(this.keccak, q);
+      let walked: WalkedPath | undefined;
       try {
-        provenRlp = tree.accounts.get(key);
+        walked = walkPath(root, key, getBin);
       } catch (e) {
-        if (isDsmError(e, DsmErrorCode.MissingNode) || isDsmError(e, DsmErrorCode.HashMismatch))
-          refuse(`the proof of ${where()} does not reach it from state root ${toHex(at.stateRoot)}`);
-        throw e;
+        if (!isDsmError(e)) throw e;
       }
+      if (walked === undefined)
+        return refuse(`the proof of ${where()} does not reach it from state root ${toHex(at.stateRoot)}`);
+      const provenRlp = walked.value;
       if (!sameBytes(provenRlp, r.accountRlp))
         refuse(`claims a value for ${where()} that its proof does not give`);
-      if (q.slots.length === 0 && !q.code) return;
+      if (q.slots.length === 0 && !q.code && view === undefined) return;
       const proven = provenRlp === undefined ? undefined : decodeAccount(provenRlp);
+      if (view !== undefined && q.slots.length === 0) {
+        const a = byteKey(q.address);
+        if (!view.has(a)) view.set(a, { address: q.address, account: proven, path: walked });
+      }
+      if (q.slots.length === 0 && !q.code) return;
+      slotTree ??= StateTree.fromRootHash(at.stateRoot, {
+        hash: this.keccak,
+        source: { getBin, decoded: this.decoded },
+      });
+      const tree = slotTree;
       q.slots.forEach((slot, j) => {
         let value: Uint8Array | undefined;
         try {
