@@ -200,6 +200,9 @@ export class RemoteState {
    * a sender at its admission and again at its pre-execution).
    */
   private readonly views = new Map<string, Map<string, AccountRead>>();
+  /** The state root rootBin saw last, and its binary string. */
+  private lastRoot: Uint8Array | undefined;
+  private lastRootBin = '';
   readonly counters: FetchCounters = { calls: 0, bytes: 0, refused: 0, oneSided: 0 };
   /** The block of the last batch key made, and its hex (see batchKey). */
   private keyBlock: Uint8Array | undefined;
@@ -290,7 +293,7 @@ export class RemoteState {
     address: Uint8Array,
     key?: Uint8Array,
   ): AccountRead | undefined {
-    const a = byteKey(address);
+    const a = binOf(address);
     const known = view.get(a);
     if (known !== undefined) return known;
     const path = walkPath(root, key ?? hashOne(this.keccak, address), (h) => this.cached(h));
@@ -302,6 +305,15 @@ export class RemoteState {
     };
     view.set(a, read);
     return read;
+  }
+
+  /** A state root as a binary string, the last one's kept (reads at one state come in runs, each naming the block's same root). */
+  private rootBin(root: Uint8Array): string {
+    if (root !== this.lastRoot) {
+      this.lastRoot = root;
+      this.lastRootBin = binOf(root);
+    }
+    return this.lastRootBin;
   }
 
   /** The reads remembered at `stateRoot` (a new view, the oldest dropped past MAX_READ_VIEWS). */
@@ -323,13 +335,13 @@ export class RemoteState {
    */
   async readAccounts(at: StateRef, queries: readonly AccountQuery[]): Promise<AccountRead[] | undefined> {
     for (const q of queries) if (q.slots.length > 0) return undefined;
-    const root = byteKey(at.stateRoot);
+    const root = this.rootBin(at.stateRoot);
     let reads = this.readAll(root, queries);
     if (reads === undefined) {
       const wanted: KeyedQuery[] = [];
       const view = this.viewAt(root);
       for (const q of queries) {
-        if (view.has(byteKey(q.address))) continue;
+        if (view.has(binOf(q.address))) continue;
         const key = hashOne(this.keccak, q.address);
         if (this.readCached(view, root, q.address, key) === undefined) wanted.push({ ...q, key });
       }
@@ -410,26 +422,37 @@ export class RemoteState {
 
   /** One BatchGet per MAX_BATCH queries (an account's queries merged), its waiters told how it went. */
   private async send(batch: PendingBatch): Promise<void> {
+    // An account's queries merged (most ask for the account alone: no map of slots for them).
     const merged = new Map<
       string,
-      { address: Uint8Array; key: Uint8Array | undefined; slots: Map<string, Uint8Array>; code: boolean }
+      {
+        address: Uint8Array;
+        key: Uint8Array | undefined;
+        slots: Map<string, Uint8Array> | undefined;
+        code: boolean;
+      }
     >();
     for (const q of batch.queries) {
-      const k = toHex(q.address);
+      const k = binOf(q.address);
       let m = merged.get(k);
       if (m === undefined) {
-        m = { address: q.address, key: q.key, slots: new Map(), code: false };
+        m = { address: q.address, key: q.key, slots: undefined, code: false };
         merged.set(k, m);
       }
-      for (const slot of q.slots) m.slots.set(toHex(slot), slot);
+      if (q.slots.length > 0) {
+        m.slots ??= new Map();
+        for (const slot of q.slots) m.slots.set(binOf(slot), slot);
+      }
       m.code ||= q.code;
     }
-    const all: KeyedQuery[] = [...merged.values()].map((m) => ({
-      address: m.address,
-      slots: [...m.slots.values()],
-      code: m.code,
-      ...(m.key === undefined ? {} : { key: m.key }),
-    }));
+    const all: KeyedQuery[] = [];
+    for (const m of merged.values())
+      all.push({
+        address: m.address,
+        slots: m.slots === undefined ? [] : [...m.slots.values()],
+        code: m.code,
+        ...(m.key === undefined ? {} : { key: m.key }),
+      });
     try {
       for (let i = 0; i < all.length; i += MAX_BATCH) {
         const qs = all.slice(i, i + MAX_BATCH);
@@ -480,7 +503,7 @@ export class RemoteState {
     bag.addNodes(res.bag);
     // Both bags keep nodes under the hashes they computed: walks and trees use them unhashed.
     const getBin = (h: string) => bag.getBin(h) ?? this.cached(h);
-    const root = byteKey(at.stateRoot);
+    const root = this.rootBin(at.stateRoot);
     // Reads at this root kept for transactions (readAccounts): a proven account goes there.
     const view = this.views.get(root);
     // A tree only where slots are checked: an account is proven by walking its path.
@@ -508,7 +531,7 @@ export class RemoteState {
       if (q.slots.length === 0 && !q.code && view === undefined) return;
       const proven = provenRlp === undefined ? undefined : decodeAccount(provenRlp);
       if (view !== undefined && q.slots.length === 0) {
-        const a = byteKey(q.address);
+        const a = binOf(q.address);
         if (!view.has(a)) view.set(a, { address: q.address, account: proven, path: walked });
       }
       if (q.slots.length === 0 && !q.code) return;
@@ -706,6 +729,13 @@ function resolvable(f: () => unknown): boolean {
   } finally {
     Error.stackTraceLimit = limit;
   }
+}
+
+const latin1Slice = Buffer.prototype.latin1Slice as (this: Uint8Array, start: number, end: number) => string;
+
+/** The binary string (one char per byte) of `b`, in one allocation (byteKey builds a short one char by char). */
+function binOf(b: Uint8Array): string {
+  return latin1Slice.call(b, 0, b.length);
 }
 
 function sameBytes(a: Uint8Array | undefined, b: Uint8Array | undefined): boolean {

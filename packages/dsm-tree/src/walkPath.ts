@@ -53,13 +53,11 @@ function header(b: Uint8Array, pos: number, limit: number): void {
   if (end > limit) bad('RLP item runs past its list');
 }
 
-/** The 32-char binary string of b[from, from + 32). */
+const latin1Slice = Buffer.prototype.latin1Slice as (this: Uint8Array, start: number, end: number) => string;
+
+/** The 32-char binary string of b[from, from + 32), in one allocation (no Buffer view of a plain Uint8Array). */
 function refAt(b: Uint8Array, from: number): Bin {
-  return (Buffer.isBuffer(b) ? b : Buffer.from(b.buffer, b.byteOffset, b.length)).toString(
-    'latin1',
-    from,
-    from + 32,
-  );
+  return latin1Slice.call(b, from, from + 32);
 }
 
 /**
