@@ -286,18 +286,22 @@ export class RemoteState {
     return bytes;
   }
 
-  /** The account at `address` under the root `root` (binary string) from cached nodes, remembered for the root; undefined where a node is not cached. */
+  /**
+   * The account at `address` under the root `root` (binary string) from cached nodes, kept in
+   * `view`; where a node is not cached, the account's hashed key (`key`, or hashed here).
+   */
   private readCached(
     view: Map<string, AccountRead>,
     root: string,
     address: Uint8Array,
     key?: Uint8Array,
-  ): AccountRead | undefined {
+  ): AccountRead | Uint8Array {
     const a = binOf(address);
     const known = view.get(a);
     if (known !== undefined) return known;
-    const path = walkPath(root, key ?? hashOne(this.keccak, address), (h) => this.cached(h));
-    if (path === undefined) return undefined;
+    const k = key ?? hashOne(this.keccak, address);
+    const path = walkPath(root, k, (h) => this.cached(h));
+    if (path === undefined) return k;
     const read = {
       address,
       account: path.value === undefined ? undefined : decodeAccount(path.value),
@@ -336,34 +340,32 @@ export class RemoteState {
   async readAccounts(at: StateRef, queries: readonly AccountQuery[]): Promise<AccountRead[] | undefined> {
     for (const q of queries) if (q.slots.length > 0) return undefined;
     const root = this.rootBin(at.stateRoot);
-    let reads = this.readAll(root, queries);
-    if (reads === undefined) {
-      const wanted: KeyedQuery[] = [];
-      const view = this.viewAt(root);
-      for (const q of queries) {
-        if (view.has(binOf(q.address))) continue;
-        const key = hashOne(this.keccak, q.address);
-        if (this.readCached(view, root, q.address, key) === undefined) wanted.push({ ...q, key });
-      }
+    const view = this.viewAt(root);
+    const reads: AccountRead[] = [];
+    // What a read lacked, with the key it hashed (fetched with it, and walked again after).
+    let wanted: KeyedQuery[] | undefined;
+    let missed: number[] | undefined;
+    for (let i = 0; i < queries.length; i++) {
+      const q = queries[i]!;
+      const r = this.readCached(view, root, q.address);
+      if (r instanceof Uint8Array) {
+        (wanted ??= []).push({ address: q.address, slots: q.slots, code: q.code, key: r });
+        (missed ??= []).push(i);
+      } else reads.push(r);
+    }
+    if (wanted !== undefined) {
       await this.fetch(at, wanted);
-      reads = this.readAll(root, queries);
-      if (reads === undefined) return undefined;
+      // The answer's check kept what it proved in the view; else the walk is made again.
+      for (let j = 0; j < wanted.length; j++) {
+        const w = wanted[j]!;
+        const r = this.readCached(view, root, w.address, w.key);
+        if (r instanceof Uint8Array) return undefined;
+        reads.splice(missed![j]!, 0, r);
+      }
     }
     for (let i = 0; i < queries.length; i++) {
       const a = reads[i]!.account;
       if (queries[i]!.code && a !== undefined && !bytesEqual(a.codeHash, EMPTY_CODE_HASH)) return undefined;
-    }
-    return reads;
-  }
-
-  /** Every query's account read from cached nodes at `root`, or undefined if one lacks a node. */
-  private readAll(root: string, queries: readonly AccountQuery[]): AccountRead[] | undefined {
-    const view = this.viewAt(root);
-    const reads: AccountRead[] = [];
-    for (const q of queries) {
-      const r = this.readCached(view, root, q.address);
-      if (r === undefined) return undefined;
-      reads.push(r);
     }
     return reads;
   }
