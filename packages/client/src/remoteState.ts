@@ -177,7 +177,14 @@ interface PendingBatch {
   /** A shard of the batch's route (its queries may be in any shard of the route). */
   readonly shard: number;
   readonly queries: KeyedQuery[];
-  readonly waiters: { resolve: () => void; reject: (e: unknown) => void }[];
+  readonly waiters: Waiter[];
+}
+
+/** A fetch call waiting for the batches it joined: resolved when the last of them (`left`) is answered, rejected at the first failure. */
+interface Waiter {
+  left: number;
+  readonly resolve: () => void;
+  readonly reject: (e: unknown) => void;
 }
 
 export class RemoteState {
@@ -207,6 +214,8 @@ export class RemoteState {
   /** The block of the last batch key made, and its hex (see batchKey). */
   private keyBlock: Uint8Array | undefined;
   private keyBlockHex = '';
+  /** Batch keys at keyBlock, by route. */
+  private readonly routeKeys = new Map<string, string>();
 
   constructor(
     readonly storage: ShardedStorage,
@@ -374,52 +383,62 @@ export class RemoteState {
    * Fetches and verifies what `queries` name at `at`: one BatchGet per route (the shards one
    * set of nodes holds), all in parallel. Afterwards every queried account, slot and code resolves from the cache.
    */
-  async fetch(at: StateRef, queries: readonly KeyedQuery[]): Promise<void> {
-    // Grouped by route (what one BatchGet can ask), not by shard: one batch joined per route.
-    const byRoute = new Map<string, { shard: number; qs: KeyedQuery[] }>();
-    for (const query of queries) {
-      const key = keyOf(this.keccak, query);
-      const shard = this.storage.shardOfKey(key);
-      const q = query.key === undefined ? { ...query, key } : query;
-      const route = this.storage.routeOf(shard);
-      const g = byRoute.get(route);
-      if (g === undefined) byRoute.set(route, { shard, qs: [q] });
-      else g.qs.push(q);
-    }
-    await Promise.all([...byRoute].map(([route, g]) => this.enqueue(at, route, g.shard, g.qs)));
+  fetch(at: StateRef, queries: readonly KeyedQuery[]): Promise<void> {
+    if (queries.length === 0) return Promise.resolve();
+    // Grouped by route (what one BatchGet can ask), not by shard: one batch joined per route,
+    // and one waiter for the call however many batches it joined (no promise per batch).
+    return new Promise((resolve, reject) => {
+      const w: Waiter = { left: 0, resolve, reject };
+      for (const query of queries) {
+        const key = keyOf(this.keccak, query);
+        const shard = this.storage.shardOfKey(key);
+        const batch = this.batchFor(at, this.storage.routeOf(shard), shard);
+        batch.queries.push(query.key === undefined ? { ...query, key } : query);
+        // A call's queries are pushed in one go: a batch it joined has it as its last waiter.
+        if (batch.waiters[batch.waiters.length - 1] !== w) {
+          batch.waiters.push(w);
+          w.left++;
+        }
+      }
+    });
   }
 
-  /** The batch key of reads at `at` on `route` (the block's hex kept for the next read at it). */
+  /** The batch key of reads at `at` on `route` (the block's keys kept for the next read at it). */
   private batchKey(at: StateRef, route: string): string {
     if (at.blockHash !== this.keyBlock) {
       this.keyBlock = at.blockHash;
       this.keyBlockHex = toHex(at.blockHash);
+      this.routeKeys.clear();
     }
-    return `${this.keyBlockHex}/${route}`;
+    let k = this.routeKeys.get(route);
+    if (k === undefined) {
+      k = `${this.keyBlockHex}/${route}`;
+      this.routeKeys.set(route, k);
+    }
+    return k;
   }
 
   /**
-   * Joins the queries to the batch going to `shard`'s nodes at `at` once the batching window
-   * ends: every pre-execution running meanwhile shares one BatchGet per route (the shards the
+   * The batch going to `shard`'s nodes at `at` once the batching window ends, made if there is
+   * none: every pre-execution running meanwhile shares one BatchGet per route (the shards the
    * same nodes hold) instead of one each.
    */
-  private enqueue(at: StateRef, route: string, shard: number, qs: readonly KeyedQuery[]): Promise<void> {
+  private batchFor(at: StateRef, route: string, shard: number): PendingBatch {
     const k = this.batchKey(at, route);
     let batch = this.batches.get(k);
     if (batch === undefined) {
-      batch = { at, shard, queries: [], waiters: [] };
-      this.batches.set(k, batch);
+      const b: PendingBatch = { at, shard, queries: [], waiters: [] };
+      this.batches.set(k, b);
       const go = () => {
         this.batches.delete(k);
-        void this.send(batch!);
+        void this.send(b);
       };
       const windowMs = this.opts.batchWindowMs ?? DEFAULT_READ_BATCH_WINDOW_MS;
       if (windowMs > 0) setTimeout(go, windowMs);
       else setImmediate(go);
+      batch = b;
     }
-    for (const q of qs) batch.queries.push(q);
-    const b = batch;
-    return new Promise((resolve, reject) => b.waiters.push({ resolve, reject }));
+    return batch;
   }
 
   /** One BatchGet per MAX_BATCH queries (an account's queries merged), its waiters told how it went. */
@@ -476,7 +495,7 @@ export class RemoteState {
         );
         this.remember(batch.at, res, verified!);
       }
-      for (const w of batch.waiters) w.resolve();
+      for (const w of batch.waiters) if (--w.left === 0) w.resolve();
     } catch (e) {
       for (const w of batch.waiters) w.reject(e);
     }
