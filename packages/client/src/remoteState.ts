@@ -34,6 +34,7 @@ import {
 import { ExecutionErrorCode, isExecutionError } from '@monsoon/execution';
 import { keccak as defaultKeccak, type Keccak } from '@monsoon/keccak';
 import { type AccountQuery, atHash, type BatchGetResponse } from '@monsoon/protocol';
+import { binKey } from './binKey.js';
 import { ClientError, ClientErrorCode } from './clientError.js';
 import type { ShardedStorage, StorageReplica } from './shardedStorage.js';
 import type { OneSidedAnswer, OneSidedReads } from './storageTransport.js';
@@ -305,7 +306,7 @@ export class RemoteState {
     address: Uint8Array,
     key?: Uint8Array,
   ): AccountRead | Uint8Array {
-    const a = binOf(address);
+    const a = binKey(address);
     const known = view.get(a);
     if (known !== undefined) return known;
     const k = key ?? hashOne(this.keccak, address);
@@ -324,7 +325,7 @@ export class RemoteState {
   private rootBin(root: Uint8Array): string {
     if (root !== this.lastRoot) {
       this.lastRoot = root;
-      this.lastRootBin = binOf(root);
+      this.lastRootBin = binKey(root);
     }
     return this.lastRootBin;
   }
@@ -358,8 +359,10 @@ export class RemoteState {
       const q = queries[i]!;
       const r = this.readCached(view, root, q.address);
       if (r instanceof Uint8Array) {
-        (wanted ??= []).push({ address: q.address, slots: q.slots, code: q.code, key: r });
-        (missed ??= []).push(i);
+        wanted ??= [];
+        missed ??= [];
+        wanted.push({ address: q.address, slots: q.slots, code: q.code, key: r });
+        missed.push(i);
       } else reads.push(r);
     }
     if (wanted !== undefined) {
@@ -454,7 +457,7 @@ export class RemoteState {
       }
     >();
     for (const q of batch.queries) {
-      const k = binOf(q.address);
+      const k = binKey(q.address);
       let m = merged.get(k);
       if (m === undefined) {
         m = { address: q.address, key: q.key, slots: undefined, code: false };
@@ -462,7 +465,7 @@ export class RemoteState {
       }
       if (q.slots.length > 0) {
         m.slots ??= new Map();
-        for (const slot of q.slots) m.slots.set(binOf(slot), slot);
+        for (const slot of q.slots) m.slots.set(binKey(slot), slot);
       }
       m.code ||= q.code;
     }
@@ -544,15 +547,17 @@ export class RemoteState {
       } catch (e) {
         if (!isDsmError(e)) throw e;
       }
-      if (walked === undefined)
-        return refuse(`the proof of ${where()} does not reach it from state root ${toHex(at.stateRoot)}`);
+      if (walked === undefined) {
+        refuse(`the proof of ${where()} does not reach it from state root ${toHex(at.stateRoot)}`);
+        return;
+      }
       const provenRlp = walked.value;
       if (!sameBytes(provenRlp, r.accountRlp))
         refuse(`claims a value for ${where()} that its proof does not give`);
       if (q.slots.length === 0 && !q.code && view === undefined) return;
       const proven = provenRlp === undefined ? undefined : decodeAccount(provenRlp);
       if (view !== undefined && q.slots.length === 0) {
-        const a = binOf(q.address);
+        const a = binKey(q.address);
         if (!view.has(a)) view.set(a, { address: q.address, account: proven, path: walked });
       }
       if (q.slots.length === 0 && !q.code) return;
@@ -750,13 +755,6 @@ function resolvable(f: () => unknown): boolean {
   } finally {
     Error.stackTraceLimit = limit;
   }
-}
-
-const latin1Slice = Buffer.prototype.latin1Slice as (this: Uint8Array, start: number, end: number) => string;
-
-/** The binary string (one char per byte) of `b`, in one allocation (byteKey builds a short one char by char). */
-function binOf(b: Uint8Array): string {
-  return latin1Slice.call(b, 0, b.length);
 }
 
 function sameBytes(a: Uint8Array | undefined, b: Uint8Array | undefined): boolean {
