@@ -97,9 +97,11 @@ export class NodeBag {
   }
 
   private put(hash: Bin, node: Uint8Array): void {
-    if (this.nodes.has(hash)) return;
+    // One lookup, not has-then-set: a node already held is replaced by the same bytes (the hash
+    // names them), so only the count of bytes must see whether it was new.
+    const n = this.nodes.size;
     this.nodes.set(hash, node);
-    this.bytes += node.length;
+    if (this.nodes.size !== n) this.bytes += node.length;
   }
 
   /** The node with this 32-byte hash, if the bag has it. */
