@@ -7,25 +7,13 @@
 import { describe, expect, it } from '@jest/globals';
 import { byteKey, DsmTree, walkPath } from '@monsoon/dsm-tree';
 import { Prng } from '@monsoon/test-utils';
-import { key32, value } from './helpers/keys.js';
-import { hex, type Model, unhex } from './helpers/reference.js';
+import { key32 } from './helpers/keys.js';
+import { randomTrie } from './helpers/randomTrie.js';
+import { hex, unhex } from './helpers/reference.js';
 
 function build(seed: number, n: number, maxValue: number) {
   const r = new Prng(seed);
-  const model: Model = new Map();
-  while (model.size < n) {
-    const ks = [...model.keys()];
-    // Some keys next to an earlier one: long shared paths, extensions, small leaves embedded deep in their parents.
-    model.set(
-      hex(key32(r, ks.length > 0 && r.int(3) === 0 ? unhex(r.pick(ks)) : undefined)),
-      value(r, 1, maxValue),
-    );
-  }
-  const tree = new DsmTree();
-  for (const [k, v] of model) tree.put(unhex(k), v);
-  const nodes = new Map<string, Uint8Array>();
-  tree.forEachNode((h, enc) => nodes.set(h, Buffer.from(enc, 'latin1')));
-  return { r, model, root: tree.root(), nodes };
+  return { r, ...randomTrie(r, n, maxValue) };
 }
 
 /** The value a fresh tree over `nodes` reads for `key`, and the hashes it asked for, in order. */
