@@ -17,6 +17,7 @@ import {
   headerHash,
 } from '@monsoon/protocol';
 import { bytesToBigint, detachAll, windowLength } from '@monsoon/util';
+import { binKey } from './binKey.js';
 import { ClientError, ClientErrorCode } from './clientError.js';
 
 export interface ClientBlock {
@@ -216,11 +217,11 @@ export class ChainView {
   }
 
   block(hash: Uint8Array): ClientBlock | undefined {
-    return this.byHash.get(toHex(hash));
+    return this.byHash.get(binKey(hash));
   }
 
   transaction(hash: Uint8Array): TxLocation | undefined {
-    return this.txs.get(toHex(hash));
+    return this.txs.get(binKey(hash));
   }
 
   /**
@@ -232,7 +233,7 @@ export class ChainView {
     const here = this.transaction(hash);
     if (here !== undefined) return Promise.resolve(here);
     signal?.throwIfAborted();
-    const k = toHex(hash);
+    const k = binKey(hash);
     return new Promise((resolve, reject) => {
       const done = (l: TxLocation) => {
         signal?.removeEventListener('abort', abort);
@@ -294,8 +295,8 @@ export class ChainView {
         );
       }
       for (const gone of this.canonical.splice(at)) {
-        this.byHash.delete(toHex(gone.hash));
-        for (const h of gone.txHashes) this.txs.delete(toHex(h));
+        this.byHash.delete(binKey(gone.hash));
+        for (const h of gone.txHashes) this.txs.delete(binKey(h));
       }
     }
     this.canonical.push(b);
@@ -306,9 +307,9 @@ export class ChainView {
 
   /** `b` and its transactions by hash; waiters for them answered. */
   private index(b: ClientBlock): void {
-    this.byHash.set(toHex(b.hash), b);
+    this.byHash.set(binKey(b.hash), b);
     b.txHashes.forEach((h, index) => {
-      const k = toHex(h);
+      const k = binKey(h);
       const loc = { block: b, index };
       this.txs.set(k, loc);
       const w = this.waiters.get(k);
@@ -383,8 +384,8 @@ export class ChainView {
         this.genesis = gone;
         continue;
       }
-      this.byHash.delete(toHex(gone.hash));
-      for (const h of gone.txHashes) this.txs.delete(toHex(h));
+      this.byHash.delete(binKey(gone.hash));
+      for (const h of gone.txHashes) this.txs.delete(binKey(h));
     }
   }
 

@@ -56,12 +56,15 @@ export {
   stateAt,
 } from './readBackend.js';
 export {
+  type AccountRead,
   type FetchCounters,
+  PathWitness,
   type ReadTree,
   RemoteState,
   type RemoteStateOptions,
   type StateRef,
   type WithStateOptions,
+  type Witness,
 } from './remoteState.js';
 export * from './rpc/index.js';
 export { ShardedStorage, type ShardedStorageOptions, type StorageReplica } from './shardedStorage.js';

@@ -16,6 +16,7 @@
 import { toHex } from '@monsoon/dsm-tree';
 import { type Logger, silentLogger } from '@monsoon/edge';
 import type { SignedTx } from '@monsoon/execution';
+import { binKey } from './binKey.js';
 import type { ChainView, ClientBlock } from './chain.js';
 import type { ChainFollower } from './chainFollower.js';
 import { ClientError, ClientErrorCode } from './clientError.js';
@@ -173,7 +174,7 @@ export class PoolSubmitter {
       await submitter.send(tx.signed, tx.sender, tx.raw, tx.readAt, readTree);
     } catch (err) {
       // Its nonce is free again: what the sender queued above it now waits behind a gap.
-      for (const q of pool.failed(tx.hash)) this.waiters.get(toHex(q.tx.hash))?.markQueued();
+      for (const q of pool.failed(tx.hash)) this.waiters.get(binKey(q.tx.hash))?.markQueued();
       this.opts.logger.debug?.('pooled transaction refused', {
         hash: toHex(tx.hash),
         error: (err as Error).message,
@@ -240,7 +241,7 @@ export class PoolSubmitter {
   }
 
   private settle(hash: Uint8Array, err?: unknown): void {
-    const k = toHex(hash);
+    const k = binKey(hash);
     const w = this.waiters.get(k);
     if (w === undefined) return;
     this.waiters.delete(k);
@@ -262,7 +263,7 @@ export class PoolSubmitter {
       markQueued = res;
     });
     const w = { accepted, queued, resolve, reject, markQueued };
-    this.waiters.set(toHex(hash), w);
+    this.waiters.set(binKey(hash), w);
     return w;
   }
 }

@@ -159,13 +159,17 @@ export class ReadBackend {
     address: Uint8Array,
     at: StateRef,
     alsoFetch: readonly AccountQuery[] = [],
-  ): Promise<{ account: Account | undefined; read: ReadTree }> {
+  ): Promise<{ account: Account | undefined; read: ReadTree | undefined }> {
     // The account is asked for once: a query of it among `alsoFetch` (the sender in a
     // pre-execution's first reads) proves it too, and a second probe of the same path was a
     // second miss thrown and caught at every admission.
     const first = alsoFetch.some((q) => bytesEqual(q.address, address))
       ? alsoFetch
       : [{ address, slots: [], code: false }, ...alsoFetch];
+    // Accounts alone (a plain transfer's reads): walked over cached paths, no tree.
+    const reads = await this.modules.remote.readAccounts(at, first);
+    if (reads !== undefined)
+      return { account: reads.find((r) => bytesEqual(r.address, address))!.account, read: undefined };
     const { value, read } = await this.modules.remote.withState(at, first, (t) => t.getAccount(address));
     return { account: value, read };
   }

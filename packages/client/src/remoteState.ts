@@ -14,6 +14,7 @@
  * nodes a minute under the soak's load, ~1 KiB each).
  */
 import {
+  type Account,
   byteKey,
   bytesEqual,
   DsmError,
@@ -27,10 +28,13 @@ import {
   type SharedNodes,
   StateTree,
   toHex,
+  type WalkedPath,
+  walkPath,
 } from '@monsoon/dsm-tree';
 import { ExecutionErrorCode, isExecutionError } from '@monsoon/execution';
 import { keccak as defaultKeccak, type Keccak } from '@monsoon/keccak';
 import { type AccountQuery, atHash, type BatchGetResponse } from '@monsoon/protocol';
+import { binKey } from './binKey.js';
 import { ClientError, ClientErrorCode } from './clientError.js';
 import type { ShardedStorage, StorageReplica } from './shardedStorage.js';
 import type { OneSidedAnswer, OneSidedReads } from './storageTransport.js';
@@ -51,6 +55,62 @@ export interface ReadTree {
   readonly tree: StateTree;
   readonly served: NodeBag;
 }
+
+/** An account read from cached nodes at a state root (see RemoteState.readAccounts). */
+export interface AccountRead {
+  readonly address: Uint8Array;
+  readonly account: Account | undefined;
+  /** The nodes the read was handed, root first: its witness. */
+  readonly path: WalkedPath;
+}
+
+/**
+ * The witness of accounts read by walking cached paths (RemoteState.readAccounts): the union of
+ * their paths' nodes, which is what a tree reading the same accounts would have been handed.
+ * Kept as the paths themselves: no bag per transaction.
+ */
+export class PathWitness {
+  constructor(readonly reads: readonly AccountRead[]) {}
+
+  /** The nodes, each once. */
+  values(): Uint8Array[] {
+    const seen = new Map<string, Uint8Array>();
+    for (const r of this.reads) r.path.hashes.forEach((h, i) => void seen.set(h, r.path.nodes[i]!));
+    return [...seen.values()];
+  }
+
+  /** Bytes of the nodes, each once (what NodeBag.byteSize says of a bag of them). */
+  get byteSize(): number {
+    let bytes = 0;
+    this.forEachOnce((_, n) => {
+      bytes += n.length;
+    });
+    return bytes;
+  }
+
+  /**
+   * Each node once. Paths from one root share their upper nodes: a node is skipped where an
+   * earlier path holds the same hash at the same depth (paths that part never meet again).
+   */
+  forEachOnce(f: (hash: string, node: Uint8Array) => void): void {
+    const rs = this.reads;
+    for (let k = 0; k < rs.length; k++) {
+      const { hashes, nodes } = rs[k]!.path;
+      for (let i = 0; i < hashes.length; i++) {
+        const h = hashes[i]!;
+        let dup = false;
+        for (let m = 0; m < k && !dup; m++) dup = rs[m]!.path.hashes[i] === h;
+        if (!dup) f(h, nodes[i]!);
+      }
+    }
+  }
+}
+
+/** What a run used, to be bagged for a miner: a tree's served nodes, or the paths of accounts read. */
+export type Witness = NodeBag | PathWitness;
+
+/** State roots whose account reads are kept (the state head and the few before it that reads still name). */
+const MAX_READ_VIEWS = 6;
 
 export interface WithStateOptions {
   /** Fetch rounds at most (default 8). */
@@ -118,7 +178,14 @@ interface PendingBatch {
   /** A shard of the batch's route (its queries may be in any shard of the route). */
   readonly shard: number;
   readonly queries: KeyedQuery[];
-  readonly waiters: { resolve: () => void; reject: (e: unknown) => void }[];
+  readonly waiters: Waiter[];
+}
+
+/** A fetch call waiting for the batches it joined: resolved when the last of them (`left`) is answered, rejected at the first failure. */
+interface Waiter {
+  left: number;
+  readonly resolve: () => void;
+  readonly reject: (e: unknown) => void;
 }
 
 export class RemoteState {
@@ -135,10 +202,21 @@ export class RemoteState {
    * every pre-execution at the same root decoded the same upper nodes each again.
    */
   private readonly decoded = new SharedDecoded();
+  /**
+   * Accounts read by walking cached paths, per state root (binary string), by address: one
+   * verified read per account and root, shared by every transaction reading it (the coinbase,
+   * a sender at its admission and again at its pre-execution).
+   */
+  private readonly views = new Map<string, Map<string, AccountRead>>();
+  /** The state root rootBin saw last, and its binary string. */
+  private lastRoot: Uint8Array | undefined;
+  private lastRootBin = '';
   readonly counters: FetchCounters = { calls: 0, bytes: 0, refused: 0, oneSided: 0 };
   /** The block of the last batch key made, and its hex (see batchKey). */
   private keyBlock: Uint8Array | undefined;
   private keyBlockHex = '';
+  /** Batch keys at keyBlock, by route. */
+  private readonly routeKeys = new Map<string, string>();
 
   constructor(
     readonly storage: ShardedStorage,
@@ -197,7 +275,7 @@ export class RemoteState {
   }
 
   /** The nodes of `served` a miner needs (those above the compaction level left out), without hashing any. */
-  bagOf(served: NodeBag): NodeBag {
+  bagOf(served: Witness): NodeBag {
     const bag = new NodeBag({ hash: this.keccak });
     this.addToBag(bag, served);
     return bag;
@@ -207,84 +285,198 @@ export class RemoteState {
    * Adds to `bag` the nodes of `served` a miner needs (as bagOf picks them), with no bag in
    * between; returns their bytes (what the transaction alone would have shipped).
    */
-  addToBag(bag: NodeBag, served: NodeBag): number {
-    return bag.mergeWhere(served, (h) => !this.isTop(h));
+  addToBag(bag: NodeBag, served: Witness): number {
+    if (served instanceof NodeBag) return bag.mergeWhere(served, (h) => !this.isTop(h));
+    let bytes = 0;
+    served.forEachOnce((h, n) => {
+      if (this.isTop(h)) return;
+      bytes += n.length;
+      bag.addHeld(h, n);
+    });
+    return bytes;
+  }
+
+  /**
+   * The account at `address` under the root `root` (binary string) from cached nodes, kept in
+   * `view`; where a node is not cached, the account's hashed key (`key`, or hashed here).
+   */
+  private readCached(
+    view: Map<string, AccountRead>,
+    root: string,
+    address: Uint8Array,
+    key?: Uint8Array,
+  ): AccountRead | Uint8Array {
+    const a = binKey(address);
+    const known = view.get(a);
+    if (known !== undefined) return known;
+    const k = key ?? hashOne(this.keccak, address);
+    const path = walkPath(root, k, (h) => this.cached(h));
+    if (path === undefined) return k;
+    const read = {
+      address,
+      account: path.value === undefined ? undefined : decodeAccount(path.value),
+      path,
+    };
+    view.set(a, read);
+    return read;
+  }
+
+  /** A state root as a binary string, the last one's kept (reads at one state come in runs, each naming the block's same root). */
+  private rootBin(root: Uint8Array): string {
+    if (root !== this.lastRoot) {
+      this.lastRoot = root;
+      this.lastRootBin = binKey(root);
+    }
+    return this.lastRootBin;
+  }
+
+  /** The reads remembered at `stateRoot` (a new view, the oldest dropped past MAX_READ_VIEWS). */
+  private viewAt(root: string): Map<string, AccountRead> {
+    let view = this.views.get(root);
+    if (view === undefined) {
+      view = new Map();
+      this.views.set(root, view);
+      if (this.views.size > MAX_READ_VIEWS) this.views.delete(this.views.keys().next().value!);
+    }
+    return view;
+  }
+
+  /**
+   * The accounts `queries` name at `at`, each read by walking cached nodes from the state root
+   * (no tree), what is not cached fetched first in one round. Undefined where a tree is needed
+   * instead (withState): a query of slots, or of the code of an account that has code, or a
+   * read still missing a node after its fetch (withState then says why).
+   */
+  async readAccounts(at: StateRef, queries: readonly AccountQuery[]): Promise<AccountRead[] | undefined> {
+    for (const q of queries) if (q.slots.length > 0) return undefined;
+    const root = this.rootBin(at.stateRoot);
+    const view = this.viewAt(root);
+    const reads: AccountRead[] = [];
+    // What a read lacked, with the key it hashed (fetched with it, and walked again after).
+    let wanted: KeyedQuery[] | undefined;
+    let missed: number[] | undefined;
+    for (let i = 0; i < queries.length; i++) {
+      const q = queries[i]!;
+      const r = this.readCached(view, root, q.address);
+      if (r instanceof Uint8Array) {
+        wanted ??= [];
+        missed ??= [];
+        wanted.push({ address: q.address, slots: q.slots, code: q.code, key: r });
+        missed.push(i);
+      } else reads.push(r);
+    }
+    if (wanted !== undefined) {
+      await this.fetch(at, wanted);
+      // The answer's check kept what it proved in the view; else the walk is made again.
+      for (let j = 0; j < wanted.length; j++) {
+        const w = wanted[j]!;
+        const r = this.readCached(view, root, w.address, w.key);
+        if (r instanceof Uint8Array) return undefined;
+        reads.splice(missed![j]!, 0, r);
+      }
+    }
+    for (let i = 0; i < queries.length; i++) {
+      const a = reads[i]!.account;
+      if (queries[i]!.code && a !== undefined && !bytesEqual(a.codeHash, EMPTY_CODE_HASH)) return undefined;
+    }
+    return reads;
   }
 
   /**
    * Fetches and verifies what `queries` name at `at`: one BatchGet per route (the shards one
    * set of nodes holds), all in parallel. Afterwards every queried account, slot and code resolves from the cache.
    */
-  async fetch(at: StateRef, queries: readonly KeyedQuery[]): Promise<void> {
-    // Grouped by route (what one BatchGet can ask), not by shard: one batch joined per route.
-    const byRoute = new Map<string, { shard: number; qs: KeyedQuery[] }>();
-    for (const query of queries) {
-      const key = keyOf(this.keccak, query);
-      const shard = this.storage.shardOfKey(key);
-      const q = query.key === undefined ? { ...query, key } : query;
-      const route = this.storage.routeOf(shard);
-      const g = byRoute.get(route);
-      if (g === undefined) byRoute.set(route, { shard, qs: [q] });
-      else g.qs.push(q);
-    }
-    await Promise.all([...byRoute].map(([route, g]) => this.enqueue(at, route, g.shard, g.qs)));
+  fetch(at: StateRef, queries: readonly KeyedQuery[]): Promise<void> {
+    if (queries.length === 0) return Promise.resolve();
+    // Grouped by route (what one BatchGet can ask), not by shard: one batch joined per route,
+    // and one waiter for the call however many batches it joined (no promise per batch).
+    return new Promise((resolve, reject) => {
+      const w: Waiter = { left: 0, resolve, reject };
+      for (const query of queries) {
+        const key = keyOf(this.keccak, query);
+        const shard = this.storage.shardOfKey(key);
+        const batch = this.batchFor(at, this.storage.routeOf(shard), shard);
+        batch.queries.push(query.key === undefined ? { ...query, key } : query);
+        // A call's queries are pushed in one go: a batch it joined has it as its last waiter.
+        if (batch.waiters[batch.waiters.length - 1] !== w) {
+          batch.waiters.push(w);
+          w.left++;
+        }
+      }
+    });
   }
 
-  /** The batch key of reads at `at` on `route` (the block's hex kept for the next read at it). */
+  /** The batch key of reads at `at` on `route` (the block's keys kept for the next read at it). */
   private batchKey(at: StateRef, route: string): string {
     if (at.blockHash !== this.keyBlock) {
       this.keyBlock = at.blockHash;
       this.keyBlockHex = toHex(at.blockHash);
+      this.routeKeys.clear();
     }
-    return `${this.keyBlockHex}/${route}`;
+    let k = this.routeKeys.get(route);
+    if (k === undefined) {
+      k = `${this.keyBlockHex}/${route}`;
+      this.routeKeys.set(route, k);
+    }
+    return k;
   }
 
   /**
-   * Joins the queries to the batch going to `shard`'s nodes at `at` once the batching window
-   * ends: every pre-execution running meanwhile shares one BatchGet per route (the shards the
+   * The batch going to `shard`'s nodes at `at` once the batching window ends, made if there is
+   * none: every pre-execution running meanwhile shares one BatchGet per route (the shards the
    * same nodes hold) instead of one each.
    */
-  private enqueue(at: StateRef, route: string, shard: number, qs: readonly KeyedQuery[]): Promise<void> {
+  private batchFor(at: StateRef, route: string, shard: number): PendingBatch {
     const k = this.batchKey(at, route);
     let batch = this.batches.get(k);
     if (batch === undefined) {
-      batch = { at, shard, queries: [], waiters: [] };
-      this.batches.set(k, batch);
+      const b: PendingBatch = { at, shard, queries: [], waiters: [] };
+      this.batches.set(k, b);
       const go = () => {
         this.batches.delete(k);
-        void this.send(batch!);
+        void this.send(b);
       };
       const windowMs = this.opts.batchWindowMs ?? DEFAULT_READ_BATCH_WINDOW_MS;
       if (windowMs > 0) setTimeout(go, windowMs);
       else setImmediate(go);
+      batch = b;
     }
-    for (const q of qs) batch.queries.push(q);
-    const b = batch;
-    return new Promise((resolve, reject) => b.waiters.push({ resolve, reject }));
+    return batch;
   }
 
   /** One BatchGet per MAX_BATCH queries (an account's queries merged), its waiters told how it went. */
   private async send(batch: PendingBatch): Promise<void> {
+    // An account's queries merged (most ask for the account alone: no map of slots for them).
     const merged = new Map<
       string,
-      { address: Uint8Array; key: Uint8Array | undefined; slots: Map<string, Uint8Array>; code: boolean }
+      {
+        address: Uint8Array;
+        key: Uint8Array | undefined;
+        slots: Map<string, Uint8Array> | undefined;
+        code: boolean;
+      }
     >();
     for (const q of batch.queries) {
-      const k = toHex(q.address);
+      const k = binKey(q.address);
       let m = merged.get(k);
       if (m === undefined) {
-        m = { address: q.address, key: q.key, slots: new Map(), code: false };
+        m = { address: q.address, key: q.key, slots: undefined, code: false };
         merged.set(k, m);
       }
-      for (const slot of q.slots) m.slots.set(toHex(slot), slot);
+      if (q.slots.length > 0) {
+        m.slots ??= new Map();
+        for (const slot of q.slots) m.slots.set(binKey(slot), slot);
+      }
       m.code ||= q.code;
     }
-    const all: KeyedQuery[] = [...merged.values()].map((m) => ({
-      address: m.address,
-      slots: [...m.slots.values()],
-      code: m.code,
-      ...(m.key === undefined ? {} : { key: m.key }),
-    }));
+    const all: KeyedQuery[] = [];
+    for (const m of merged.values())
+      all.push({
+        address: m.address,
+        slots: m.slots === undefined ? [] : [...m.slots.values()],
+        code: m.code,
+        ...(m.key === undefined ? {} : { key: m.key }),
+      });
     try {
       for (let i = 0; i < all.length; i += MAX_BATCH) {
         const qs = all.slice(i, i + MAX_BATCH);
@@ -306,7 +498,7 @@ export class RemoteState {
         );
         this.remember(batch.at, res, verified!);
       }
-      for (const w of batch.waiters) w.resolve();
+      for (const w of batch.waiters) if (--w.left === 0) w.resolve();
     } catch (e) {
       for (const w of batch.waiters) w.reject(e);
     }
@@ -333,11 +525,13 @@ export class RemoteState {
     if (res.results.length !== qs.length) refuse(`${res.results.length} results for ${qs.length} queries`);
     const bag = new NodeBag({ hash: this.keccak });
     bag.addNodes(res.bag);
-    // Both bags keep nodes under the hashes they computed: the tree uses them unhashed.
-    const tree = StateTree.fromRootHash(at.stateRoot, {
-      hash: this.keccak,
-      source: { getBin: (h) => bag.getBin(h) ?? this.cached(h), decoded: this.decoded },
-    });
+    // Both bags keep nodes under the hashes they computed: walks and trees use them unhashed.
+    const getBin = (h: string) => bag.getBin(h) ?? this.cached(h);
+    const root = this.rootBin(at.stateRoot);
+    // Reads at this root kept for transactions (readAccounts): a proven account goes there.
+    const view = this.views.get(root);
+    // A tree only where slots are checked: an account is proven by walking its path.
+    let slotTree: StateTree | undefined;
     qs.forEach((q, i) => {
       const r = res.results[i]!;
       // Named only when an answer is refused: building it for every query cost more than the check.
@@ -346,19 +540,32 @@ export class RemoteState {
         refuse(`result ${i} is for ${toHex(r.address)}, asked ${where()}`);
       // The account's leaf value as the proof gives it, compared as bytes with the claim (a
       // storage node sends the value it holds): decoded only where its slots or code are checked.
-      let provenRlp: Uint8Array | undefined;
       const key = keyOf(this.keccak, q);
+      let walked: WalkedPath | undefined;
       try {
-        provenRlp = tree.accounts.get(key);
+        walked = walkPath(root, key, getBin);
       } catch (e) {
-        if (isDsmError(e, DsmErrorCode.MissingNode) || isDsmError(e, DsmErrorCode.HashMismatch))
-          refuse(`the proof of ${where()} does not reach it from state root ${toHex(at.stateRoot)}`);
-        throw e;
+        if (!isDsmError(e)) throw e;
       }
+      if (walked === undefined) {
+        refuse(`the proof of ${where()} does not reach it from state root ${toHex(at.stateRoot)}`);
+        return;
+      }
+      const provenRlp = walked.value;
       if (!sameBytes(provenRlp, r.accountRlp))
         refuse(`claims a value for ${where()} that its proof does not give`);
-      if (q.slots.length === 0 && !q.code) return;
+      if (q.slots.length === 0 && !q.code && view === undefined) return;
       const proven = provenRlp === undefined ? undefined : decodeAccount(provenRlp);
+      if (view !== undefined && q.slots.length === 0) {
+        const a = binKey(q.address);
+        if (!view.has(a)) view.set(a, { address: q.address, account: proven, path: walked });
+      }
+      if (q.slots.length === 0 && !q.code) return;
+      slotTree ??= StateTree.fromRootHash(at.stateRoot, {
+        hash: this.keccak,
+        source: { getBin, decoded: this.decoded },
+      });
+      const tree = slotTree;
       q.slots.forEach((slot, j) => {
         let value: Uint8Array | undefined;
         try {

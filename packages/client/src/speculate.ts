@@ -19,7 +19,6 @@ import {
   EMPTY_CODE_HASH,
   isDsmError,
   makeAccount,
-  type NodeBag,
   type StateTree,
   toHex,
 } from '@monsoon/dsm-tree';
@@ -38,14 +37,14 @@ import {
   type TxOutcome,
 } from '@monsoon/execution';
 import type { AccountQuery } from '@monsoon/protocol';
-import type { ReadTree, RemoteState, StateRef } from './remoteState.js';
+import { PathWitness, type ReadTree, type RemoteState, type StateRef, type Witness } from './remoteState.js';
 import type { SlotPredictor } from './slotPredictor.js';
 
 export interface Speculation {
   /** What the transaction did on the head's state ('included' also for a revert: it pays gas). */
   readonly outcome: Exclude<TxOutcome, { status: 'missing' }>;
   /** Every node and code blob the run used. */
-  readonly served: NodeBag;
+  readonly served: Witness;
   /** BatchGet rounds it took (0: everything was cached). */
   readonly rounds: number;
 }
@@ -95,6 +94,23 @@ export async function speculate(
   /** Guesses the callee's slots with the first reads, and learns from this run. */
   slots?: SlotPredictor,
 ): Promise<Speculation> {
+  if (plainShaped(tx)) {
+    // What can only be a plain transfer reads three accounts: walked over cached paths (shared
+    // by every transaction at the state), no tree. Anything else goes the tree's way below.
+    const reads = await remote.readAccounts(at, [
+      { address: sender, slots: [], code: false },
+      { address: tx.to!, slots: [], code: false },
+      { address: env.coinbase, slots: [], code: false },
+    ]);
+    if (reads !== undefined) {
+      let account = reads[0]!.account;
+      if (account !== undefined && account.nonce < tx.nonce)
+        account = makeAccount({ ...account, nonce: tx.nonce });
+      const read = (a: Uint8Array) => reads.find((r) => bytesEqual(r.address, a))!.account;
+      const outcome = plainOutcome(read, tx, account, env, rules);
+      if (outcome !== undefined) return { outcome, served: new PathWitness(reads), rounds: 0 };
+    }
+  }
   let runs = 0;
   let calleeSlots: Iterable<string> = [];
   const guess = slots?.predict(tx, sender) ?? [];
@@ -150,16 +166,38 @@ export function plainTransfer(
   env: BlockEnv,
   rules: ChainRules,
 ): Exclude<TxOutcome, { status: 'missing' }> | undefined {
+  return plainOutcome((a) => readAccount(tree, a), tx, account, env, rules);
+}
+
+/** Whether `tx` can only be a plain transfer, by its shape (its recipient's code aside). */
+function plainShaped(tx: SignedTx): boolean {
   const to = tx.to;
-  if (to === undefined || tx.data.length > 0 || tx.type > 2 || tx.accessList.length > 0) return undefined;
-  if (isLowAddress(to)) return undefined;
-  const recipient = readAccount(tree, to);
+  return (
+    to !== undefined &&
+    tx.data.length === 0 &&
+    tx.type <= 2 &&
+    tx.accessList.length === 0 &&
+    !isLowAddress(to)
+  );
+}
+
+/** plainTransfer over accounts read by `read`. */
+function plainOutcome(
+  read: (address: Uint8Array) => Account | undefined,
+  tx: SignedTx,
+  account: Account | undefined,
+  env: BlockEnv,
+  rules: ChainRules,
+): Exclude<TxOutcome, { status: 'missing' }> | undefined {
+  if (!plainShaped(tx)) return undefined;
+  const to = tx.to!;
+  const recipient = read(to);
   if (
     recipient !== undefined &&
     (!bytesEqual(recipient.codeHash, EMPTY_CODE_HASH) || recipient.balance + tx.value > MAX_BALANCE)
   )
     return undefined;
-  const coinbase = readAccount(tree, env.coinbase);
+  const coinbase = read(env.coinbase);
   let fees: TxFees;
   try {
     fees = checkTransaction(tx, account, rules, env.gasLimit);

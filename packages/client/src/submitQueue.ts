@@ -34,7 +34,7 @@ import { ClientError, ClientErrorCode } from './clientError.js';
 import type { MinerPool } from './minerPool.js';
 import { MinerRefused } from './minerRefused.js';
 import { nextEnv, stateAt } from './readBackend.js';
-import type { ReadTree, RemoteState, StateRef } from './remoteState.js';
+import type { ReadTree, RemoteState, StateRef, Witness } from './remoteState.js';
 import { RpcError, RpcErrorCode } from './rpc/rpcError.js';
 import type { SlotPredictor } from './slotPredictor.js';
 import { speculate } from './speculate.js';
@@ -122,7 +122,7 @@ export interface SubmitQueueModules {
 interface Batched {
   readonly raw: Uint8Array;
   readonly at: StateRef;
-  readonly served: NodeBag;
+  readonly served: Witness;
   readonly resolve: (r: TxResult) => void;
   readonly reject: (e: unknown) => void;
 }

@@ -38,3 +38,4 @@ export { orderedRoot } from './orderedRoot.js';
 export { StateTree, type StateTreeOptions } from './stateTree.js';
 export { decodeTree, encodeTree, encodeTreeChunks } from './treeCodec.js';
 export { verifyProof } from './verifyProof.js';
+export { type WalkedPath, walkPath } from './walkPath.js';

@@ -82,15 +82,26 @@ export class NodeBag {
     return bytes;
   }
 
+  /**
+   * Adds a node under the hash another bag holds it by (a binary string): for nodes taken out of
+   * a bag earlier and kept with their hashes (a path a walk read, see walkPath). No hashing; a
+   * node given under a hash it does not have breaks the bag's promise.
+   */
+  addHeld(hash: Bin, node: Uint8Array): void {
+    this.put(hash, node);
+  }
+
   /** Adds every node of another bag. */
   merge(other: NodeBag): void {
     for (const [h, n] of other.nodes) this.put(h, n);
   }
 
   private put(hash: Bin, node: Uint8Array): void {
-    if (this.nodes.has(hash)) return;
+    // One lookup, not has-then-set: a node already held is replaced by the same bytes (the hash
+    // names them), so only the count of bytes must see whether it was new.
+    const n = this.nodes.size;
     this.nodes.set(hash, node);
-    this.bytes += node.length;
+    if (this.nodes.size !== n) this.bytes += node.length;
   }
 
   /** The node with this 32-byte hash, if the bag has it. */

@@ -259,6 +259,20 @@ describe('RemoteState', () => {
       remote.storage.close();
     });
 
+    it(`refuses ${lie} to readAccounts too (paths walked, no tree), and keeps only the honest read`, async () => {
+      const remote = await remoteOver([liar(), honest]);
+      remote.storage.replicas[1]!.failures = 5;
+      const q = [{ address: addrs[9]!, slots: [], code: false }];
+      const reads = await remote.readAccounts(at, q);
+      expect(reads?.[0]?.account?.balance).toBe(1009n);
+      expect(remote.counters.refused).toBe(1);
+      // What is kept for the root is the honest read: asked again, nothing is fetched.
+      const calls = remote.counters.calls;
+      expect((await remote.readAccounts(at, q))?.[0]?.account?.balance).toBe(1009n);
+      expect(remote.counters.calls).toBe(calls);
+      remote.storage.close();
+    });
+
     it(`with only a node giving ${lie}, the read fails with BAD_PROOF naming it`, async () => {
       const remote = await remoteOver([liar()]);
       let caught: unknown;

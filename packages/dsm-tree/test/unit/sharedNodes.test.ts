@@ -8,7 +8,8 @@
 import { describe, expect, it } from '@jest/globals';
 import { DsmTree, type VerifiedNodeSource } from '@monsoon/dsm-tree';
 import { Prng } from '@monsoon/test-utils';
-import { key32, value } from './helpers/keys.js';
+import { value } from './helpers/keys.js';
+import { randomTrie } from './helpers/randomTrie.js';
 import { ethRoot, hex, type Model, refKeccak, unhex } from './helpers/reference.js';
 
 type Shared = Map<string, NonNullable<ReturnType<NonNullable<VerifiedNodeSource['decoded']>['get']>>>;
@@ -30,22 +31,7 @@ function sourceOver(nodes: Map<string, Uint8Array>, decoded?: Shared) {
 }
 
 function build(seed: number, n: number): { model: Model; root: Uint8Array; nodes: Map<string, Uint8Array> } {
-  const r = new Prng(seed);
-  const model: Model = new Map();
-  while (model.size < n) {
-    const ks = [...model.keys()];
-    // Some keys next to an earlier one: small leaves embedded deep in their parents.
-    model.set(
-      hex(key32(r, ks.length > 0 && r.int(3) === 0 ? unhex(r.pick(ks)) : undefined)),
-      value(r, 1, 60),
-    );
-  }
-  const tree = new DsmTree();
-  for (const [k, v] of model) tree.put(unhex(k), v);
-  const root = tree.root();
-  const nodes = new Map<string, Uint8Array>();
-  tree.forEachNode((h, enc) => nodes.set(h, Buffer.from(enc, 'latin1')));
-  return { model, root, nodes };
+  return randomTrie(new Prng(seed), n, 60);
 }
 
 describe('decoded nodes shared between trees', () => {
