@@ -47,6 +47,10 @@ if (res.status !== 0) process.exit(res.status ?? 1);
 // process and copies once. Each generated file that has serializers imports it (src/generated/
 // monsoon/<package>/v1/ is four levels below src/).
 const SERIALIZE = /Buffer\.from\((\w+)\.encode\(value\)\.finish\(\)\)/g;
+// And the deserializers decode from a plain Uint8Array view of the frame grpc-js hands them: every
+// bytes field is then a plain Uint8Array already, where a Buffer's fields were each viewed again
+// by the converters (checks.ts `plain`), a second object per field of every message.
+const DESERIALIZE = /(\w+)\.decode\(value\)/g;
 const WIRE_IMPORT = 'import { BinaryReader, BinaryWriter } from "@bufbuild/protobuf/wire";\n';
 const generated = join(base, 'src', 'generated');
 for (const e of readdirSync(generated, { recursive: true, withFileTypes: true })) {
@@ -62,6 +66,10 @@ for (const e of readdirSync(generated, { recursive: true, withFileTypes: true })
     file,
     text
       .replace(SERIALIZE, 'encodeToBuffer($1, value)')
-      .replace(WIRE_IMPORT, `${WIRE_IMPORT}import { encodeToBuffer } from "../../../../encodeMessage.js";\n`),
+      .replace(DESERIALIZE, '$1.decode(plainView(value))')
+      .replace(
+        WIRE_IMPORT,
+        `${WIRE_IMPORT}import { encodeToBuffer, plainView } from "../../../../encodeMessage.js";\n`,
+      ),
   );
 }

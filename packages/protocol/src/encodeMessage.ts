@@ -41,3 +41,14 @@ export function encodeToBuffer<T>(codec: MessageEncoder<T>, message: T): Buffer 
   const bytes = encodeMessage(codec, message);
   return Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
 }
+
+/**
+ * `bytes` (a Buffer grpc-js hands a deserializer) as a plain Uint8Array over the same memory: the
+ * messages decoded from it then hold plain Uint8Array views (BinaryReader.bytes() takes subarrays
+ * of what it reads), which the converters use as they are instead of viewing each field again.
+ */
+export function plainView(bytes: Uint8Array): Uint8Array {
+  return bytes.constructor === Uint8Array
+    ? bytes
+    : new Uint8Array(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+}

@@ -5,7 +5,7 @@
 
 import { BinaryWriter } from '@bufbuild/protobuf/wire';
 import { describe, expect, it } from '@jest/globals';
-import { storagePb } from '@monsoon/protocol';
+import { StorageServiceDefinition, storagePb } from '@monsoon/protocol';
 import { encodeMessage, encodeToBuffer } from '../../src/encodeMessage.js';
 
 /** A BatchGet answer of `n` accounts with 3n proof nodes; `seed` varies every byte. */
@@ -50,6 +50,22 @@ describe('encodeMessage', () => {
     const kept = encodeToBuffer(storagePb.BatchGetResponse, first);
     for (let seed = 8; seed < 12; seed++) encodeToBuffer(storagePb.BatchGetResponse, answer(50, seed));
     expect(new Uint8Array(kept)).toEqual(fresh(first));
+  });
+
+  it('decodes a frame grpc-js hands over (a Buffer) into plain Uint8Array fields with the same bytes', () => {
+    const m = answer(30, 15);
+    const frame = encodeToBuffer(storagePb.BatchGetResponse, m);
+    // grpc-js hands a deserializer a Buffer view into a larger chunk.
+    const chunk = Buffer.alloc(frame.length + 16);
+    frame.copy(chunk, 8);
+    const back = StorageServiceDefinition.batchGet.responseDeserialize(chunk.subarray(8, 8 + frame.length));
+    const fields = [
+      back.blockHash,
+      ...back.results.flatMap((r) => [r.address, r.accountRlp, ...r.slotValues]),
+      ...back.bag!.nodes,
+    ];
+    expect(fields.every((f) => f.constructor === Uint8Array)).toBe(true);
+    expect(back).toEqual(storagePb.BatchGetResponse.decode(fresh(m)));
   });
 
   it('encodes correctly after a message that threw part-way', () => {

@@ -6,7 +6,7 @@
 
 /* eslint-disable */
 import { BinaryReader, BinaryWriter } from "@bufbuild/protobuf/wire";
-import { encodeToBuffer } from "../../../../encodeMessage.js";
+import { encodeToBuffer, plainView } from "../../../../encodeMessage.js";
 import {
   type CallOptions,
   type ChannelCredentials,
@@ -287,10 +287,10 @@ export const ClientServiceService = {
     responseStream: false as const,
     requestSerialize: (value: SendTransactionsRequest): Buffer =>
       encodeToBuffer(SendTransactionsRequest, value),
-    requestDeserialize: (value: Buffer): SendTransactionsRequest => SendTransactionsRequest.decode(value),
+    requestDeserialize: (value: Buffer): SendTransactionsRequest => SendTransactionsRequest.decode(plainView(value)),
     responseSerialize: (value: SendTransactionsResponse): Buffer =>
       encodeToBuffer(SendTransactionsResponse, value),
-    responseDeserialize: (value: Buffer): SendTransactionsResponse => SendTransactionsResponse.decode(value),
+    responseDeserialize: (value: Buffer): SendTransactionsResponse => SendTransactionsResponse.decode(plainView(value)),
   },
 } as const;
 

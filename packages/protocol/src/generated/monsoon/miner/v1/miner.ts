@@ -6,7 +6,7 @@
 
 /* eslint-disable */
 import { BinaryReader, BinaryWriter } from "@bufbuild/protobuf/wire";
-import { encodeToBuffer } from "../../../../encodeMessage.js";
+import { encodeToBuffer, plainView } from "../../../../encodeMessage.js";
 import {
   type CallOptions,
   type ChannelCredentials,
@@ -919,9 +919,9 @@ export const MinerServiceService = {
     requestStream: false as const,
     responseStream: false as const,
     requestSerialize: (value: SubmitRequest): Buffer => encodeToBuffer(SubmitRequest, value),
-    requestDeserialize: (value: Buffer): SubmitRequest => SubmitRequest.decode(value),
+    requestDeserialize: (value: Buffer): SubmitRequest => SubmitRequest.decode(plainView(value)),
     responseSerialize: (value: SubmitResponse): Buffer => encodeToBuffer(SubmitResponse, value),
-    responseDeserialize: (value: Buffer): SubmitResponse => SubmitResponse.decode(value),
+    responseDeserialize: (value: Buffer): SubmitResponse => SubmitResponse.decode(plainView(value)),
   },
   /** Gossip between miners: blocks with their bags, both ways, for as long as the call lives. */
   peer: {
@@ -929,9 +929,9 @@ export const MinerServiceService = {
     requestStream: true as const,
     responseStream: true as const,
     requestSerialize: (value: PeerMessage): Buffer => encodeToBuffer(PeerMessage, value),
-    requestDeserialize: (value: Buffer): PeerMessage => PeerMessage.decode(value),
+    requestDeserialize: (value: Buffer): PeerMessage => PeerMessage.decode(plainView(value)),
     responseSerialize: (value: PeerMessage): Buffer => encodeToBuffer(PeerMessage, value),
-    responseDeserialize: (value: Buffer): PeerMessage => PeerMessage.decode(value),
+    responseDeserialize: (value: Buffer): PeerMessage => PeerMessage.decode(plainView(value)),
   },
   /** Every new head of the miner's chain, until the caller cancels. */
   subscribeHeads: {
@@ -940,9 +940,9 @@ export const MinerServiceService = {
     responseStream: true as const,
     requestSerialize: (value: SubscribeHeadsRequest): Buffer =>
       encodeToBuffer(SubscribeHeadsRequest, value),
-    requestDeserialize: (value: Buffer): SubscribeHeadsRequest => SubscribeHeadsRequest.decode(value),
+    requestDeserialize: (value: Buffer): SubscribeHeadsRequest => SubscribeHeadsRequest.decode(plainView(value)),
     responseSerialize: (value: Head): Buffer => encodeToBuffer(Head, value),
-    responseDeserialize: (value: Buffer): Head => Head.decode(value),
+    responseDeserialize: (value: Buffer): Head => Head.decode(plainView(value)),
   },
   /**
    * Every block that becomes part of the miner's canonical chain, with its receipts, in order:
@@ -956,9 +956,9 @@ export const MinerServiceService = {
     responseStream: true as const,
     requestSerialize: (value: SubscribeBlocksRequest): Buffer =>
       encodeToBuffer(SubscribeBlocksRequest, value),
-    requestDeserialize: (value: Buffer): SubscribeBlocksRequest => SubscribeBlocksRequest.decode(value),
+    requestDeserialize: (value: Buffer): SubscribeBlocksRequest => SubscribeBlocksRequest.decode(plainView(value)),
     responseSerialize: (value: BlockWithReceipts): Buffer => encodeToBuffer(BlockWithReceipts, value),
-    responseDeserialize: (value: Buffer): BlockWithReceipts => BlockWithReceipts.decode(value),
+    responseDeserialize: (value: Buffer): BlockWithReceipts => BlockWithReceipts.decode(plainView(value)),
   },
   /**
    * The canonical chain's headers from `from_number` through `to_number`, oldest first, in
@@ -971,9 +971,9 @@ export const MinerServiceService = {
     requestStream: false as const,
     responseStream: true as const,
     requestSerialize: (value: GetHeadersRequest): Buffer => encodeToBuffer(GetHeadersRequest, value),
-    requestDeserialize: (value: Buffer): GetHeadersRequest => GetHeadersRequest.decode(value),
+    requestDeserialize: (value: Buffer): GetHeadersRequest => GetHeadersRequest.decode(plainView(value)),
     responseSerialize: (value: HeadersChunk): Buffer => encodeToBuffer(HeadersChunk, value),
-    responseDeserialize: (value: Buffer): HeadersChunk => HeadersChunk.decode(value),
+    responseDeserialize: (value: Buffer): HeadersChunk => HeadersChunk.decode(plainView(value)),
   },
 } as const;
 

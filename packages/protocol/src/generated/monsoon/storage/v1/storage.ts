@@ -6,7 +6,7 @@
 
 /* eslint-disable */
 import { BinaryReader, BinaryWriter } from "@bufbuild/protobuf/wire";
-import { encodeToBuffer } from "../../../../encodeMessage.js";
+import { encodeToBuffer, plainView } from "../../../../encodeMessage.js";
 import {
   type CallOptions,
   type ChannelCredentials,
@@ -2527,9 +2527,9 @@ export const StorageServiceService = {
     requestStream: false as const,
     responseStream: false as const,
     requestSerialize: (value: GetAccountRequest): Buffer => encodeToBuffer(GetAccountRequest, value),
-    requestDeserialize: (value: Buffer): GetAccountRequest => GetAccountRequest.decode(value),
+    requestDeserialize: (value: Buffer): GetAccountRequest => GetAccountRequest.decode(plainView(value)),
     responseSerialize: (value: GetAccountResponse): Buffer => encodeToBuffer(GetAccountResponse, value),
-    responseDeserialize: (value: Buffer): GetAccountResponse => GetAccountResponse.decode(value),
+    responseDeserialize: (value: Buffer): GetAccountResponse => GetAccountResponse.decode(plainView(value)),
   },
   /** A storage slot of an account, with the account's proof and the slot's proof, at a block. */
   getStorage: {
@@ -2537,9 +2537,9 @@ export const StorageServiceService = {
     requestStream: false as const,
     responseStream: false as const,
     requestSerialize: (value: GetStorageRequest): Buffer => encodeToBuffer(GetStorageRequest, value),
-    requestDeserialize: (value: Buffer): GetStorageRequest => GetStorageRequest.decode(value),
+    requestDeserialize: (value: Buffer): GetStorageRequest => GetStorageRequest.decode(plainView(value)),
     responseSerialize: (value: GetStorageResponse): Buffer => encodeToBuffer(GetStorageResponse, value),
-    responseDeserialize: (value: Buffer): GetStorageResponse => GetStorageResponse.decode(value),
+    responseDeserialize: (value: Buffer): GetStorageResponse => GetStorageResponse.decode(plainView(value)),
   },
   /** Contract code by its hash. */
   getCode: {
@@ -2547,9 +2547,9 @@ export const StorageServiceService = {
     requestStream: false as const,
     responseStream: false as const,
     requestSerialize: (value: GetCodeRequest): Buffer => encodeToBuffer(GetCodeRequest, value),
-    requestDeserialize: (value: Buffer): GetCodeRequest => GetCodeRequest.decode(value),
+    requestDeserialize: (value: Buffer): GetCodeRequest => GetCodeRequest.decode(plainView(value)),
     responseSerialize: (value: GetCodeResponse): Buffer => encodeToBuffer(GetCodeResponse, value),
-    responseDeserialize: (value: Buffer): GetCodeResponse => GetCodeResponse.decode(value),
+    responseDeserialize: (value: Buffer): GetCodeResponse => GetCodeResponse.decode(plainView(value)),
   },
   /** Many accounts, slots and codes at one block, with all their proofs in one node bag. */
   batchGet: {
@@ -2557,9 +2557,9 @@ export const StorageServiceService = {
     requestStream: false as const,
     responseStream: false as const,
     requestSerialize: (value: BatchGetRequest): Buffer => encodeToBuffer(BatchGetRequest, value),
-    requestDeserialize: (value: Buffer): BatchGetRequest => BatchGetRequest.decode(value),
+    requestDeserialize: (value: Buffer): BatchGetRequest => BatchGetRequest.decode(plainView(value)),
     responseSerialize: (value: BatchGetResponse): Buffer => encodeToBuffer(BatchGetResponse, value),
-    responseDeserialize: (value: Buffer): BatchGetResponse => BatchGetResponse.decode(value),
+    responseDeserialize: (value: Buffer): BatchGetResponse => BatchGetResponse.decode(plainView(value)),
   },
   /** Trie nodes by hash. */
   getNodes: {
@@ -2567,9 +2567,9 @@ export const StorageServiceService = {
     requestStream: false as const,
     responseStream: false as const,
     requestSerialize: (value: GetNodesRequest): Buffer => encodeToBuffer(GetNodesRequest, value),
-    requestDeserialize: (value: Buffer): GetNodesRequest => GetNodesRequest.decode(value),
+    requestDeserialize: (value: Buffer): GetNodesRequest => GetNodesRequest.decode(plainView(value)),
     responseSerialize: (value: GetNodesResponse): Buffer => encodeToBuffer(GetNodesResponse, value),
-    responseDeserialize: (value: Buffer): GetNodesResponse => GetNodesResponse.decode(value),
+    responseDeserialize: (value: Buffer): GetNodesResponse => GetNodesResponse.decode(plainView(value)),
   },
   /** The per-shard roots (and the state root) at a block. */
   getShardRoots: {
@@ -2577,10 +2577,10 @@ export const StorageServiceService = {
     requestStream: false as const,
     responseStream: false as const,
     requestSerialize: (value: GetShardRootsRequest): Buffer => encodeToBuffer(GetShardRootsRequest, value),
-    requestDeserialize: (value: Buffer): GetShardRootsRequest => GetShardRootsRequest.decode(value),
+    requestDeserialize: (value: Buffer): GetShardRootsRequest => GetShardRootsRequest.decode(plainView(value)),
     responseSerialize: (value: GetShardRootsResponse): Buffer =>
       encodeToBuffer(GetShardRootsResponse, value),
-    responseDeserialize: (value: Buffer): GetShardRootsResponse => GetShardRootsResponse.decode(value),
+    responseDeserialize: (value: Buffer): GetShardRootsResponse => GetShardRootsResponse.decode(plainView(value)),
   },
   /** Every new head, as it is applied, until the caller cancels. */
   subscribeHeads: {
@@ -2589,9 +2589,9 @@ export const StorageServiceService = {
     responseStream: true as const,
     requestSerialize: (value: SubscribeHeadsRequest): Buffer =>
       encodeToBuffer(SubscribeHeadsRequest, value),
-    requestDeserialize: (value: Buffer): SubscribeHeadsRequest => SubscribeHeadsRequest.decode(value),
+    requestDeserialize: (value: Buffer): SubscribeHeadsRequest => SubscribeHeadsRequest.decode(plainView(value)),
     responseSerialize: (value: Head): Buffer => encodeToBuffer(Head, value),
-    responseDeserialize: (value: Buffer): Head => Head.decode(value),
+    responseDeserialize: (value: Buffer): Head => Head.decode(plainView(value)),
   },
   /**
    * A block's logical updates for this node's shards: logged, applied, checked against the
@@ -2602,9 +2602,9 @@ export const StorageServiceService = {
     requestStream: false as const,
     responseStream: false as const,
     requestSerialize: (value: ApplyBlockRequest): Buffer => encodeToBuffer(ApplyBlockRequest, value),
-    requestDeserialize: (value: Buffer): ApplyBlockRequest => ApplyBlockRequest.decode(value),
+    requestDeserialize: (value: Buffer): ApplyBlockRequest => ApplyBlockRequest.decode(plainView(value)),
     responseSerialize: (value: ApplyBlockResponse): Buffer => encodeToBuffer(ApplyBlockResponse, value),
-    responseDeserialize: (value: Buffer): ApplyBlockResponse => ApplyBlockResponse.decode(value),
+    responseDeserialize: (value: Buffer): ApplyBlockResponse => ApplyBlockResponse.decode(plainView(value)),
   },
   /**
    * Connects an RDMA queue pair for one-sided reads of this node's exported region: the client
@@ -2617,9 +2617,9 @@ export const StorageServiceService = {
     requestStream: false as const,
     responseStream: false as const,
     requestSerialize: (value: ConnectRdmaRequest): Buffer => encodeToBuffer(ConnectRdmaRequest, value),
-    requestDeserialize: (value: Buffer): ConnectRdmaRequest => ConnectRdmaRequest.decode(value),
+    requestDeserialize: (value: Buffer): ConnectRdmaRequest => ConnectRdmaRequest.decode(plainView(value)),
     responseSerialize: (value: ConnectRdmaResponse): Buffer => encodeToBuffer(ConnectRdmaResponse, value),
-    responseDeserialize: (value: Buffer): ConnectRdmaResponse => ConnectRdmaResponse.decode(value),
+    responseDeserialize: (value: Buffer): ConnectRdmaResponse => ConnectRdmaResponse.decode(plainView(value)),
   },
   /**
    * The blocks on this node's head chain after a block number, each as the ApplyBlock that
@@ -2632,10 +2632,10 @@ export const StorageServiceService = {
     responseStream: false as const,
     requestSerialize: (value: GetBlockUpdatesRequest): Buffer =>
       encodeToBuffer(GetBlockUpdatesRequest, value),
-    requestDeserialize: (value: Buffer): GetBlockUpdatesRequest => GetBlockUpdatesRequest.decode(value),
+    requestDeserialize: (value: Buffer): GetBlockUpdatesRequest => GetBlockUpdatesRequest.decode(plainView(value)),
     responseSerialize: (value: GetBlockUpdatesResponse): Buffer =>
       encodeToBuffer(GetBlockUpdatesResponse, value),
-    responseDeserialize: (value: Buffer): GetBlockUpdatesResponse => GetBlockUpdatesResponse.decode(value),
+    responseDeserialize: (value: Buffer): GetBlockUpdatesResponse => GetBlockUpdatesResponse.decode(plainView(value)),
   },
   /**
    * This node's state at a block (absent: the head) as a checkpoint, in chunks: how a new
@@ -2646,9 +2646,9 @@ export const StorageServiceService = {
     requestStream: false as const,
     responseStream: true as const,
     requestSerialize: (value: GetCheckpointRequest): Buffer => encodeToBuffer(GetCheckpointRequest, value),
-    requestDeserialize: (value: Buffer): GetCheckpointRequest => GetCheckpointRequest.decode(value),
+    requestDeserialize: (value: Buffer): GetCheckpointRequest => GetCheckpointRequest.decode(plainView(value)),
     responseSerialize: (value: CheckpointChunk): Buffer => encodeToBuffer(CheckpointChunk, value),
-    responseDeserialize: (value: Buffer): CheckpointChunk => CheckpointChunk.decode(value),
+    responseDeserialize: (value: Buffer): CheckpointChunk => CheckpointChunk.decode(plainView(value)),
   },
 } as const;
 
