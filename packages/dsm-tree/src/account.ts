@@ -1,6 +1,6 @@
 /** Ethereum accounts: rlp([nonce, balance, storageRoot, codeHash]). */
 import { KECCAK256_EMPTY } from '@monsoon/keccak';
-import { bigintToBytes, bytesToBigint, type RlpValue, rlpDecode } from '@monsoon/util';
+import { bytesToBigint, type RlpValue, rlpDecode } from '@monsoon/util';
 import { DsmError, DsmErrorCode } from './dsmError.js';
 import { EMPTY_ROOT } from './dsmTree.js';
 
@@ -41,16 +41,17 @@ export function encodeAccount(a: Account): Uint8Array {
     });
   }
   // rlp([nonce, balance, storageRoot, codeHash]) written directly: the payload is 68–107 bytes,
-  // so the list header is always 0xf8 and one length byte.
-  const nonce = bigintToBytes(a.nonce);
-  const balance = bigintToBytes(a.balance);
-  const nonceSize = scalarSize(nonce);
-  const payload = nonceSize + scalarSize(balance) + 66;
+  // so the list header is always 0xf8 and one length byte. The scalars go straight into it, with
+  // no array of their minimal bytes in between (nor, for a balance over 2^53, a hex buffer and its
+  // copy): the miner encodes every account a block writes.
+  const nonce = scalarDigits(a.nonce);
+  const balance = scalarDigits(a.balance);
+  const payload = scalarSize(a.nonce, nonce) + scalarSize(a.balance, balance) + 66;
   const out = new Uint8Array(2 + payload);
   out[0] = 0xf8;
   out[1] = payload;
-  let pos = writeScalar(out, 2, nonce);
-  pos = writeScalar(out, pos, balance);
+  let pos = writeScalar(out, 2, a.nonce, nonce);
+  pos = writeScalar(out, pos, a.balance, balance);
   out[pos] = 0xa0;
   out.set(a.storageRoot, pos + 1);
   out[pos + 33] = 0xa0;
@@ -58,19 +59,55 @@ export function encodeAccount(a: Account): Uint8Array {
   return out;
 }
 
-/** Bytes an RLP scalar (minimal big-endian bytes) takes. */
-function scalarSize(b: Uint8Array): number {
-  return b.length === 1 && b[0]! < 0x80 ? 1 : 1 + b.length;
+/** Below this a scalar is written with number arithmetic; at or above it, from its hex digits. */
+const SAFE = 0x20000000000000n;
+
+/** `n`'s hex digits when it is 2^53 or more (written from them), else undefined (written as a number). */
+function scalarDigits(n: bigint): string | undefined {
+  return n < SAFE ? undefined : n.toString(16);
 }
 
-function writeScalar(out: Uint8Array, pos: number, b: Uint8Array): number {
-  if (b.length === 1 && b[0]! < 0x80) {
-    out[pos] = b[0]!;
+/** Bytes of `n`'s minimal big-endian form. */
+function byteLength(n: bigint, hex: string | undefined): number {
+  if (hex !== undefined) return (hex.length + 1) >> 1;
+  let len = 0;
+  for (let x = Number(n); x > 0; x = Math.floor(x / 256)) len++;
+  return len;
+}
+
+/** Bytes the RLP scalar `n` (minimal big-endian bytes) takes. */
+function scalarSize(n: bigint, hex: string | undefined): number {
+  return hex === undefined && n < 0x80n && n !== 0n ? 1 : 1 + byteLength(n, hex);
+}
+
+function writeScalar(out: Uint8Array, pos: number, n: bigint, hex: string | undefined): number {
+  if (hex === undefined && n < 0x80n && n !== 0n) {
+    out[pos] = Number(n);
     return pos + 1;
   }
-  out[pos] = 0x80 + b.length;
-  out.set(b, pos + 1);
-  return pos + 1 + b.length;
+  const len = byteLength(n, hex);
+  out[pos] = 0x80 + len;
+  const end = pos + 1 + len;
+  if (hex === undefined) {
+    let v = Number(n);
+    for (let i = end - 1; i > pos; i--) {
+      out[i] = v % 256;
+      v = Math.floor(v / 256);
+    }
+    return end;
+  }
+  // Two digits a byte from the last; an odd count leaves the first byte one digit.
+  let d = hex.length;
+  for (let i = end - 1; i > pos; i--) {
+    const lo = hexDigit(hex.charCodeAt(--d));
+    out[i] = d > 0 ? (hexDigit(hex.charCodeAt(--d)) << 4) | lo : lo;
+  }
+  return end;
+}
+
+/** The value of a lowercase hex digit's char code (what bigint's toString(16) writes). */
+function hexDigit(c: number): number {
+  return c < 0x3a ? c - 0x30 : c - 0x57;
 }
 
 /**

@@ -462,6 +462,30 @@ describe('StateTree: bad input', () => {
     for (const b of bad) expectDsmError(() => decodeAccount(b), DsmErrorCode.BadAccount);
   });
 
+  it('encodeAccount at every scalar length (nonce 0-8 bytes, balance 0-32, each length at its bounds and a random value): what @ethereumjs/rlp writes', () => {
+    const r = new Prng(1051);
+    const values = (bytes: number): bigint[] => {
+      const out: bigint[] = [];
+      for (let n = 0; n <= bytes; n++) {
+        const lo = n === 0 ? 0n : 1n << BigInt(8 * (n - 1));
+        const hi = (1n << BigInt(8 * n)) - 1n;
+        out.push(lo, hi, lo + (BigInt(`0x${hex(r.bytes(n)) || '0'}`) % (hi - lo + 1n)));
+      }
+      // Both sides of 2^53 (where the encoder stops using number arithmetic) and of 0x80.
+      out.push((1n << 53n) - 1n, 1n << 53n, (1n << 53n) + 1n, 0x7fn, 0x80n);
+      return out.filter((v) => v < 1n << BigInt(8 * bytes));
+    };
+    const roots = r.bytes(32);
+    const code = r.bytes(32);
+    for (const nonce of values(8))
+      for (const balance of values(32)) {
+        const a: Account = { nonce, balance, storageRoot: roots, codeHash: code };
+        const enc = encodeAccount(a);
+        expect(hex(enc)).toBe(hex(RLP.encode([minimal(nonce), minimal(balance), roots, code])));
+        expect(decodeAccount(enc)).toEqual(a);
+      }
+  });
+
   it('encodeAccount refuses values Ethereum cannot hold: BadAccount', () => {
     for (const a of [
       makeAccount({ balance: 1n << 256n }),
