@@ -1,67 +1,75 @@
-// (client11) issue17-client5's micro, contract calls only (the mix's transactions with data), on one
-// warm RemoteState: what a client's pre-execution of an ERC-20 call costs past its reads. Run from
-// the worktree's root: node bench/results/issue17-client11/erc20Micro.mjs (ROUNDS passes over the calls).
+// (client11) A client's pre-execution of the workload mix's contract calls (its transactions with
+// data), CONC at once, over and over on one warm RemoteState (no fetches after the warm-up): what a
+// contract call costs past its reads, without a cluster. The storage node is the in-process stand-in
+// of issue17-pipe8. Run from the worktree's root:
+//   node bench/results/issue17-client11/erc20Micro.mjs     (env ROUNDS: measured passes, default 6;
+//   ALLOC=<file>: sample the measured passes' allocations, collected ones too, into <file>)
 import { Server, ServerCredentials } from '@grpc/grpc-js';
-import { tmpdir } from 'node:os';
+import { writeFileSync } from 'node:fs';
+import { Session } from 'node:inspector';
+import { loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { RemoteState, ShardedStorage, SlotPredictor, defaultSlotPredictorOptions, speculate, firstReads } from '@monsoon/client';
-import { EvmPool, defaultChainRules, makeCommon, nativeCustomCrypto, decodeSignedTx, recoverSenders } from '@monsoon/execution';
+import * as client from '@monsoon/client';
+import * as ex from '@monsoon/execution';
 import { keccak } from '@monsoon/keccak';
-import { genesisState, parseGenesis, StorageServiceDefinition } from '@monsoon/protocol';
-import { AccountSet, buildGenesis, TrafficGenerator } from '@monsoon/workload';
-// (pipe8) The stand-in shared with bench/results/issue17-pipe8/pathMicro.mjs; the path is from a tree's root.
+import * as protocol from '@monsoon/protocol';
+import * as workload from '@monsoon/workload';
 import { storageStandIn } from '../issue17-pipe8/storageStandIn.mjs';
-const N = Number(process.env.ACCOUNTS ?? 20000), TXS = Number(process.env.TXS ?? 10000), BLOCK = 1000, CONC = 200;
-const rules = { ...defaultChainRules };
-const common = makeCommon(rules.chainId, nativeCustomCrypto);
-const accounts = await AccountSet.create({ seed: new TextEncoder().encode('client5-micro'), count: N, cacheDir: join(tmpdir(), 'client5-micro-accounts') });
-const genesis = parseGenesis(buildGenesis(accounts, { chainId: rules.chainId }));
-const state = genesisState(genesis, { hash: keccak });
-const root = state.root();
-const blockHash = new Uint8Array(32).fill(0xbb);
-let serverMs = 0;
-const server = new Server();
-const standIn = storageStandIn(state, blockHash);
-server.addService(StorageServiceDefinition, {
-  getShardRoots: standIn.getShardRoots,
-  batchGet(call, cb) {
-    const t0 = process.cpuUsage();
-    try { standIn.batchGet(call, cb); } catch (e) { console.error('stand-in', e); cb(e); }
-    const d = process.cpuUsage(t0); serverMs += (d.user + d.system) / 1000;
-  },
-});
-const port = await new Promise((res, rej) => server.bindAsync('127.0.0.1:0', ServerCredentials.createInsecure(), (e, p) => (e ? rej(e) : res(p))));
-const gen = new TrafficGenerator({ chainId: rules.chainId, seed: new TextEncoder().encode('client5-micro') }, { accounts });
-const all = gen.take(TXS).map((t) => decodeSignedTx(t.raw, common));
-const txs = all.filter((t) => t.data.length > 0);
-const senders = recoverSenders(txs);
-const storage = await ShardedStorage.connect([`127.0.0.1:${port}`]);
-const evms = new EvmPool(common, 8);
-const slots = new SlotPredictor(defaultSlotPredictorOptions, keccak);
-const env = { number: 2n, timestamp: 1_700_000_000n, coinbase: new Uint8Array(20).fill(0xcb), gasLimit: 30_000_000n };
-const at = { blockHash, stateRoot: root };
-async function one(remote, i) {
-  const tx = txs[i], from = senders[i];
-  const { read } = await remote.withState(at, [{ address: from, slots: [], code: false }, ...firstReads(tx, from, env.coinbase, slots.predict(tx, from))], (t) => t.getAccount(from));
-  const s = await speculate(remote, at, env, rules, common, tx, from, evms, read, slots);
-  if (s.outcome.status !== 'included') throw new Error(`tx ${i}: ${s.outcome.status} ${s.outcome.error?.message}`);
-  return s.served.byteSize;
-}
+
 const ROUNDS = Number(process.env.ROUNDS ?? 6);
-const remote = new RemoteState(storage, { compactLevels: 2, maxCachedNodes: 200_000 });
+const CONC = 200;
+const seed = new TextEncoder().encode('client5-micro');
+const rules = { ...ex.defaultChainRules };
+const common = ex.makeCommon(rules.chainId, ex.nativeCustomCrypto);
+const accounts = await workload.AccountSet.create({ seed, count: 20_000, cacheDir: join(tmpdir(), 'client5-micro-accounts') });
+const state = protocol.genesisState(protocol.parseGenesis(workload.buildGenesis(accounts, { chainId: rules.chainId })), { hash: keccak });
+const at = { blockHash: new Uint8Array(32).fill(0xbb), stateRoot: state.root() };
+const server = new Server();
+server.addService(protocol.StorageServiceDefinition, storageStandIn(state, at.blockHash));
+const port = await new Promise((ok, no) => server.bindAsync('127.0.0.1:0', ServerCredentials.createInsecure(), (e, p) => (e ? no(e) : ok(p))));
+const mix = new workload.TrafficGenerator({ chainId: rules.chainId, seed }, { accounts }).take(10_000);
+const txs = mix.map((t) => ex.decodeSignedTx(t.raw, common)).filter((t) => t.data.length > 0);
+const senders = ex.recoverSenders(txs);
+const storage = await client.ShardedStorage.connect([`127.0.0.1:${port}`]);
+const remote = new client.RemoteState(storage, { compactLevels: 2, maxCachedNodes: 200_000 });
+const evms = new ex.EvmPool(common, 8);
+const slots = new client.SlotPredictor(client.defaultSlotPredictorOptions, keccak);
+const env = { number: 2n, timestamp: 1_700_000_000n, coinbase: new Uint8Array(20).fill(0xcb), gasLimit: 30_000_000n };
+
+/** Admission's read with the first keys, then the pre-execution on its tree (as a client does). */
+async function preExecute(i) {
+  const tx = txs[i];
+  const from = senders[i];
+  const first = [{ address: from, slots: [], code: false }, ...client.firstReads(tx, from, env.coinbase, slots.predict(tx, from))];
+  const { read } = await remote.withState(at, first, (t) => t.getAccount(from));
+  const s = await client.speculate(remote, at, env, rules, common, tx, from, evms, read, slots);
+  if (s.outcome.status !== 'included') throw new Error(`call ${i}: ${s.outcome.status} ${s.outcome.error?.message}`);
+}
 async function pass() {
   for (let c = 0; c < txs.length; c += CONC) {
-    const idx = []; for (let i = c; i < Math.min(txs.length, c + CONC); i++) idx.push(i);
-    await Promise.all(idx.map((i) => one(remote, i)));
+    const wave = [];
+    for (let i = c; i < Math.min(txs.length, c + CONC); i++) wave.push(preExecute(i));
+    await Promise.all(wave);
   }
 }
-await pass(); await pass(); // warm-up: JIT, the predictor learns, the cache fills
-serverMs = 0;
-const calls0 = remote.counters?.calls;
-const c0 = process.cpuUsage(); const w0 = performance.now();
+
+await pass(); // warm-up: JIT, the predictor learns, the cache fills
+await pass();
+const session = process.env.ALLOC ? new Session() : undefined;
+const post = (method, args) => new Promise((ok, no) => session.post(method, args, (e, r) => (e ? no(e) : ok(r))));
+if (session) {
+  session.connect();
+  await post('HeapProfiler.enable');
+  await post('HeapProfiler.startSampling', { samplingInterval: 16384, includeObjectsCollectedByMajorGC: true, includeObjectsCollectedByMinorGC: true });
+}
+const cpu0 = process.cpuUsage();
+const wall0 = performance.now();
 for (let r = 0; r < ROUNDS; r++) await pass();
-const cpu = process.cpuUsage(c0); const wall = performance.now() - w0;
-const n = txs.length * ROUNDS;
-const cpuUs = (cpu.user + cpu.system) / n, srvUs = (serverMs * 1000) / n;
-console.log(JSON.stringify({ calls: txs.length, runs: n, cpuUsPerCall: +cpuUs.toFixed(1), standInUsPerCall: +srvUs.toFixed(1), wallUsPerCall: +((wall * 1000) / n).toFixed(1), load1m: (await import('node:os')).loadavg()[0] }));
-storage.close(); server.forceShutdown(); process.exit(0);
+const cpu = process.cpuUsage(cpu0);
+const wall = performance.now() - wall0;
+if (session) writeFileSync(process.env.ALLOC, JSON.stringify((await post('HeapProfiler.stopSampling')).profile));
+const runs = txs.length * ROUNDS;
+console.log(JSON.stringify({ calls: txs.length, runs, cpuUsPerCall: +((cpu.user + cpu.system) / runs).toFixed(1), wallUsPerCall: +((wall * 1000) / runs).toFixed(1), load1m: loadavg()[0] }));
+storage.close();
+server.forceShutdown();
+process.exit(0);
