@@ -48,12 +48,11 @@ export function decodeReceipt(b: Uint8Array): Receipt {
   if (!whole.list) throw new RangeError('receipt: expected a list of 4');
   const v = listItems(b, whole);
   if (v.length !== 4) throw new RangeError('receipt: expected a list of 4');
-  const bytes = (s: RlpSpan, what: string): Uint8Array => {
-    if (s.list) throw new RangeError(`receipt ${what}: expected bytes`);
-    return b.subarray(s.dataStart, s.end);
-  };
-  const status = bytes(v[0]!, 'status');
-  if (bytes(v[2]!, 'bloom').length !== BLOOM_BYTES) throw new RangeError('receipt bloom: expected 256 bytes');
+  const bytes = (s: RlpSpan, what: string): Uint8Array => b.subarray(scalar(s, what).dataStart, s.end);
+  // Status, bloom and gas read in place (a view each was ~3 objects a receipt, every block).
+  const status = scalar(v[0]!, 'status');
+  if (scalar(v[2]!, 'bloom').end - v[2]!.dataStart !== BLOOM_BYTES)
+    throw new RangeError('receipt bloom: expected 256 bytes');
   if (!v[3]!.list) throw new RangeError('receipt logs: expected a list');
   const logs: Log[] = [];
   for (const l of listItems(b, v[3]!)) {
@@ -65,13 +64,19 @@ export function decodeReceipt(b: Uint8Array): Receipt {
       data: bytes(f[2]!, 'log data'),
     });
   }
-  const gas = bytes(v[1]!, 'cumulative gas');
+  const gas = scalar(v[1]!, 'cumulative gas');
   return {
     type,
-    status: status.length === 1 && status[0] === 1 ? 1 : 0,
-    cumulativeGasUsed: bytesToBigint(gas),
+    status: status.end - status.dataStart === 1 && b[status.dataStart] === 1 ? 1 : 0,
+    cumulativeGasUsed: bytesToBigint(b, gas.dataStart, gas.end),
     logs,
   };
+}
+
+/** `s`, a byte string of the receipt (read in place), or a RangeError naming `what` for a list. */
+function scalar(s: RlpSpan, what: string): RlpSpan {
+  if (s.list) throw new RangeError(`receipt ${what}: expected bytes`);
+  return s;
 }
 
 /** Decodes and checks a streamed block: its proof of work, and its header's roots against its content. */
@@ -107,13 +112,15 @@ function detachBlock(
 ): Pick<ClientBlock, 'transactions' | 'txHashes' | 'receipts'> {
   // Every transaction hashed in one native call, not one (and a Buffer) each.
   const digests = txs.length === 0 ? new Uint8Array(0) : keccak.keccak256Batch(txs);
-  const parts: Uint8Array[] = [...txs, ...txs.map((_, i) => digests.subarray(32 * i, 32 * i + 32))];
+  // The digests go over as one part, cut into hashes in the copy (no view of each made twice).
+  const parts: Uint8Array[] = [...txs, digests];
   for (const r of receipts) for (const l of r.logs) parts.push(l.address, ...l.topics, l.data);
   const copies = detachAll(parts);
   let at = 0;
   const next = () => copies[at++]!;
   const transactions = txs.map(next);
-  const txHashes = txs.map(next);
+  const hashes = next();
+  const txHashes = txs.map((_, i) => hashes.subarray(32 * i, 32 * i + 32));
   return {
     transactions,
     txHashes,

@@ -129,6 +129,8 @@ export async function speculate(
         common,
         evms,
         engine: engineOf(tx),
+        // The tree is thrown away (or handed on unchanged): code it reads stays in the cache.
+        keepCode: false,
       });
       try {
         const outcome = await executor.execute(tx, sender, guess);

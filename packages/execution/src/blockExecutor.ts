@@ -78,6 +78,8 @@ export interface BlockExecutorOptions {
   fastTransfers?: boolean;
   /** Record what each transaction read, for `accesses` (default true; a miner needs none). */
   recordAccesses?: boolean;
+  /** Put code read from outside the tree into it (see TreeStateManagerOptions.keepCode; default true). */
+  keepCode?: boolean;
   /** An ethereumjs Common for the chain, at `rules.fork` (default: makeCommon(rules)). */
   common?: Common;
   /**
@@ -193,15 +195,24 @@ function precompilesOf(active: ReadonlyMap<string, unknown>): string[] {
 }
 
 /** Precompiles by Common and fork: executors without an EVM of their own are made per transaction. */
-const precompilesByCommon = new WeakMap<Common, { fork: string; hex: string[] }>();
+const precompilesByCommon = new WeakMap<
+  Common,
+  { fork: string; hex: string[]; latin1: ReadonlySet<string> }
+>();
 
-/** Hex (no 0x) of the precompiles active in `common`'s fork. */
-function activePrecompiles(common: Common): string[] {
+/** Hex (no 0x) of the precompiles active in `common`'s fork, and the same as latin1 keys. */
+function activePrecompiles(common: Common): { hex: string[]; latin1: ReadonlySet<string> } {
   const held = precompilesByCommon.get(common);
-  if (held !== undefined && held.fork === common.hardfork()) return held.hex;
+  if (held !== undefined && held.fork === common.hardfork()) return held;
   const hex = precompilesOf(getActivePrecompiles(common));
-  precompilesByCommon.set(common, { fork: common.hardfork(), hex });
-  return hex;
+  const made = { fork: common.hardfork(), hex, latin1: latin1Keys(hex) };
+  precompilesByCommon.set(common, made);
+  return made;
+}
+
+/** Hex addresses as latin1 keys. */
+function latin1Keys(hex: readonly string[]): ReadonlySet<string> {
+  return new Set(hex.map((h) => Buffer.from(h, 'hex').toString('latin1')));
 }
 
 /** Whether the fallback from revm to @ethereumjs/evm was reported (once per process). */
@@ -288,10 +299,14 @@ export class BlockExecutor {
     this.revm = engine instanceof RevmEngine ? engine : undefined;
     this.coinbase = new Address(env.coinbase);
     this.coinbaseKey = bytesKey(env.coinbase);
-    const precompiles = js !== undefined ? precompilesOf(js.evm.precompiles) : activePrecompiles(common);
+    // Per Common, not per executor, where no EVM came with it (a client's, per transaction).
+    let precompiles: string[];
+    if (js !== undefined) {
+      precompiles = precompilesOf(js.evm.precompiles);
+      this.precompiles = latin1Keys(precompiles);
+    } else ({ hex: precompiles, latin1: this.precompiles } = activePrecompiles(common));
     // EIP-2929: precompiles are warm; EIP-3651 (Shanghai): so is the coinbase.
     this.warmHex = common.isActivatedEIP(3651) ? [...precompiles, toHex(env.coinbase)] : precompiles;
-    this.precompiles = new Set(precompiles.map((h) => Buffer.from(h, 'hex').toString('latin1')));
     // The EVM's parameters are in the EVM's Common (revm applies the refund cap itself; a
     // borrowed EVM's is read when it is borrowed).
     this.maxRefundQuotient = js?.evm.common.param('maxRefundQuotient') ?? 5n;
@@ -337,7 +352,7 @@ export class BlockExecutor {
       );
     }
     const recordAccesses = opts.recordAccesses ?? true;
-    const sm = new TreeStateManager(state, { recordAccesses });
+    const sm = new TreeStateManager(state, { recordAccesses, keepCode: opts.keepCode });
     const fast = opts.fastTransfers ?? true;
     if (engineFor(opts.engine, opts.warn ?? console.warn) === 'revm') {
       const revm = new RevmEngine(sm, env, rules, recordAccesses);

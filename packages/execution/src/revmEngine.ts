@@ -125,14 +125,35 @@ function keepSpare(engine: EngineBinding, fork: number): void {
   if (kept.length < SPARE_KEPT) kept.push(engine);
 }
 
+/**
+ * An engine's writers and answer buffer: ~5 KiB to begin with, grown to what its runs needed
+ * (a contract's code goes over in the records at every pre-execution). Made per executor, they
+ * were a client's ~5-15 KiB of fresh array buffers per contract call; given back with the
+ * engine (`release`) and taken by the next one instead, written from the start.
+ */
+interface Buffers {
+  readonly txs: TxWriter;
+  readonly answers: ResultBuffer;
+  readonly records: RecordWriter;
+}
+const spareBuffers: Buffers[] = [];
+
 export class RevmEngine {
   /** The addon engine, taken on the first run (a block of plain transfers never needs one) until `release`. */
   private engine: EngineBinding | undefined;
   private readonly config: Uint8Array;
-  private readonly txs = new TxWriter();
-  private readonly answers = new ResultBuffer();
+  /** Taken on first use (see Buffers) until `release`. */
+  private buffers: Buffers | undefined;
+  private get txs(): TxWriter {
+    return this.taken().txs;
+  }
+  private get answers(): ResultBuffer {
+    return this.taken().answers;
+  }
   /** Records for the engine's next call. */
-  private readonly records = new RecordWriter();
+  private get records(): RecordWriter {
+    return this.taken().records;
+  }
   /** Keys found unresolvable in the current transaction, with the error the manager threw. */
   private readonly unresolved = new Map<string, ExecutionError>();
   private readonly chainId: bigint;
@@ -182,6 +203,18 @@ export class RevmEngine {
     this.coinbase = env.coinbase;
   }
 
+  /** The writers and answer buffer: the ones held, else spare ones, else new ones. */
+  private taken(): Buffers {
+    if (this.buffers !== undefined) return this.buffers;
+    const buffers = spareBuffers.pop() ?? {
+      txs: new TxWriter(),
+      answers: new ResultBuffer(),
+      records: new RecordWriter(),
+    };
+    this.buffers = buffers;
+    return buffers;
+  }
+
   /** The addon engine: the one held, else a spare one reset for this block, else a new one. */
   private binding(): EngineBinding {
     if (this.engine !== undefined) return this.engine;
@@ -202,6 +235,14 @@ export class RevmEngine {
    * one again, with the block's state read anew. What an executor does when it is done.
    */
   release(): void {
+    const buffers = this.buffers;
+    if (buffers !== undefined) {
+      // Records still pending were for this engine: the next one is reset and reads anew.
+      this.buffers = undefined;
+      buffers.records.take();
+      buffers.txs.take();
+      if (spareBuffers.length < SPARE_KEPT) spareBuffers.push(buffers);
+    }
     const engine = this.engine;
     if (engine === undefined) return;
     this.engine = undefined;

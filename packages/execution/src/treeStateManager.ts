@@ -98,6 +98,12 @@ export interface TreeStateManagerOptions {
   codeSource?: (codeHash: Uint8Array) => Uint8Array | undefined;
   /** Keep `accesses` (what a client proves; default true). A miner has no use for them. */
   recordAccesses?: boolean;
+  /**
+   * Put code read from outside the tree into it (default true: a miner's tree keeps it for later
+   * blocks). A tree thrown away after one run (a client's pre-execution) need not: putting it
+   * hashed the blob again and copied it, a contract's code at every call.
+   */
+  keepCode?: boolean;
 }
 
 /** An address, slot or hash (at most a few dozen bytes) as a latin1 map key. */
@@ -175,6 +181,8 @@ export class TreeStateManager implements StateManagerInterface {
   /** layers[0] is the transaction's; one more per open EVM checkpoint. */
   private layers: WriteSet[] = [new WriteSet()];
   private readonly codeSource: ((codeHash: Uint8Array) => Uint8Array | undefined) | undefined;
+  /** See TreeStateManagerOptions.keepCode. */
+  private readonly keepCode: boolean;
   /** By address (latin1): the tree's accounts (see the file's comment). */
   private readonly accountCache = new Map<string, CachedAccount>();
   /** By address, then slot (latin1): the tree's slot values (no leading zeros; empty: unset). */
@@ -200,6 +208,7 @@ export class TreeStateManager implements StateManagerInterface {
   ) {
     this.codeSource = opts.codeSource ?? tree.resolver;
     this.record = opts.recordAccesses ?? true;
+    this.keepCode = opts.keepCode ?? true;
   }
 
   // ------------------------------------------------------------ the tree, with missing nodes named
@@ -444,7 +453,7 @@ export class TreeStateManager implements StateManagerInterface {
     if (fetched === undefined) return undefined;
     if (verified === undefined && !bytesEqual(this.tree.keccak.keccak256(fetched), codeHash))
       return undefined;
-    this.tree.putCode(fetched);
+    if (this.keepCode) this.tree.putCode(fetched);
     return fetched;
   }
 

@@ -10,7 +10,13 @@ import { privateToAddress } from '@ethereumjs/util';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { EMPTY_CODE_HASH, makeAccount, StateTree, toHex } from '@monsoon/dsm-tree';
 import { type EngineBinding, type EvmAddon, evmAddon } from '@monsoon/evm';
-import { type BlockEnv, BlockExecutor, defaultChainRules, makeCommon } from '@monsoon/execution';
+import {
+  type BlockEnv,
+  BlockExecutor,
+  defaultChainRules,
+  makeCommon,
+  TreeStateManager,
+} from '@monsoon/execution';
 import { keccak } from '@monsoon/keccak';
 import { skipRevmWhereUnbuilt } from './engines.js';
 
@@ -81,6 +87,43 @@ describe.each(evmAddon() === undefined ? [] : ['revm'])('revm engines reused [%s
     expect(built).toBeLessThanOrEqual(1);
   });
 
+  it('the writers go back with the engine: executors released in turn send records from one buffer, from the start', async () => {
+    const realExecute = Real.prototype.execute as EngineBinding['execute'];
+    const buffers = new Set<ArrayBufferLike>();
+    const firstBytes: number[] = [];
+    let calls = 0;
+    Real.prototype.execute = function (
+      this: EngineBinding,
+      tx: Uint8Array,
+      records: Uint8Array,
+      out: Uint8Array,
+    ) {
+      buffers.add(records.buffer);
+      if (calls++ === 0) firstBytes.push(records[0]!);
+      return realExecute.call(this, tx, records, out);
+    };
+    try {
+      const state = genesis();
+      for (let i = 0; i < 20; i++) {
+        const ex = await BlockExecutor.create(state.snapshot(), env, rules, { common, engine: 'revm' });
+        calls = 0;
+        try {
+          // Each leaves a commit record pending (for its engine's next call) when released.
+          expect((await ex.execute(sign(0n, CONTRACT), SENDER)).status).toBe('included');
+        } finally {
+          ex.release();
+        }
+      }
+    } finally {
+      Real.prototype.execute = realExecute;
+    }
+    // Made per executor, each had a records buffer of its own (20).
+    expect(buffers.size).toBe(1);
+    // A recording run starts by dropping what the engine holds (9), never with the pending
+    // commit (11) a released executor left for its own engine.
+    expect(firstBytes).toEqual(Array(20).fill(9));
+  });
+
   it('a wave of executors holding engines at once gives them back for the next wave to reuse', async () => {
     // As a client pre-executes its contract calls: a few hundred at once, each holding an engine.
     const wave = async () => {
@@ -136,5 +179,31 @@ describe.each(evmAddon() === undefined ? [] : ['revm'])('revm engines reused [%s
     for (let n = 0n; n < 4n; n++)
       await ref.execute(sign(n, n === 2n ? PAYEE : CONTRACT, n === 2n ? 7n : 0n), SENDER);
     expect(toHex((await ref.finish()).stateRoot)).toBe(kept.root);
+  });
+});
+
+describe('code read from outside the tree', () => {
+  // A tree that names the contract's code hash without holding the code (as a client's tree
+  // from a bag does): the code comes from the code source, checked by hash.
+  const withoutCode = () => {
+    const t = new StateTree();
+    t.putAccount(CONTRACT, makeAccount({ nonce: 1n, balance: 0n, codeHash: keccak.keccak256(CODE) }));
+    return t;
+  };
+  const codeSource = (h: Uint8Array) => (toHex(h) === toHex(keccak.keccak256(CODE)) ? CODE : undefined);
+
+  it('is put into the tree by default (a miner keeps it for later blocks)', () => {
+    const tree = withoutCode();
+    const sm = new TreeStateManager(tree, { codeSource });
+    expect(toHex(sm.readCode(CONTRACT))).toBe(toHex(CODE));
+    expect(toHex(tree.getCode(keccak.keccak256(CODE))!)).toBe(toHex(CODE));
+  });
+
+  it('is read but not put into a tree that keeps none (a client pre-execution, thrown away)', () => {
+    const tree = withoutCode();
+    const sm = new TreeStateManager(tree, { codeSource, keepCode: false });
+    expect(toHex(sm.readCode(CONTRACT))).toBe(toHex(CODE));
+    expect(toHex(sm.readCode(CONTRACT))).toBe(toHex(CODE));
+    expect(tree.getCode(keccak.keccak256(CODE))).toBeUndefined();
   });
 });
