@@ -16,8 +16,7 @@ import {
   decodeHeader,
   headerHash,
 } from '@monsoon/protocol';
-import { bytesToBigint, detachAll, windowLength } from '@monsoon/util';
-import { binKey } from './binKey.js';
+import { byteKey, bytesToBigint, detachAll, windowLength } from '@monsoon/util';
 import { ClientError, ClientErrorCode } from './clientError.js';
 
 export interface ClientBlock {
@@ -224,11 +223,11 @@ export class ChainView {
   }
 
   block(hash: Uint8Array): ClientBlock | undefined {
-    return this.byHash.get(binKey(hash));
+    return this.byHash.get(byteKey(hash));
   }
 
   transaction(hash: Uint8Array): TxLocation | undefined {
-    return this.txs.get(binKey(hash));
+    return this.txs.get(byteKey(hash));
   }
 
   /**
@@ -240,7 +239,7 @@ export class ChainView {
     const here = this.transaction(hash);
     if (here !== undefined) return Promise.resolve(here);
     signal?.throwIfAborted();
-    const k = binKey(hash);
+    const k = byteKey(hash);
     return new Promise((resolve, reject) => {
       const done = (l: TxLocation) => {
         signal?.removeEventListener('abort', abort);
@@ -302,8 +301,8 @@ export class ChainView {
         );
       }
       for (const gone of this.canonical.splice(at)) {
-        this.byHash.delete(binKey(gone.hash));
-        for (const h of gone.txHashes) this.txs.delete(binKey(h));
+        this.byHash.delete(byteKey(gone.hash));
+        for (const h of gone.txHashes) this.txs.delete(byteKey(h));
       }
     }
     this.canonical.push(b);
@@ -314,9 +313,9 @@ export class ChainView {
 
   /** `b` and its transactions by hash; waiters for them answered. */
   private index(b: ClientBlock): void {
-    this.byHash.set(binKey(b.hash), b);
+    this.byHash.set(byteKey(b.hash), b);
     b.txHashes.forEach((h, index) => {
-      const k = binKey(h);
+      const k = byteKey(h);
       const loc = { block: b, index };
       this.txs.set(k, loc);
       const w = this.waiters.get(k);
@@ -391,8 +390,8 @@ export class ChainView {
         this.genesis = gone;
         continue;
       }
-      this.byHash.delete(binKey(gone.hash));
-      for (const h of gone.txHashes) this.txs.delete(binKey(h));
+      this.byHash.delete(byteKey(gone.hash));
+      for (const h of gone.txHashes) this.txs.delete(byteKey(h));
     }
   }
 

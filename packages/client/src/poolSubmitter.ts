@@ -13,10 +13,9 @@
  *   miner accepted it; rejects when it is refused, or dropped from the pool (replaced, evicted
  *   after the lifetime, its nonce used by another transaction).
  */
-import { toHex } from '@monsoon/dsm-tree';
+import { byteKey, toHex } from '@monsoon/dsm-tree';
 import { type Logger, silentLogger } from '@monsoon/edge';
 import type { SignedTx } from '@monsoon/execution';
-import { binKey } from './binKey.js';
 import type { ChainView, ClientBlock } from './chain.js';
 import type { ChainFollower } from './chainFollower.js';
 import { ClientError, ClientErrorCode } from './clientError.js';
@@ -174,7 +173,7 @@ export class PoolSubmitter {
       await submitter.send(tx.signed, tx.sender, tx.raw, tx.readAt, readTree);
     } catch (err) {
       // Its nonce is free again: what the sender queued above it now waits behind a gap.
-      for (const q of pool.failed(tx.hash)) this.waiters.get(binKey(q.tx.hash))?.markQueued();
+      for (const q of pool.failed(tx.hash)) this.waiters.get(byteKey(q.tx.hash))?.markQueued();
       this.opts.logger.debug?.('pooled transaction refused', {
         hash: toHex(tx.hash),
         error: (err as Error).message,
@@ -241,7 +240,7 @@ export class PoolSubmitter {
   }
 
   private settle(hash: Uint8Array, err?: unknown): void {
-    const k = binKey(hash);
+    const k = byteKey(hash);
     const w = this.waiters.get(k);
     if (w === undefined) return;
     this.waiters.delete(k);
@@ -263,7 +262,7 @@ export class PoolSubmitter {
       markQueued = res;
     });
     const w = { accepted, queued, resolve, reject, markQueued };
-    this.waiters.set(binKey(hash), w);
+    this.waiters.set(byteKey(hash), w);
     return w;
   }
 }

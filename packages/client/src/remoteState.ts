@@ -34,7 +34,6 @@ import {
 import { ExecutionErrorCode, isExecutionError } from '@monsoon/execution';
 import { keccak as defaultKeccak, type Keccak } from '@monsoon/keccak';
 import { type AccountQuery, atHash, type BatchGetResponse } from '@monsoon/protocol';
-import { binKey } from './binKey.js';
 import { ClientError, ClientErrorCode } from './clientError.js';
 import type { ShardedStorage, StorageReplica } from './shardedStorage.js';
 import type { OneSidedAnswer, OneSidedReads } from './storageTransport.js';
@@ -74,9 +73,9 @@ export class PathWitness {
 
   /** The nodes, each once. */
   values(): Uint8Array[] {
-    const seen = new Map<string, Uint8Array>();
-    for (const r of this.reads) r.path.hashes.forEach((h, i) => void seen.set(h, r.path.nodes[i]!));
-    return [...seen.values()];
+    const out: Uint8Array[] = [];
+    this.forEachOnce((_, n) => void out.push(n));
+    return out;
   }
 
   /** Bytes of the nodes, each once (what NodeBag.byteSize says of a bag of them). */
@@ -306,7 +305,7 @@ export class RemoteState {
     address: Uint8Array,
     key?: Uint8Array,
   ): AccountRead | Uint8Array {
-    const a = binKey(address);
+    const a = byteKey(address);
     const known = view.get(a);
     if (known !== undefined) return known;
     const k = key ?? hashOne(this.keccak, address);
@@ -325,7 +324,7 @@ export class RemoteState {
   private rootBin(root: Uint8Array): string {
     if (root !== this.lastRoot) {
       this.lastRoot = root;
-      this.lastRootBin = binKey(root);
+      this.lastRootBin = byteKey(root);
     }
     return this.lastRootBin;
   }
@@ -457,7 +456,7 @@ export class RemoteState {
       }
     >();
     for (const q of batch.queries) {
-      const k = binKey(q.address);
+      const k = byteKey(q.address);
       let m = merged.get(k);
       if (m === undefined) {
         m = { address: q.address, key: q.key, slots: undefined, code: false };
@@ -465,7 +464,7 @@ export class RemoteState {
       }
       if (q.slots.length > 0) {
         m.slots ??= new Map();
-        for (const slot of q.slots) m.slots.set(binKey(slot), slot);
+        for (const slot of q.slots) m.slots.set(byteKey(slot), slot);
       }
       m.code ||= q.code;
     }
@@ -557,7 +556,7 @@ export class RemoteState {
       if (q.slots.length === 0 && !q.code && view === undefined) return;
       const proven = provenRlp === undefined ? undefined : decodeAccount(provenRlp);
       if (view !== undefined && q.slots.length === 0) {
-        const a = binKey(q.address);
+        const a = byteKey(q.address);
         if (!view.has(a)) view.set(a, { address: q.address, account: proven, path: walked });
       }
       if (q.slots.length === 0 && !q.code) return;

@@ -17,8 +17,8 @@
  * No I/O and no clock of its own: the caller passes the sender's account as proven at the state
  * head and a `now` function, and drives submissions (`promote`, `accepted`, `failed`).
  */
+import { byteKey } from '@monsoon/dsm-tree';
 import { ExecutionError, ExecutionErrorCode } from '@monsoon/execution';
-import { binKey } from './binKey.js';
 import { ClientError, ClientErrorCode } from './clientError.js';
 
 export interface TxPoolOptions {
@@ -122,10 +122,10 @@ export class TxPool<T extends PoolTx = PoolTx> {
    * sender cannot pay for it on top of what it has pooled), ACCOUNT_LIMIT, TXPOOL_FULL.
    */
   add(tx: T, account: PoolAccount | undefined): Admission<T> {
-    const hashKey = binKey(tx.hash);
+    const hashKey = byteKey(tx.hash);
     if (this.byHash.has(hashKey))
       throw new ClientError(ClientErrorCode.AlreadyKnown, 'already known', { hash: tx.hash });
-    const key = binKey(tx.sender);
+    const key = byteKey(tx.sender);
     const known = this.senders.get(key);
     const stateNonce = maxOf(account?.nonce ?? 0n, known?.stateNonce ?? 0n);
     const balance = account?.balance ?? 0n;
@@ -188,7 +188,7 @@ export class TxPool<T extends PoolTx = PoolTx> {
    * when it is not that transaction's turn yet (or the sender has none).
    */
   promote(sender: Uint8Array): PoolEntry<T> | undefined {
-    const s = this.senders.get(binKey(sender));
+    const s = this.senders.get(byteKey(sender));
     if (s === undefined) return undefined;
     let n = s.stateNonce;
     for (let e = s.byNonce.get(n); e !== undefined; e = s.byNonce.get(++n)) {
@@ -205,7 +205,7 @@ export class TxPool<T extends PoolTx = PoolTx> {
 
   /** A miner accepted the transaction: it stays (`sent`) until a block holds it. */
   accepted(hash: Uint8Array): void {
-    const e = this.byHash.get(binKey(hash));
+    const e = this.byHash.get(byteKey(hash));
     if (e === undefined || e.state !== 'submitting') return;
     e.state = 'sent';
     e.sentAt = this.modules.now();
@@ -217,9 +217,9 @@ export class TxPool<T extends PoolTx = PoolTx> {
    * all now waiting behind that gap.
    */
   failed(hash: Uint8Array): PoolEntry<T>[] {
-    const e = this.byHash.get(binKey(hash));
+    const e = this.byHash.get(byteKey(hash));
     if (e === undefined || e.state !== 'submitting') return [];
-    const s = this.senders.get(binKey(e.tx.sender))!;
+    const s = this.senders.get(byteKey(e.tx.sender))!;
     this.remove(s, e);
     this.forgetIfEmpty(s);
     return [...s.byNonce.values()].filter((x) => x.state === 'queued' && x.tx.nonce > e.tx.nonce);
@@ -232,9 +232,9 @@ export class TxPool<T extends PoolTx = PoolTx> {
    * is behind. Returns the entry it was, if the pool held it.
    */
   included(hash: Uint8Array, blockNumber: bigint): PoolEntry<T> | undefined {
-    const e = this.byHash.get(binKey(hash));
+    const e = this.byHash.get(byteKey(hash));
     if (e === undefined) return undefined;
-    const s = this.senders.get(binKey(e.tx.sender))!;
+    const s = this.senders.get(byteKey(e.tx.sender))!;
     this.remove(s, e);
     if (s.stateNonce <= e.tx.nonce) s.stateNonce = e.tx.nonce + 1n;
     if (s.minedIn === undefined || s.minedIn < blockNumber) s.minedIn = blockNumber;
@@ -245,7 +245,7 @@ export class TxPool<T extends PoolTx = PoolTx> {
   forgetMined(stateNumber: bigint): void {
     for (const s of [...this.senders.values()]) {
       if (s.byNonce.size === 0 && (s.minedIn === undefined || s.minedIn <= stateNumber))
-        this.senders.delete(binKey(s.sender));
+        this.senders.delete(byteKey(s.sender));
     }
   }
 
@@ -255,7 +255,7 @@ export class TxPool<T extends PoolTx = PoolTx> {
    * answer is on its way). Returns the entries removed.
    */
   stateMoved(sender: Uint8Array, account: PoolAccount | undefined): PoolEntry<T>[] {
-    const s = this.senders.get(binKey(sender));
+    const s = this.senders.get(byteKey(sender));
     if (s === undefined) return [];
     s.stateNonce = maxOf(s.stateNonce, account?.nonce ?? 0n);
     const gone = [...s.byNonce.values()].filter((e) => e.tx.nonce < s.stateNonce && e.state !== 'submitting');
@@ -285,7 +285,7 @@ export class TxPool<T extends PoolTx = PoolTx> {
    * account's nonce `stateNonce` up, past every pooled nonce without a gap.
    */
   pendingNonce(sender: Uint8Array, stateNonce: bigint): bigint {
-    const s = this.senders.get(binKey(sender));
+    const s = this.senders.get(byteKey(sender));
     if (s === undefined) return stateNonce;
     let n = maxOf(stateNonce, s.stateNonce);
     while (s.byNonce.has(n)) n++;
@@ -294,13 +294,13 @@ export class TxPool<T extends PoolTx = PoolTx> {
 
   /** Whether the entry waits for a nonce the pool does not hold (rather than for its turn). */
   isGapped(entry: PoolEntry<T>): boolean {
-    const s = this.senders.get(binKey(entry.tx.sender));
+    const s = this.senders.get(byteKey(entry.tx.sender));
     if (s === undefined) return false;
     return this.pendingNonce(entry.tx.sender, s.stateNonce) < entry.tx.nonce;
   }
 
   get(hash: Uint8Array): PoolEntry<T> | undefined {
-    return this.byHash.get(binKey(hash));
+    return this.byHash.get(byteKey(hash));
   }
 
   /** Senders holding queued transactions: the ones whose account a moved state head may unblock. */
@@ -374,13 +374,13 @@ export class TxPool<T extends PoolTx = PoolTx> {
 
   private remove(s: SenderTxs<T>, e: PoolEntry<T>): void {
     if (s.byNonce.get(e.tx.nonce) === e) s.byNonce.delete(e.tx.nonce);
-    this.byHash.delete(binKey(e.tx.hash));
+    this.byHash.delete(byteKey(e.tx.hash));
     if (e.state === 'queued') this.queuedTotal--;
   }
 
   /** Drops the record of a sender with nothing pooled, unless a block not yet in the state head used its nonces. */
   private forgetIfEmpty(s: SenderTxs<T>): void {
-    if (s.byNonce.size === 0 && s.minedIn === undefined) this.senders.delete(binKey(s.sender));
+    if (s.byNonce.size === 0 && s.minedIn === undefined) this.senders.delete(byteKey(s.sender));
   }
 }
 

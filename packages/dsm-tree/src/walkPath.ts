@@ -6,6 +6,8 @@
  * tree reading the key from that source is handed (root first, down to where the key's path ends
  * or leaves the trie), which is what a client's witness of the read is.
  */
+
+import { byteKeyAt } from '@monsoon/util';
 import type { Bin } from './bytes.js';
 import { DsmError, DsmErrorCode } from './dsmError.js';
 import { keyNibble } from './nibbles.js';
@@ -51,13 +53,6 @@ function header(b: Uint8Array, pos: number, limit: number): void {
   }
   end = at + len;
   if (end > limit) bad('RLP item runs past its list');
-}
-
-const latin1Slice = Buffer.prototype.latin1Slice as (this: Uint8Array, start: number, end: number) => string;
-
-/** The 32-char binary string of b[from, from + 32), in one allocation (no Buffer view of a plain Uint8Array). */
-function refAt(b: Uint8Array, from: number): Bin {
-  return latin1Slice.call(b, from, from + 32);
 }
 
 /**
@@ -127,7 +122,7 @@ export function walkPath(
       }
       if (end === at) return { value: undefined, hashes, nodes };
       if (end - at !== 32) bad(`a child reference of ${end - at} bytes`);
-      ref = refAt(b, at);
+      ref = byteKeyAt(b, at, at + 32);
       break;
     }
   }

@@ -1,4 +1,12 @@
-export { asBuffer, byteKey, bytesEqual, concatBytes, detachAll, stripLeadingZeros } from './bytes.js';
+export {
+  asBuffer,
+  byteKey,
+  byteKeyAt,
+  bytesEqual,
+  concatBytes,
+  detachAll,
+  stripLeadingZeros,
+} from './bytes.js';
 export { BytesError, BytesErrorCode, type BytesErrorMeta, isBytesError } from './bytesError.js';
 export {
   CodedError,

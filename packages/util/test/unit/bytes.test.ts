@@ -6,6 +6,7 @@ import {
   BytesErrorCode,
   bigintToBytes,
   byteKey,
+  byteKeyAt,
   bytesEqual,
   bytesToBigint,
   concatBytes,
@@ -39,6 +40,10 @@ describe('bytesEqual, concatBytes, stripLeadingZeros, asBuffer', () => {
       expect(Buffer.from(k, 'latin1')).toEqual(Buffer.from(b));
     }
     expect(byteKey(Uint8Array.of(9, 1, 2).subarray(1))).toBe('\x01\x02');
+    // A range of a view, with bytes ≥ 0x80, is the key of those bytes alone.
+    const v = Uint8Array.of(7, 0x80, 0xff, 3, 4).subarray(1);
+    expect(byteKeyAt(v, 1, 3)).toBe(byteKey(Uint8Array.of(0xff, 3)));
+    expect(byteKeyAt(v, 0, 0)).toBe('');
   });
 
   it('strips leading zeros as a view, and views bytes as a Buffer without copying', () => {
