@@ -871,7 +871,7 @@ export class StorageNode {
       const slotValues = q.slots.map((slot) => st.getStorage(q.address, slot) ?? new Uint8Array(0));
       const code =
         q.code && accountRlp !== undefined
-          ? (st.getCode(decodeAccount(accountRlp).codeHash) ?? new Uint8Array(0))
+          ? (st.getCode(codeHashOf(accountRlp)) ?? new Uint8Array(0))
           : new Uint8Array(0);
       return { address: q.address, accountRlp, slotValues, code };
     });
@@ -920,6 +920,19 @@ function applyProbes(parent: Version, req: ApplyBlockRequest): (() => unknown)[]
     }
   }
   return probes;
+}
+
+/**
+ * An account encoding's code hash without decoding the account: a canonical account is a list
+ * of 68 to 108 payload bytes (0xf8 and one length byte) ending with the hash (0xa0 and 32
+ * bytes), as every account a tree holds is; anything else is decoded (and refused if no account).
+ */
+export function codeHashOf(accountRlp: Uint8Array): Uint8Array {
+  const n = accountRlp.length;
+  if (accountRlp[0] === 0xf8 && accountRlp[1] === n - 2 && accountRlp[n - 33] === 0xa0) {
+    return accountRlp.subarray(n - 32);
+  }
+  return decodeAccount(accountRlp).codeHash;
 }
 
 /** A 32-byte key whose first nibbles are `nibbles` (at most 64), zero-filled after. */
