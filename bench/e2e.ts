@@ -172,8 +172,8 @@ function canonicalBlocks(miner: string): Promise<ChainBlock[]> {
 }
 
 /**
- * Every `*_total` counter of the cluster's processes (with its labels), summed per role: read
- * before and after the run, the difference says what each role did for the run's transactions
+ * Every `*_total` counter of the cluster's processes (with its labels), and every histogram's
+ * `_sum` and `_count`, summed per role: read before and after the run, the difference says what each role did for the run's transactions
  * (the miner's stale and invalid answers, the clients' stale replies and resubmissions, BatchGet
  * and Submit calls), where throughput or steadiness alone cannot say why.
  */
@@ -184,7 +184,7 @@ async function roleCounters(procs: readonly ClusterProcess[]): Promise<Map<strin
       if (p.metrics === undefined) return;
       const text = await (await fetch(p.metrics, { signal: AbortSignal.timeout(5_000) })).text();
       for (const line of text.split('\n')) {
-        const m = /^([a-zA-Z_:][a-zA-Z0-9_:]*_total(?:\{[^}]*\})?)\s+(\S+)/.exec(line);
+        const m = /^([a-zA-Z_:][a-zA-Z0-9_:]*_(?:total|sum|count)(?:\{[^}]*\})?)\s+(\S+)/.exec(line);
         if (m === null || !Number.isFinite(Number(m[2]))) continue;
         const k = `${p.role}/${m[1]}`;
         sums.set(k, (sums.get(k) ?? 0) + Number(m[2]));
@@ -192,6 +192,18 @@ async function roleCounters(procs: readonly ClusterProcess[]): Promise<Map<strin
     }),
   );
   return sums;
+}
+
+/** The mean of every histogram in `counters` over the run: `x_sum{l}` / `x_count{l}`, by `x{l}`. */
+function meansOf(counters: Record<string, number>): Record<string, number> {
+  const means: Record<string, number> = {};
+  for (const [k, sum] of Object.entries(counters)) {
+    const m = /^(.*)_sum(\{.*\})?$/.exec(k);
+    if (m === null) continue;
+    const count = counters[`${m[1]}_count${m[2] ?? ''}`];
+    if (count !== undefined && count > 0) means[`${m[1]}${m[2] ?? ''}`] = Number((sum / count).toFixed(4));
+  }
+  return means;
 }
 
 /** Replays blocks on a fresh ReferenceChain, checking each root; per-kind time from per-tx runs. */
@@ -305,6 +317,7 @@ try {
     const d = v - (counters0.get(k) ?? 0);
     if (d !== 0) counters[k] = Number(d.toFixed(3));
   }
+  const stageMeans = meansOf(counters);
   const used = new Map(procs.map((p) => [p.name, cpuSeconds(p.pid) - cpu0.get(p.name)!]));
   used.set('driver', (driverUsage.user + driverUsage.system) / 1e6);
   const wall = (result.timing.runMs + result.timing.drainMs) / 1000;
@@ -377,6 +390,8 @@ try {
       signedInLoop: signedLive(),
       steadiness: steady,
       counters,
+      /** Each histogram's mean over the run (its `_sum` over its `_count`): where the latency goes. */
+      stageMeans,
       blockIntervalMs,
       p50BlockIntervals: p50Blocks === null ? null : Number(p50Blocks.toFixed(2)),
       series: result.series,
