@@ -53,6 +53,7 @@
  * 1.66×. At 1M accounts the baseline's genesis load into @ethereumjs/mpt (1M accounts and 1M token
  * slots) had not finished after 25 minutes and ~13 GB; that run was stopped.
  */
+
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { cpus, loadavg, tmpdir } from 'node:os';
@@ -62,6 +63,7 @@ import { parseArgs } from 'node:util';
 import { credentials } from '@grpc/grpc-js';
 import { Cluster, type ClusterProcess, readTopology, withStorageTransport } from '@monsoon/cli';
 import { toHex } from '@monsoon/dsm-tree';
+import { channelOptions } from '@monsoon/edge';
 import {
   type BlockHeader,
   blockWithReceiptsFromProto,
@@ -134,9 +136,7 @@ interface ChainBlock {
 
 /** The canonical blocks 1 … the miner's head at the time of the call. */
 function canonicalBlocks(miner: string): Promise<ChainBlock[]> {
-  const client = new MinerServiceClient(miner, credentials.createInsecure(), {
-    'grpc.max_receive_message_length': 256 * 1024 * 1024,
-  });
+  const client = new MinerServiceClient(miner, credentials.createInsecure(), channelOptions());
   const blocks: ChainBlock[] = [];
   return new Promise((resolve, reject) => {
     const call = client.subscribeBlocks({ fromNumber: 1n });

@@ -18,6 +18,7 @@
  * (An earlier run reported ~55/s with 64 in flight: `done += await op()` lost the workers'
  * counts — fixed in closedLoop.)
  */
+
 import type { ChildProcess } from 'node:child_process';
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { cpus, loadavg, tmpdir } from 'node:os';
@@ -26,6 +27,7 @@ import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { credentials, Metadata, type ServiceError } from '@grpc/grpc-js';
 import { EMPTY_CODE_HASH, EMPTY_ROOT, makeAccount, StateTree } from '@monsoon/dsm-tree';
+import { channelOptions } from '@monsoon/edge';
 import { nativeKeccak } from '@monsoon/keccak';
 import {
   type AccountUpdate,
@@ -114,7 +116,7 @@ async function main(): Promise<void> {
   const startSeconds = (performance.now() - t0) / 1000;
   // Default message limits (4 MiB in): raising them to hundreds of MiB made 64 concurrent
   // unary calls collapse from ~4,000/s to under 100/s with grpc-js 1.14 here.
-  const client = new StorageServiceClient(address, credentials.createInsecure());
+  const client = new StorageServiceClient(address, credentials.createInsecure(), channelOptions());
   try {
     const pick = (i: number) => addresses[(i * 7919) % N]!;
     // Bytes per proof: raw vs compacted (top levels omitted), single requests.

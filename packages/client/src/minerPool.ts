@@ -3,14 +3,13 @@
  * transactions submitted to, the current one; when it is down the client moves on to the next
  * (round robin), and both the chain stream and submissions use whichever is current.
  */
+
 import { credentials } from '@grpc/grpc-js';
+import { channelOptions } from '@monsoon/edge';
 import { MinerServiceClient } from '@monsoon/protocol';
 
 /** gRPC channel options towards miners: blocks with receipts and submissions can be large. */
-const CHANNEL = {
-  'grpc.max_receive_message_length': 256 * 1024 * 1024,
-  'grpc.max_send_message_length': 256 * 1024 * 1024,
-};
+const CHANNEL = channelOptions();
 
 export class MinerPool {
   private readonly clients: MinerServiceClient[];

@@ -5,7 +5,7 @@
  * proof), is passed over for the next one; only when none is left does the read fail.
  */
 import { credentials, type ServiceError, status } from '@grpc/grpc-js';
-import { unary } from '@monsoon/edge';
+import { channelOptions, unary } from '@monsoon/edge';
 import {
   type BatchGetRequest,
   type BatchGetResponse,
@@ -23,10 +23,7 @@ import {
 } from '@monsoon/protocol';
 import { ClientError, ClientErrorCode, isClientError } from './clientError.js';
 
-const CHANNEL = {
-  'grpc.max_receive_message_length': 256 * 1024 * 1024,
-  'grpc.max_send_message_length': 256 * 1024 * 1024,
-};
+const CHANNEL = channelOptions();
 
 export interface StorageReplica {
   readonly address: string;

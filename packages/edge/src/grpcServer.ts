@@ -17,6 +17,7 @@ import {
   type UntypedServiceImplementation,
 } from '@grpc/grpc-js';
 import { EdgeError, EdgeErrorCode } from './edgeError.js';
+import { widenServerWindows } from './flowControl.js';
 import { type GrpcStatus, statusName, toServiceError } from './grpcStatus.js';
 import { formatHostPort, parseHostPort } from './hostPort.js';
 import { type Logger, silentLogger } from './logger.js';
@@ -122,6 +123,10 @@ export class GrpcServer {
     const at = parseHostPort(o.listen);
     const log = modules.logger ?? silentLogger;
     const server = new Server({ 'grpc.max_receive_message_length': o.maxReceiveMessageBytes });
+    // Requests (a Submit's bag, a block's updates) arrive whole while the loop is busy.
+    const windows = widenServerWindows(server);
+    if (!windows.widened)
+      log.warn('this grpc-js has no fields to widen flow-control windows with: 64 KiB windows');
     const self = new GrpcServer(o, server, modules, log, at.host);
     const handlers: UntypedServiceImplementation = {};
     for (const key of Object.keys(methods)) {
@@ -140,6 +145,7 @@ export class GrpcServer {
       server.forceShutdown();
       throw e;
     });
+    windows.afterBind();
     return self;
   }
 

@@ -1,5 +1,11 @@
 export { EdgeError, EdgeErrorCode, isEdgeError } from './edgeError.js';
 export {
+  channelOptions,
+  FLOW_CONTROL_WINDOW,
+  MAX_CHANNEL_MESSAGE_BYTES,
+  widenServerWindows,
+} from './flowControl.js';
+export {
   defaultGrpcServerOptions,
   GrpcServer,
   type GrpcServerModules,

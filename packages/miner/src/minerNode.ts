@@ -15,6 +15,7 @@ import {
 import { bytesEqual, toHex } from '@monsoon/dsm-tree';
 import {
   addProcessMetrics,
+  channelOptions,
   formatHostPort,
   GrpcServer,
   grpcStatusMapping,
@@ -117,10 +118,7 @@ export const defaultMinerNodeOptions: MinerNodeOptions = {
   maxReceiveMessageBytes: 256 * 1024 * 1024,
 };
 
-const CHANNEL = {
-  'grpc.max_receive_message_length': 256 * 1024 * 1024,
-  'grpc.max_send_message_length': 256 * 1024 * 1024,
-};
+const CHANNEL = channelOptions();
 
 /** A malformed request or transaction is the caller's fault; anything else is INTERNAL. */
 /** Headers per GetHeaders message (~140 KB). */

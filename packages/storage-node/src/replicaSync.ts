@@ -9,7 +9,7 @@
  * each other converge on the heaviest head any of them holds.
  */
 import { credentials, Metadata, type ServiceError } from '@grpc/grpc-js';
-import { ERROR_CODE_TRAILER, type Logger, unary } from '@monsoon/edge';
+import { channelOptions, ERROR_CODE_TRAILER, type Logger, unary } from '@monsoon/edge';
 import {
   type ApplyBlockRequest,
   applyBlockRequestFromProto,
@@ -86,11 +86,15 @@ export class ReplicaSync {
   ) {
     this.clients = opts.peers.map(
       (p) =>
-        new StorageServiceClient(p, credentials.createInsecure(), {
-          'grpc.max_receive_message_length': -1,
-          'grpc.initial_reconnect_backoff_ms': Math.min(1000, opts.intervalMs),
-          'grpc.max_reconnect_backoff_ms': Math.max(1000, opts.intervalMs),
-        }),
+        new StorageServiceClient(
+          p,
+          credentials.createInsecure(),
+          channelOptions({
+            'grpc.max_receive_message_length': -1,
+            'grpc.initial_reconnect_backoff_ms': Math.min(1000, opts.intervalMs),
+            'grpc.max_reconnect_backoff_ms': Math.max(1000, opts.intervalMs),
+          }),
+        ),
     );
   }
 

@@ -3,7 +3,9 @@
  * transaction hashes the moment it arrives, on the driver's clock: how the driver learns
  * inclusion without polling receipts.
  */
+
 import { type ClientReadableStream, credentials } from '@grpc/grpc-js';
+import { channelOptions } from '@monsoon/edge';
 import { keccak } from '@monsoon/keccak';
 import {
   blockWithReceiptsFromProto,
@@ -81,7 +83,7 @@ export class BlockWatcher {
     clock: () => number,
   ): Promise<BlockWatcher> {
     const o = { ...defaultBlockWatcherOptions, ...opts };
-    const client = new MinerServiceClient(o.miner, credentials.createInsecure());
+    const client = new MinerServiceClient(o.miner, credentials.createInsecure(), channelOptions());
     const call = client.subscribeBlocks({});
     let watcher: BlockWatcher | undefined;
     const early: minerPb.BlockWithReceipts[] = [];

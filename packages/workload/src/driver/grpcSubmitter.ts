@@ -1,6 +1,6 @@
 /** Transactions to a client over gRPC: ClientService.SendTransactions, the bulk path. */
 import { credentials } from '@grpc/grpc-js';
-import { unary } from '@monsoon/edge';
+import { channelOptions, unary } from '@monsoon/edge';
 import { ClientServiceClient, sendResultsFromProto, sendTransactionsRequestToProto } from '@monsoon/protocol';
 import { DriverError, DriverErrorCode } from './driverError.js';
 import { ACCEPTED, type SubmitOutcome, type TxSubmitter } from './txSubmitter.js';
@@ -13,7 +13,7 @@ export class GrpcSubmitter implements TxSubmitter {
     readonly name: string,
     private readonly deadlineMs: number,
   ) {
-    this.client = new ClientServiceClient(name, credentials.createInsecure());
+    this.client = new ClientServiceClient(name, credentials.createInsecure(), channelOptions());
   }
 
   async send(raws: readonly Uint8Array[]): Promise<SubmitOutcome[]> {
