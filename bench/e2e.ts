@@ -29,8 +29,10 @@
  *    storage:--compact-on-every-full-gc` starts a role's processes with a V8 flag, `--role-env`
  *    adds to their environment, as soak's do: bench/lib/roleOptions.ts).
  *
- * Results: bench/results/e2e.json (with the run's per-second series and how steady it was: every
- * second after 5 s of warm-up against the mean, issue 17's ±25%), its chart beside it (e2e.svg),
+ * Results: bench/results/e2e.json (with the run's per-second series, how steady it was: every
+ * second after 5 s of warm-up against the mean, issue 17's ±25%, and `stageMeans`: each role's
+ * histograms over the run, e.g. pre-execution, accepted-to-inclusion, a Submit or BatchGet call
+ * as the server saw it), its chart beside it (e2e.svg),
  * and a table on stdout. The pipeline's latency goal (p50 ≤ 1.5 block intervals at half the
  * saturation rate) is read from a run with `--rate` at half a closed-loop run's committed tx/s.
  *
