@@ -31,7 +31,6 @@ import {
   type ExecutedBlock,
   ExecutionError,
   ExecutionErrorCode,
-  encodeReceipt,
   makeCommon,
   nativeEcrecover,
   orderedTrieRoot,
@@ -545,6 +544,7 @@ export class Miner {
         common: this.common,
         fastTransfers: this.opts.fastTransfers,
         recordAccesses: false,
+        encodeReceipts: true,
         ...(this.opts.engine !== undefined ? { engine: this.opts.engine } : {}),
       },
     );
@@ -756,7 +756,7 @@ export class Miner {
     const parent = this.headBlock;
     const changed = new ChangedPaths();
     const done = await p.executor.finish(changed.listen);
-    const receipts = done.receipts.map((r) => encodeReceipt(r));
+    const receipts = done.encodedReceipts!;
     const env = p.executor.env;
     let header: BlockHeader = {
       parentHash: parent.hash,
@@ -994,6 +994,7 @@ export class Miner {
           common: this.common,
           fastTransfers: this.opts.fastTransfers,
           recordAccesses: false,
+          encodeReceipts: true,
           ...(this.opts.engine !== undefined ? { engine: this.opts.engine } : {}),
         },
       );
@@ -1030,7 +1031,7 @@ export class Miner {
         bad(`gas used ${header.gasUsed}, re-execution gives ${done.gasUsed}`);
       if (!bytesEqual(transactionsRoot(pb.transactions), header.transactionsRoot))
         bad('transactions root does not match its transactions');
-      const receipts = done.receipts.map((r) => encodeReceipt(r));
+      const receipts = done.encodedReceipts!;
       if (!bytesEqual(orderedTrieRoot(receipts), header.receiptsRoot))
         bad('receipts root does not match re-execution');
       const oldHead = this.headBlock;
