@@ -256,8 +256,6 @@ export interface ExecutedBlock {
   readonly receipts: readonly ExecutedReceipt[];
   /** The receipts encoded, where the executor encoded them as it went (else undefined). */
   readonly encodedReceipts: readonly Uint8Array[] | undefined;
-  /** The included transactions, in order, as they were given to execute(). */
-  readonly transactions: readonly (TypedTransaction | ExecutableTx)[];
   /** Every account the block changed or deleted, with its slots written (storage nodes' input). */
   readonly updates: readonly AccountUpdate[];
   /** keccak256 of each update's address (its trie key, which picks its shard), in the same order. */
@@ -272,7 +270,6 @@ export class BlockExecutor {
   private readonly receipts: ExecutedReceipt[] = [];
   /** The receipts, encoded as they come, instead of `receipts` (BlockExecutorOptions.encodeReceipts). */
   private encoded: EncodedReceipts | undefined;
-  private readonly included: (TypedTransaction | ExecutableTx)[] = [];
   /** Everything the block wrote so far, folded per transaction. */
   private readonly written = new WriteSet();
   private finished = false;
@@ -428,7 +425,6 @@ export class BlockExecutor {
       this.revm?.commit();
       this.gasUsed = receipt.cumulativeGasUsed;
       this.keep(receipt);
-      this.included.push(transaction);
       return { status: 'included', receipt };
     } catch (e) {
       this.sm.discard();
@@ -477,7 +473,6 @@ export class BlockExecutor {
           const receipt = this.revmReceipt(run[k]!.tx, r);
           this.gasUsed = receipt.cumulativeGasUsed;
           this.keep(receipt);
-          this.included.push(items[i + k]!.tx);
           out.push({ status: 'included', receipt });
         }
         i += done.outcomes.length;
@@ -700,7 +695,6 @@ export class BlockExecutor {
       gasUsed: this.gasUsed,
       receipts: this.receipts,
       encodedReceipts: this.encoded?.all(),
-      transactions: this.included,
       updates,
       updateKeys: keys,
     };
