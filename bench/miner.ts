@@ -379,7 +379,15 @@
  * load 7.8-12.2 with three other agents (recovery 8.9-29K/s a core against 30-32K quiet): transfers
  * in batches 6,467 / 17,224/s (B) vs 6,123 / 5,741/s (A), ERC-20 in batches 7,641 / 4,561/s vs
  * 3,642 / 5,482/s: the box's speed decides each row, not the change. Goals still missed as far as
- * anything here says (quiet session 14: 23.9K / 13.6K of 30K / 15K).
+ * anything here says (quiet session 14: 23.9K / 13.6K of 30K / 15K). Both builds in one process
+ * (dist of main and of this round, the execution-only pass over the same planned blocks,
+ * alternating ABBA, 6 pairs each, process CPU over decode, bag, execute and seal; 07:39-07:42,
+ * load 6-9): plain transfers median 91.4 -> 88.9 us a transaction (lower in 5 of 6 pairs), ERC-20
+ * 134.0 -> 132.7 us (4 of 6); same state roots. In the whole system (`npm run bench -- e2e
+ * --accounts 100000 --duration 30`, alternating, load 7.6-12.8) the miner's CPU per committed
+ * transaction was lower in all four pairs (0.207 / 0.154, 0.172 / 0.161, 0.158 / 0.152, 0.163 /
+ * 0.155 ms, main / this round), at throughputs that differed between sides (760-2,132 tx/s):
+ * not conclusive.
  *
  * Conclusion before revm: still short of the goals (≥ 30K transfers/s, ≥ 15K ERC-20/s a core). On this
  * machine one keccak256 permutation costs ~0.4–0.8 µs, and a transfer needs ~60 of them (bag,
