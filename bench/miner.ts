@@ -346,6 +346,49 @@
  * spread over reading the keys revm asks for (tree walks faulting bag nodes: 10-14%), the flush
  * (6-7%), the state root (7-8%), the bag check (3-4%), revm itself (3-8%) and scavenges (15-18%).
  *
+ * Session 15 (issue 16, eleventh round). What a plain transfer costs, decode to seal (CPU profile
+ * of the `--pass transfer` run, 100K accounts, 4 blocks of 2,000, revm batches; shares of the
+ * pass with recovery, which is timed apart, left out): it crosses into revm once per submission
+ * of 200 (its senders and recipients go with the first call, so no round for lacking keys);
+ * reading those accounts for revm (`hold`: tree walks faulting the bag's nodes, each branch
+ * decoded and its encoding kept as a string, the witness noting each node) 15-22%; the revm
+ * call itself 3-5%; the journal's flush into the tree 6-10%; the state root 6-12%; the rest of
+ * the seal (transactions and receipts roots, detaching the kept transactions and witness) 5-8%;
+ * the bag check ~5%; scavenges 20-34% (two profiles, load 5 and 9). What a block held
+ * in V8's heap at its seal, per transaction (full collections before the block and before its
+ * seal, the four planned blocks), and what changed this round (each cut measured that way,
+ * in turn against main, same roots): a receipt kept as its objects until the seal (logs,
+ * topic and data views, bloom: ~1.2 KB of an ERC-20 transfer) is now written as the
+ * transaction is included, into shared 64 KiB chunks; BlockExecutor no longer keeps the
+ * executed transactions (a SignedTx each, ~0.9 KB, for a field nothing read); accounts without
+ * storage or code share the empty root and code hash when decoded and in revm's answers (a
+ * copy and two views each, ~0.5 KB a transfer). Held at the seal: transfers 4,145-4,691 ->
+ * 2,555-3,189 B a transaction, ERC-20 6,194-6,857 -> 3,874-4,535 B. What is left of it is
+ * mostly the tree's (~55% for transfers: the faulted branches' encodings as strings, ~650 B
+ * each, and their objects; the witness's hash keys). Scavenges promote less (per pass of
+ * 8,000, `--trace-gc-nvp`, main vs this round in turn, load 9-11): transfers 110-113 -> 98-107
+ * MB, ERC-20 139-143 -> 128-129 MB; but they promote ~12-14 KB a transaction in all, and a
+ * block holds ~2.6 KB at its seal and keeps ~2 KB after it (the kept paths, the detached
+ * transactions and witness, the shard updates): most of what is promoted dies between
+ * scavenges a block apart, and the CPU per transaction did not move measurably at that load
+ * (transfers 86-101 vs 86-97 us in alternating processes). A block's kept paths are indexed by
+ * an open-addressed table instead of a Map (~105 ns a node less; every kept block gets indexed
+ * in the whole system). Checked and not done: revm re-analysing code is per engine reset, i.e.
+ * once per block in a miner (the token's 1,396 bytes), per pre-execution in a client.
+ * The bench itself, this round (B) and main (A) alternating, `--engines revm`, 07:31-07:40 UTC,
+ * load 7.8-12.2 with three other agents (recovery 8.9-29K/s a core against 30-32K quiet): transfers
+ * in batches 6,467 / 17,224/s (B) vs 6,123 / 5,741/s (A), ERC-20 in batches 7,641 / 4,561/s vs
+ * 3,642 / 5,482/s: the box's speed decides each row, not the change. Goals still missed as far as
+ * anything here says (quiet session 14: 23.9K / 13.6K of 30K / 15K). Both builds in one process
+ * (dist of main and of this round, the execution-only pass over the same planned blocks,
+ * alternating ABBA, 6 pairs each, process CPU over decode, bag, execute and seal; 07:39-07:42,
+ * load 6-9): plain transfers median 91.4 -> 88.9 us a transaction (lower in 5 of 6 pairs), ERC-20
+ * 134.0 -> 132.7 us (4 of 6); same state roots. In the whole system (`npm run bench -- e2e
+ * --accounts 100000 --duration 30`, alternating, load 7.6-12.8) the miner's CPU per committed
+ * transaction was lower in all four pairs (0.207 / 0.154, 0.172 / 0.161, 0.158 / 0.152, 0.163 /
+ * 0.155 ms, main / this round), at throughputs that differed between sides (760-2,132 tx/s):
+ * not conclusive.
+ *
  * Conclusion before revm: still short of the goals (≥ 30K transfers/s, ≥ 15K ERC-20/s a core). On this
  * machine one keccak256 permutation costs ~0.4–0.8 µs, and a transfer needs ~60 of them (bag,
  * state root, receipts and transactions roots, keys): ~30 µs of hashing alone. An ERC-20 call is

@@ -125,6 +125,11 @@ export interface EngineBatchResult {
 
 import type { EngineBinding } from './loadEvm.js';
 
+/** keccak256 of empty code: every externally owned account's code hash. */
+const EMPTY_CODE_HASH = new Uint8Array(
+  Buffer.from('c5d2460186f7233c927e7db2dcc703c0e500b653ca82273b7bfad8045d85a470', 'hex'),
+);
+
 const MASK64 = (1n << 64n) - 1n;
 
 /** Appends little-endian integers, words and bytes to a growing buffer. */
@@ -534,7 +539,7 @@ class Reader {
       }
       const nonce = this.u64();
       const balance = this.word();
-      const codeHash = this.bytes(32);
+      const codeHash = this.codeHash();
       const code = flags & 4 ? this.bytes(this.u32()) : undefined;
       const n = this.u32();
       const storage: [Uint8Array, Uint8Array][] = [];
@@ -551,6 +556,25 @@ class Reader {
       });
     }
     return changes;
+  }
+
+  /**
+   * A changed account's code hash: the one empty code has, shared (what an externally owned
+   * account has; callers never write into it), else a view or copy as `bytes` gives. A view per
+   * changed account lived in a miner's block until its seal.
+   */
+  private codeHash(): Uint8Array {
+    const b = this.b;
+    const at = this.at;
+    if (at + 32 <= b.length) {
+      let i = 0;
+      while (i < 32 && b[at + i] === EMPTY_CODE_HASH[i]) i++;
+      if (i === 32) {
+        this.at = at + 32;
+        return EMPTY_CODE_HASH;
+      }
+    }
+    return this.bytes(32);
   }
 
   key(): StateKey {

@@ -141,6 +141,11 @@ function decodeAccountFast(b: Uint8Array): Account | undefined {
   if (balance === undefined || balance[1] !== len - 66 || b[len - 66] !== 0xa0 || b[len - 33] !== 0xa0) {
     return undefined;
   }
+  // An account without storage or code (most: every externally owned one) shares the empty
+  // root and code hash (callers never write into an account's fields): a miner's block held a
+  // copy and two views of them per account it read until its seal.
+  if (holdsAt(b, len - 65, EMPTY_ROOT) && holdsAt(b, len - 32, EMPTY_CODE_HASH))
+    return { nonce: nonce[0], balance: balance[0], storageRoot: EMPTY_ROOT, codeHash: EMPTY_CODE_HASH };
   const roots = b.slice(len - 65, len);
   return {
     nonce: nonce[0],
@@ -148,6 +153,12 @@ function decodeAccountFast(b: Uint8Array): Account | undefined {
     storageRoot: roots.subarray(0, 32),
     codeHash: roots.subarray(33, 65),
   };
+}
+
+/** Whether `b` holds the 32 bytes of `word` at `at`. */
+function holdsAt(b: Uint8Array, at: number, word: Uint8Array): boolean {
+  for (let i = 0; i < 32; i++) if (b[at + i] !== word[i]) return false;
+  return true;
 }
 
 /** Decodes an account's RLP; throws DsmError(BadAccount) for anything else. */

@@ -38,7 +38,7 @@ import { bytesEqual, EMPTY_CODE_HASH, type NodeListener, StateTree, toHex } from
 import type { AccountUpdate } from '@monsoon/protocol';
 import { assertSupportedFork, type ChainRules, makeCommon } from './chain.js';
 import { ExecutionError, ExecutionErrorCode, isExecutionError } from './executionError.js';
-import type { Log, Receipt } from './receipt.js';
+import { EncodedReceipts, type Log, type Receipt } from './receipt.js';
 import {
   type BatchItem,
   type EngineName,
@@ -96,6 +96,12 @@ export interface BlockExecutorOptions {
   batch?: boolean;
   /** Where the once-per-process fallback warning goes (default: console.warn). */
   warn?: (message: string) => void;
+  /**
+   * Keep each included transaction's receipt encoded (what the block commits to), not the
+   * receipt: `finish` gives `encodedReceipts` and no `receipts` (default false). A miner, which
+   * holds a block's receipts only to encode them at the seal (see EncodedReceipts).
+   */
+  encodeReceipts?: boolean;
   /**
    * An EVM to reuse (from an {@link EvmPool}, made with the same Common) instead of building
    * one: building costs ~1.4 ms, more than most transactions. The executor owns it until the
@@ -246,9 +252,10 @@ export function engineFor(requested: EngineName | undefined, warn: (message: str
 export interface ExecutedBlock {
   readonly stateRoot: Uint8Array;
   readonly gasUsed: bigint;
+  /** Empty where the executor encoded them instead (BlockExecutorOptions.encodeReceipts). */
   readonly receipts: readonly ExecutedReceipt[];
-  /** The included transactions, in order, as they were given to execute(). */
-  readonly transactions: readonly (TypedTransaction | ExecutableTx)[];
+  /** The receipts encoded, where the executor encoded them as it went (else undefined). */
+  readonly encodedReceipts: readonly Uint8Array[] | undefined;
   /** Every account the block changed or deleted, with its slots written (storage nodes' input). */
   readonly updates: readonly AccountUpdate[];
   /** keccak256 of each update's address (its trie key, which picks its shard), in the same order. */
@@ -261,7 +268,8 @@ const MAX_BALANCE = (1n << 256n) - 1n;
 export class BlockExecutor {
   private gasUsed = 0n;
   private readonly receipts: ExecutedReceipt[] = [];
-  private readonly included: (TypedTransaction | ExecutableTx)[] = [];
+  /** The receipts, encoded as they come, instead of `receipts` (BlockExecutorOptions.encodeReceipts). */
+  private encoded: EncodedReceipts | undefined;
   /** Everything the block wrote so far, folded per transaction. */
   private readonly written = new WriteSet();
   private finished = false;
@@ -354,18 +362,22 @@ export class BlockExecutor {
     const recordAccesses = opts.recordAccesses ?? true;
     const sm = new TreeStateManager(state, { recordAccesses, keepCode: opts.keepCode });
     const fast = opts.fastTransfers ?? true;
+    let executor: BlockExecutor;
     if (engineFor(opts.engine, opts.warn ?? console.warn) === 'revm') {
       const revm = new RevmEngine(sm, env, rules, recordAccesses);
       const batches = !recordAccesses && (opts.batch ?? process.env.MONSOON_EVM_BATCH !== '0');
-      return new BlockExecutor(state, env, rules, sm, common, revm, fast, batches);
+      executor = new BlockExecutor(state, env, rules, sm, common, revm, fast, batches);
+    } else if (opts.evm === undefined && opts.evms !== undefined)
+      executor = new BlockExecutor(state, env, rules, sm, common, opts.evms, fast);
+    else {
+      let evm = opts.evm;
+      if (evm === undefined) evm = (await createVM({ common, stateManager: sm })).evm;
+      else rebind(evm, sm);
+      const block = blockOf(env, rules, common);
+      executor = new BlockExecutor(state, env, rules, sm, common, { evm, block }, fast);
     }
-    if (opts.evm === undefined && opts.evms !== undefined)
-      return new BlockExecutor(state, env, rules, sm, common, opts.evms, fast);
-    let evm = opts.evm;
-    if (evm === undefined) evm = (await createVM({ common, stateManager: sm })).evm;
-    else rebind(evm, sm);
-    const block = blockOf(env, rules, common);
-    return new BlockExecutor(state, env, rules, sm, common, { evm, block }, fast);
+    if (opts.encodeReceipts === true) executor.encoded = new EncodedReceipts();
+    return executor;
   }
 
   get blockGasUsed(): bigint {
@@ -412,8 +424,7 @@ export class BlockExecutor {
       this.written.absorb(this.sm.flush());
       this.revm?.commit();
       this.gasUsed = receipt.cumulativeGasUsed;
-      this.receipts.push(receipt);
-      this.included.push(transaction);
+      this.keep(receipt);
       return { status: 'included', receipt };
     } catch (e) {
       this.sm.discard();
@@ -461,8 +472,7 @@ export class BlockExecutor {
         for (const [k, r] of done.outcomes.entries()) {
           const receipt = this.revmReceipt(run[k]!.tx, r);
           this.gasUsed = receipt.cumulativeGasUsed;
-          this.receipts.push(receipt);
-          this.included.push(items[i + k]!.tx);
+          this.keep(receipt);
           out.push({ status: 'included', receipt });
         }
         i += done.outcomes.length;
@@ -472,6 +482,12 @@ export class BlockExecutor {
       i++;
     }
     return out;
+  }
+
+  /** Keeps an included transaction's receipt (encoded, see BlockExecutorOptions.encodeReceipts). */
+  private keep(receipt: ExecutedReceipt): void {
+    if (this.encoded !== undefined) this.encoded.add(receipt);
+    else this.receipts.push(receipt);
   }
 
   /**
@@ -678,7 +694,7 @@ export class BlockExecutor {
       stateRoot: this.state.root(onHashed),
       gasUsed: this.gasUsed,
       receipts: this.receipts,
-      transactions: this.included,
+      encodedReceipts: this.encoded?.all(),
       updates,
       updateKeys: keys,
     };

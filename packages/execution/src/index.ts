@@ -22,7 +22,7 @@ export {
   makeCommon,
 } from './chain.js';
 export { ExecutionError, ExecutionErrorCode, isExecutionError } from './executionError.js';
-export { BLOOM_BYTES, encodeReceipt, type Log, logsBloom, type Receipt } from './receipt.js';
+export { BLOOM_BYTES, EncodedReceipts, encodeReceipt, type Log, logsBloom, type Receipt } from './receipt.js';
 export {
   addonRecoverer,
   type PackedRecover,

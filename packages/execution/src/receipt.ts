@@ -64,16 +64,98 @@ export function logsBloom(logs: readonly Log[]): Uint8Array {
  * `bloom` defaults to the receipt's own, else {@link logsBloom} of its logs.
  */
 export function encodeReceipt(receipt: Receipt, bloom = receipt.bloom): Uint8Array {
-  if (bloom === undefined) {
-    if (receipt.logs.length === 0) return encodeWithoutLogs(receipt);
-    bloom = logsBloom(receipt.logs);
+  const layout = layoutOf(receipt, bloom);
+  const out = new Uint8Array(layout.size);
+  writeReceipt(out, 0, receipt, layout);
+  return out;
+}
+
+/** Chunks EncodedReceipts writes into (a receipt larger than one gets its own). */
+const RECEIPT_CHUNK = 64 * 1024;
+
+/**
+ * A block's receipts encoded as its transactions are included ({@link encodeReceipt}'s bytes),
+ * one after another in shared chunks: until the seal a block then holds an offset per
+ * transaction, not its receipt's objects (the logs, their address, topics and data views, the
+ * bloom: ~1 KB of the ~6 KB an ERC-20 transfer kept alive until its block's seal, all promoted
+ * by scavenges), and the seal neither encodes them nor allocates an array for each.
+ */
+export class EncodedReceipts {
+  private readonly chunks: Uint8Array[] = [];
+  private chunk: Uint8Array = EMPTY;
+  private pos = 0;
+  /** Per receipt: its chunk (index), start and end. */
+  private readonly spans: number[] = [];
+
+  /** Encodes `receipt` (the next one of the block). */
+  add(receipt: Receipt): void {
+    const layout = layoutOf(receipt, receipt.bloom);
+    if (this.pos + layout.size > this.chunk.length) {
+      this.chunk = new Uint8Array(Math.max(RECEIPT_CHUNK, layout.size));
+      this.chunks.push(this.chunk);
+      this.pos = 0;
+    }
+    const end = writeReceipt(this.chunk, this.pos, receipt, layout);
+    this.spans.push(this.chunks.length - 1, this.pos, end);
+    this.pos = end;
   }
-  if (bloom.length !== BLOOM_BYTES)
-    throw new RangeError(`a bloom is ${BLOOM_BYTES} bytes, found ${bloom.length}`);
+
+  get length(): number {
+    return this.spans.length / 3;
+  }
+
+  /** Every receipt's encoding so far, in order (views into the chunks). */
+  all(): Uint8Array[] {
+    const out = new Array<Uint8Array>(this.length);
+    const s = this.spans;
+    for (let i = 0; i < out.length; i++)
+      out[i] = this.chunks[s[3 * i]!]!.subarray(s[3 * i + 1]!, s[3 * i + 2]!);
+    return out;
+  }
+}
+
+const EMPTY = new Uint8Array(0);
+
+/** What writeReceipt needs to know before writing: sizes, and the bloom (undefined: none, no logs). */
+interface Layout {
+  readonly size: number;
+  readonly payload: number;
+  readonly gas: Uint8Array;
+  readonly bloom: Uint8Array | undefined;
+  /** Per log, the payload of its list; and of the logs' list. */
+  readonly logPayloads: readonly number[];
+  readonly logsPayload: number;
+}
+
+/**
+ * The sizes of a receipt's encoding, sized first so it is written in one go: each log's payload
+ * kept for its header. What the generic RLP encoder made from nested arrays (a copy of each
+ * log's topics and a length walk per list level) cost ten times as much per receipt: it was 7%
+ * of a miner's ERC-20 pass at the seal.
+ */
+function layoutOf(receipt: Receipt, bloom: Uint8Array | undefined): Layout {
   if (!Number.isInteger(receipt.type) || receipt.type < 0 || receipt.type > 0x7f) {
     throw new RangeError(`a receipt type is 0–127 (EIP-2718), found ${receipt.type}`);
   }
-  return encodeWithLogs(receipt, bloom);
+  const logs = receipt.logs;
+  if (bloom === undefined && logs.length > 0) bloom = logsBloom(logs);
+  if (bloom !== undefined && bloom.length !== BLOOM_BYTES)
+    throw new RangeError(`a bloom is ${BLOOM_BYTES} bytes, found ${bloom.length}`);
+  const gas = bigintToBytes(receipt.cumulativeGasUsed);
+  const logPayloads = new Array<number>(logs.length);
+  let logsPayload = 0;
+  for (let i = 0; i < logs.length; i++) {
+    const l = logs[i]!;
+    let topics = 0;
+    for (const t of l.topics) topics += stringSize(t);
+    const p = stringSize(l.address) + listHeaderLength(topics) + topics + stringSize(l.data);
+    logPayloads[i] = p;
+    logsPayload += listHeaderLength(p) + p;
+  }
+  // status, gas, bloom (0xb9 0x01 0x00 and 256 bytes), the log list
+  const payload = 1 + stringSize(gas) + 3 + BLOOM_BYTES + listHeaderLength(logsPayload) + logsPayload;
+  const size = (receipt.type === 0 ? 0 : 1) + listHeaderLength(payload) + payload;
+  return { size, payload, gas, bloom, logPayloads, logsPayload };
 }
 
 /** Bytes of the RLP string `v` encoded (a single byte under 0x80 is itself). */
@@ -91,35 +173,24 @@ function writeString(out: Uint8Array, pos: number, v: Uint8Array): number {
 }
 
 /**
- * encodeReceipt of a receipt with logs, written in one allocation: the sizes first (each log's
- * payload kept for its header), then the bytes. What the generic RLP encoder made from nested
- * arrays (a copy of each log's topics and a length walk per list level), at a tenth of its cost
- * per receipt: it was 7% of a miner's ERC-20 pass at the seal.
+ * Writes a receipt's encoding at `at` in `out` (which must have `layout.size` bytes there,
+ * zeros where the bloom goes when it has none: a receipt without logs, most of a block);
+ * returns where it ends.
  */
-function encodeWithLogs(receipt: Receipt, bloom: Uint8Array): Uint8Array {
-  const gas = bigintToBytes(receipt.cumulativeGasUsed);
-  const logs = receipt.logs;
-  const logPayloads = new Array<number>(logs.length);
-  let logsPayload = 0;
-  for (let i = 0; i < logs.length; i++) {
-    const l = logs[i]!;
-    let topics = 0;
-    for (const t of l.topics) topics += stringSize(t);
-    const p = stringSize(l.address) + listHeaderLength(topics) + topics + stringSize(l.data);
-    logPayloads[i] = p;
-    logsPayload += listHeaderLength(p) + p;
-  }
-  // status, gas, bloom (0xb9 0x01 0x00 and 256 bytes), the log list
-  const payload = 1 + stringSize(gas) + 3 + BLOOM_BYTES + listHeaderLength(logsPayload) + logsPayload;
-  const typed = receipt.type === 0 ? 0 : 1;
-  const out = new Uint8Array(typed + listHeaderLength(payload) + payload);
-  let p = 0;
-  if (typed) out[p++] = receipt.type;
+function writeReceipt(out: Uint8Array, at: number, receipt: Receipt, layout: Layout): number {
+  const { payload, gas, bloom, logPayloads, logsPayload } = layout;
+  let p = at;
+  if (receipt.type !== 0) out[p++] = receipt.type;
   p = writeHeader(out, p, payload, 0xc0);
   out[p++] = receipt.status === 1 ? 0x01 : 0x80;
   p = writeString(out, p, gas);
-  p = writeString(out, p, bloom);
+  out[p++] = 0xb9;
+  out[p++] = BLOOM_BYTES >> 8;
+  out[p++] = BLOOM_BYTES & 0xff;
+  if (bloom !== undefined) out.set(bloom, p);
+  p += BLOOM_BYTES;
   p = writeHeader(out, p, logsPayload, 0xc0);
+  const logs = receipt.logs;
   for (let i = 0; i < logs.length; i++) {
     const l = logs[i]!;
     p = writeHeader(out, p, logPayloads[i]!, 0xc0);
@@ -130,41 +201,7 @@ function encodeWithLogs(receipt: Receipt, bloom: Uint8Array): Uint8Array {
     for (const t of l.topics) p = writeString(out, p, t);
     p = writeString(out, p, l.data);
   }
-  if (p !== out.length) throw new Error(`encodeReceipt: wrote ${p} bytes, expected ${out.length}`);
-  return out;
-}
-
-/**
- * encodeReceipt of a receipt without logs (most of a block: value transfers), written in one
- * allocation: its bloom is all zeros.
- */
-function encodeWithoutLogs(receipt: Receipt): Uint8Array {
-  if (!Number.isInteger(receipt.type) || receipt.type < 0 || receipt.type > 0x7f) {
-    throw new RangeError(`a receipt type is 0–127 (EIP-2718), found ${receipt.type}`);
-  }
-  const gas = bigintToBytes(receipt.cumulativeGasUsed);
-  const single = gas.length === 1 && gas[0]! < 0x80;
-  const gasSize = single ? 1 : 1 + gas.length;
-  // status, gas, bloom (0xb9 0x01 0x00 and 256 bytes), empty log list (0xc0)
-  const payload = 1 + gasSize + 3 + BLOOM_BYTES + 1;
-  const typed = receipt.type === 0 ? 0 : 1;
-  const out = new Uint8Array(typed + 3 + payload);
-  let p = 0;
-  if (typed) out[p++] = receipt.type;
-  out[p++] = 0xf9;
-  out[p++] = payload >> 8;
-  out[p++] = payload & 0xff;
-  out[p++] = receipt.status === 1 ? 0x01 : 0x80;
-  if (single) out[p++] = gas[0]!;
-  else {
-    out[p++] = 0x80 + gas.length;
-    out.set(gas, p);
-    p += gas.length;
-  }
-  out[p++] = 0xb9;
-  out[p++] = BLOOM_BYTES >> 8;
-  out[p++] = BLOOM_BYTES & 0xff;
-  p += BLOOM_BYTES; // zeros
-  out[p] = 0xc0;
-  return out;
+  if (p !== at + layout.size)
+    throw new Error(`encodeReceipt: wrote ${p - at} bytes, expected ${layout.size}`);
+  return p;
 }

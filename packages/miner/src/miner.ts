@@ -31,7 +31,6 @@ import {
   type ExecutedBlock,
   ExecutionError,
   ExecutionErrorCode,
-  encodeReceipt,
   makeCommon,
   nativeEcrecover,
   orderedTrieRoot,
@@ -217,27 +216,55 @@ const RECENT_BLOCKS = 4;
  * the execution-only pass), and the hashing of them again when first looked in; keeping them as
  * strings until one is asked for saves a copy of each (a block's ~15,000, where a revision
  * takes a few).
+ *
+ * The index is an open-addressed table of positions, slotted by the hash's first three bytes
+ * (keccak outputs: uniform), not a Map: every kept block gets looked in (a lookup that misses
+ * the newest goes on to the next), so each block's ~5,800 nodes are indexed, and a Map hashed
+ * each 32-char key string and held an on-heap table of them for four blocks.
  */
-class ChangedPaths {
-  private index: Map<string, string> | undefined;
-  private hashes: string[] = [];
-  private encodings: string[] = [];
+export class ChangedPaths {
+  /** Positions + 1 in `hashes` (0: empty), slotted as `slotOf` says; built on the first lookup. */
+  private table: Int32Array | undefined;
+  private readonly hashes: string[] = [];
+  private readonly encodings: string[] = [];
   /** For StateTree.root: told each node the commit hashes. */
   readonly listen: NodeListener = (hash, enc) => {
+    if (this.table !== undefined) throw new Error('ChangedPaths: a node after the first lookup');
     this.hashes.push(hash);
     this.encodings.push(enc);
   };
 
   /** The encoding (binary string) of the node with this hash (binary string), if the commit made it. */
   get(hash: string): string | undefined {
-    if (this.index === undefined) {
-      this.index = new Map();
-      for (let i = 0; i < this.hashes.length; i++) this.index.set(this.hashes[i]!, this.encodings[i]!);
-      this.hashes = [];
-      this.encodings = [];
+    const table = this.table ?? this.index();
+    const mask = table.length - 1;
+    for (let at = slotOf(hash) & mask; ; at = (at + 1) & mask) {
+      const i = table[at]!;
+      if (i === 0) return undefined;
+      if (this.hashes[i - 1] === hash) return this.encodings[i - 1];
     }
-    return this.index.get(hash);
   }
+
+  private index(): Int32Array {
+    const hashes = this.hashes;
+    // At most half full: a miss ends within a probe or two.
+    let size = 16;
+    while (size < hashes.length * 2) size *= 2;
+    const table = new Int32Array(size);
+    const mask = size - 1;
+    for (let i = 0; i < hashes.length; i++) {
+      let at = slotOf(hashes[i]!) & mask;
+      while (table[at] !== 0) at = (at + 1) & mask;
+      table[at] = i + 1;
+    }
+    this.table = table;
+    return table;
+  }
+}
+
+/** A slot for a 32-byte hash (binary string): its first three bytes. */
+function slotOf(hash: string): number {
+  return hash.charCodeAt(0) | (hash.charCodeAt(1) << 8) | (hash.charCodeAt(2) << 16);
 }
 
 export interface MinerCounters {
@@ -517,6 +544,7 @@ export class Miner {
         common: this.common,
         fastTransfers: this.opts.fastTransfers,
         recordAccesses: false,
+        encodeReceipts: true,
         ...(this.opts.engine !== undefined ? { engine: this.opts.engine } : {}),
       },
     );
@@ -728,7 +756,7 @@ export class Miner {
     const parent = this.headBlock;
     const changed = new ChangedPaths();
     const done = await p.executor.finish(changed.listen);
-    const receipts = done.receipts.map((r) => encodeReceipt(r));
+    const receipts = done.encodedReceipts!;
     const env = p.executor.env;
     let header: BlockHeader = {
       parentHash: parent.hash,
@@ -966,6 +994,7 @@ export class Miner {
           common: this.common,
           fastTransfers: this.opts.fastTransfers,
           recordAccesses: false,
+          encodeReceipts: true,
           ...(this.opts.engine !== undefined ? { engine: this.opts.engine } : {}),
         },
       );
@@ -1002,7 +1031,7 @@ export class Miner {
         bad(`gas used ${header.gasUsed}, re-execution gives ${done.gasUsed}`);
       if (!bytesEqual(transactionsRoot(pb.transactions), header.transactionsRoot))
         bad('transactions root does not match its transactions');
-      const receipts = done.receipts.map((r) => encodeReceipt(r));
+      const receipts = done.encodedReceipts!;
       if (!bytesEqual(orderedTrieRoot(receipts), header.receiptsRoot))
         bad('receipts root does not match re-execution');
       const oldHead = this.headBlock;

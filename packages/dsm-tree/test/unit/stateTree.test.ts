@@ -486,6 +486,31 @@ describe('StateTree: bad input', () => {
       }
   });
 
+  it('decodeAccount: an account without storage or code shares the empty root and code hash; any other keeps its own', () => {
+    const r = new Prng(1052);
+    const other = r.bytes(32);
+    const eoa = decodeAccount(
+      encodeAccount({ nonce: 7n, balance: 10n ** 20n, storageRoot: EMPTY_ROOT, codeHash: EMPTY_CODE_HASH }),
+    );
+    expect(eoa.storageRoot).toBe(EMPTY_ROOT);
+    expect(eoa.codeHash).toBe(EMPTY_CODE_HASH);
+    expect(eoa.nonce).toBe(7n);
+    expect(eoa.balance).toBe(10n ** 20n);
+    // One of the two empty, or each equal to the other's constant: read as written, not shared.
+    for (const [storageRoot, codeHash] of [
+      [EMPTY_ROOT, other],
+      [other, EMPTY_CODE_HASH],
+      [EMPTY_CODE_HASH, EMPTY_ROOT],
+      [other, other],
+    ] as const) {
+      const a = decodeAccount(encodeAccount({ nonce: 1n, balance: 2n, storageRoot, codeHash }));
+      expect(hex(a.storageRoot)).toBe(hex(storageRoot));
+      expect(hex(a.codeHash)).toBe(hex(codeHash));
+      expect(a.storageRoot).not.toBe(EMPTY_ROOT);
+      expect(a.codeHash).not.toBe(EMPTY_CODE_HASH);
+    }
+  });
+
   it('encodeAccount refuses values Ethereum cannot hold: BadAccount', () => {
     for (const a of [
       makeAccount({ balance: 1n << 256n }),

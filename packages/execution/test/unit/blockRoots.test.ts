@@ -17,6 +17,7 @@ import { describe, expect, it } from '@jest/globals';
 import { EMPTY_ROOT, toHex } from '@monsoon/dsm-tree';
 import {
   BLOOM_BYTES,
+  EncodedReceipts,
   ExecutionError,
   ExecutionErrorCode,
   encodeReceipt,
@@ -199,6 +200,35 @@ describe('receipts and blooms (synthetic)', () => {
         }
       }
     }
+  });
+
+  it("EncodedReceipts gives encodeReceipt's bytes for every receipt, in order, across its chunks", () => {
+    // ~300 B without logs, ~600 B with three, and one of ~190 KB (over a chunk: its own) in the
+    // middle, so receipts fill chunks, start new ones, and the ones after the large one follow it.
+    const receipts: Receipt[] = [];
+    for (let i = 0; i < 700; i++) {
+      const count = i === 350 ? 600 : i % 3 === 0 ? 3 : 0;
+      const logs: Log[] = Array.from({ length: count }, (_, j) => ({
+        address: det('addr', i * 7 + j).slice(0, 20),
+        topics: Array.from({ length: (i + j) % 4 }, (_, k) => det('topic', i * 31 + j * 5 + k)),
+        data: det('data', i + j).slice(0, count === 600 ? 32 : (i * 13 + j) % 33),
+      }));
+      const r: Receipt = {
+        type: i % 3,
+        status: (i & 1) as 0 | 1,
+        cumulativeGasUsed: 21_000n * BigInt(i + 1),
+        logs,
+      };
+      receipts.push(i % 5 === 1 && count > 0 ? { ...r, bloom: logsBloom(logs) } : r);
+    }
+    const encoded = new EncodedReceipts();
+    for (const r of receipts) encoded.add(r);
+    expect(encoded.length).toBe(receipts.length);
+    const all = encoded.all();
+    expect(all.length).toBe(receipts.length);
+    for (const [i, r] of receipts.entries()) expect(hex(all[i]!)).toBe(hex(encodeReceipt(r)));
+    expect(new Set(all.map((e) => e.buffer)).size).toBeGreaterThan(2);
+    expect(new EncodedReceipts().all()).toEqual([]);
   });
 
   it('receiptsRoot equals an ethereumjs-style ordered trie of ethereumjs encodings', async () => {
