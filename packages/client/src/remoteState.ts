@@ -21,10 +21,12 @@ import {
   DsmErrorCode,
   decodeAccount,
   EMPTY_CODE_HASH,
+  EMPTY_ROOT,
   hashedChildren,
   hashOne,
   isDsmError,
   NodeBag,
+  readWhole,
   type SharedNodes,
   StateTree,
   toHex,
@@ -487,15 +489,12 @@ export class RemoteState {
           continue;
         }
         this.counters.calls++;
-        let verified: NodeBag | undefined;
         const res = await this.storage.batchGet(
           batch.shard,
           { at: atHash(batch.at.blockHash), queries: qs, omitLevels: 0 },
-          (r, replica) => {
-            verified = this.check(batch.at, qs, r, replica);
-          },
+          (r, replica) => this.check(batch.at, qs, r, replica),
         );
-        this.remember(batch.at, res, verified!);
+        this.remember(batch.at, res, true);
       }
       for (const w of batch.waiters) if (--w.left === 0) w.resolve();
     } catch (e) {
@@ -504,15 +503,16 @@ export class RemoteState {
   }
 
   /**
-   * Throws BAD_PROOF unless the answer proves exactly what it claims, at `at`; returns its nodes,
-   * hashed once.
+   * Throws BAD_PROOF unless the answer proves exactly what it claims, at `at`. Its nodes go into
+   * the cache first, each under the hash computed here (hashed once, in one batch, with no bag of
+   * the answer's own between them and the cache), and out again if it is refused.
    */
   private check(
     at: StateRef,
     qs: readonly KeyedQuery[],
     res: BatchGetResponse,
     replica: StorageReplica,
-  ): NodeBag {
+  ): void {
     const refuse = (why: string): never => {
       this.counters.refused++;
       throw new ClientError(ClientErrorCode.BadProof, `storage node ${replica.address}: ${why}`, {
@@ -522,15 +522,29 @@ export class RemoteState {
     if (!bytesEqual(res.blockHash, at.blockHash))
       refuse(`answered at block ${toHex(res.blockHash)}, asked ${toHex(at.blockHash)}`);
     if (res.results.length !== qs.length) refuse(`${res.results.length} results for ${qs.length} queries`);
-    const bag = new NodeBag({ hash: this.keccak });
-    bag.addNodes(res.bag);
-    // Both bags keep nodes under the hashes they computed: walks and trees use them unhashed.
-    const getBin = (h: string) => bag.getBin(h) ?? this.cached(h);
+    this.makeRoom();
+    const hashes = this.cache.addNodes(res.bag);
+    try {
+      this.prove(at, qs, res, refuse);
+    } catch (e) {
+      // What a refused answer brought is let go (nodes it shares with honest answers are fetched again).
+      this.cache.deleteHashes(hashes);
+      throw e;
+    }
+  }
+
+  /** check's proof of each answer against its query, over the cache (the answer's nodes in it). */
+  private prove(
+    at: StateRef,
+    qs: readonly KeyedQuery[],
+    res: BatchGetResponse,
+    refuse: (why: string) => never,
+  ): void {
+    // The cache keeps nodes under the hashes it computed: walks use them unhashed.
+    const getBin = (h: string) => this.cached(h);
     const root = this.rootBin(at.stateRoot);
     // Reads at this root kept for transactions (readAccounts): a proven account goes there.
     const view = this.views.get(root);
-    // A tree only where slots are checked: an account is proven by walking its path.
-    let slotTree: StateTree | undefined;
     qs.forEach((q, i) => {
       const r = res.results[i]!;
       // Named only when an answer is refused: building it for every query cost more than the check.
@@ -553,29 +567,40 @@ export class RemoteState {
       const provenRlp = walked.value;
       if (!sameBytes(provenRlp, r.accountRlp))
         refuse(`claims a value for ${where()} that its proof does not give`);
-      if (q.slots.length === 0 && !q.code && view === undefined) return;
+      // Decoded only where a read is kept for the view, or its slots or code are checked.
+      const a = view !== undefined && q.slots.length === 0 ? byteKey(q.address) : undefined;
+      const keep = a !== undefined && !view!.has(a);
+      if (!keep && q.slots.length === 0 && !q.code) return;
       const proven = provenRlp === undefined ? undefined : decodeAccount(provenRlp);
-      if (view !== undefined && q.slots.length === 0) {
-        const a = byteKey(q.address);
-        if (!view.has(a)) view.set(a, { address: q.address, account: proven, path: walked });
+      if (keep) view!.set(a, { address: q.address, account: proven, path: walked });
+      if (q.slots.length > 0) {
+        // Slots proven by walking the account's storage trie from its root, as its account is.
+        const storageRoot =
+          proven === undefined || bytesEqual(proven.storageRoot, EMPTY_ROOT)
+            ? undefined
+            : byteKey(proven.storageRoot);
+        q.slots.forEach((slot, j) => {
+          const proof = () => `the proof of ${where()} slot ${toHex(slot)}`;
+          let value: Uint8Array | undefined;
+          if (storageRoot !== undefined) {
+            let w: WalkedPath | undefined;
+            try {
+              w = walkPath(storageRoot, hashOne(this.keccak, slot), getBin);
+            } catch (e) {
+              if (!isDsmError(e)) throw e;
+            }
+            if (w === undefined) refuse(`${proof()} does not reach it`);
+            value = w!.value;
+          }
+          let same = false;
+          try {
+            same = sameSlotValue(value, r.slotValues[j]);
+          } catch {
+            refuse(`${proof()} ends in a value that is no RLP byte string`);
+          }
+          if (!same) refuse(`claims a value for ${where()} slot ${toHex(slot)} that its proof does not give`);
+        });
       }
-      if (q.slots.length === 0 && !q.code) return;
-      slotTree ??= StateTree.fromRootHash(at.stateRoot, {
-        hash: this.keccak,
-        source: { getBin, decoded: this.decoded },
-      });
-      const tree = slotTree;
-      q.slots.forEach((slot, j) => {
-        let value: Uint8Array | undefined;
-        try {
-          value = tree.getStorageAtKey(key, hashOne(this.keccak, slot));
-        } catch (e) {
-          if (isDsmError(e)) refuse(`the proof of ${where()} slot ${toHex(slot)} does not reach it`);
-          throw e;
-        }
-        if (!bytesEqual(trim(value ?? new Uint8Array(0)), trim(r.slotValues[j] ?? new Uint8Array(0))))
-          refuse(`claims a value for ${where()} slot ${toHex(slot)} that its proof does not give`);
-      });
       if (
         q.code &&
         proven !== undefined &&
@@ -584,7 +609,6 @@ export class RemoteState {
       )
         refuse(`sends code for ${where()} that does not hash to its code hash`);
     });
-    return bag;
   }
 
   /**
@@ -683,23 +707,29 @@ export class RemoteState {
     return wanted;
   }
 
-  /**
-   * Caches a checked answer, marking account-trie nodes above the compaction level. `verified`:
-   * the nodes `check` proved of a gRPC answer, as hashed there; a one-sided answer's nodes are
-   * added as they are (the walk checked each against its parent's hash).
-   */
-  private remember(at: StateRef, res: OneSidedAnswer, verified?: NodeBag): void {
+  /** Starts a new generation of the cache when the newer one is full (see the file's comment). */
+  private makeRoom(): void {
     if (this.cache.size >= this.opts.maxCachedNodes / 2) {
       this.older = this.cache;
       this.olderTop = this.top;
       this.cache = new NodeBag({ hash: this.keccak });
       this.top = new Set();
     }
+  }
+
+  /**
+   * Caches a checked answer, marking account-trie nodes above the compaction level. `cached`:
+   * its nodes are in the cache already (`check` put them there, hashed); a one-sided answer's
+   * nodes are added as they are (the walk checked each against its parent's hash).
+   */
+  private remember(at: StateRef, res: OneSidedAnswer, cached = false): void {
     for (const n of res.bag) this.counters.bytes += n.length;
-    if (verified !== undefined) this.cache.merge(verified);
-    // A native walk's nodes come with the hashes it checked them against: no second keccak.
-    else if (res.bagHashes !== undefined) this.cache.addVerified(res.bag, res.bagHashes);
-    else this.cache.addNodes(res.bag);
+    if (!cached) {
+      this.makeRoom();
+      // A native walk's nodes come with the hashes it checked them against: no second keccak.
+      if (res.bagHashes !== undefined) this.cache.addVerified(res.bag, res.bagHashes);
+      else this.cache.addNodes(res.bag);
+    }
     for (const r of res.results) {
       if (r.code.length > 0) {
         this.counters.bytes += r.code.length;
@@ -786,8 +816,27 @@ class SharedDecoded implements SharedNodes {
   }
 }
 
-function trim(b: Uint8Array): Uint8Array {
-  let i = 0;
-  while (i < b.length && b[i] === 0) i++;
-  return b.subarray(i);
+/**
+ * Whether a slot's value as its proof gives it (`proven`: the leaf's RLP byte string, undefined
+ * where the slot is absent) is the value claimed, both read as numbers (leading zeros aside),
+ * with no copies made. Throws where `proven` is no RLP byte string.
+ */
+function sameSlotValue(proven: Uint8Array | undefined, claimed: Uint8Array | undefined): boolean {
+  let p = 0;
+  let pEnd = 0;
+  if (proven !== undefined) {
+    const s = readWhole(proven);
+    if (s.list) throw new RangeError('a storage value must be an RLP byte string');
+    p = s.dataStart;
+    pEnd = s.end;
+  }
+  while (p < pEnd && proven![p] === 0) p++;
+  const c = claimed ?? EMPTY_BYTES;
+  let q = 0;
+  while (q < c.length && c[q] === 0) q++;
+  if (pEnd - p !== c.length - q) return false;
+  for (; p < pEnd; p++, q++) if (proven![p] !== c[q]) return false;
+  return true;
 }
+
+const EMPTY_BYTES = new Uint8Array(0);

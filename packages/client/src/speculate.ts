@@ -51,8 +51,9 @@ export interface Speculation {
 
 /**
  * What a pre-execution of `tx` in a block paid to `coinbase` reads first: its sender's account,
- * its callee's with the code, and the coinbase's (every transaction pays it a fee: left out, each
- * pre-execution at a new state would stop there and fetch it in a round of its own).
+ * its callee's (with the code, unless `tx` can only be a plain transfer), and the coinbase's
+ * (every transaction pays it a fee: left out, each pre-execution at a new state would stop there
+ * and fetch it in a round of its own).
  */
 export function firstReads(
   tx: SignedTx,
@@ -60,12 +61,19 @@ export function firstReads(
   coinbase: Uint8Array,
   /** Slots of the callee it will read (a SlotPredictor's guess). */
   calleeSlots: Uint8Array[] = [],
+  /**
+   * Whether to ask for the callee's code. Not by default for what can only be a plain transfer:
+   * its recipient's code is read only where it has some (then the run on a tree asks for it), and
+   * a storage node decodes the account of every query that asks for code, to find its code hash
+   * (every transfer's recipient, most of a BatchGet).
+   */
+  calleeCode: boolean = !plainShaped(tx),
 ): AccountQuery[] {
   const first: AccountQuery[] = [
     { address: sender, slots: [], code: false },
     { address: coinbase, slots: [], code: false },
   ];
-  if (tx.to !== undefined) first.push({ address: tx.to, slots: calleeSlots, code: true });
+  if (tx.to !== undefined) first.push({ address: tx.to, slots: calleeSlots, code: calleeCode });
   return first;
 }
 
@@ -116,7 +124,8 @@ export async function speculate(
   const guess = slots?.predict(tx, sender) ?? [];
   const { value, served, rounds } = await remote.withState(
     at,
-    firstReads(tx, sender, env.coinbase, guess),
+    // Here the callee may run code (a plain transfer's recipient had some): its code comes first.
+    firstReads(tx, sender, env.coinbase, guess, true),
     async (tree) => {
       runs++;
       let account = tree.getAccount(sender);

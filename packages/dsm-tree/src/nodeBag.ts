@@ -25,12 +25,28 @@ export class NodeBag {
     return bag;
   }
 
-  /** Adds RLP-encoded nodes (a proof, or any list), hashing them in one batch. */
-  addNodes(nodes: readonly Uint8Array[]): void {
-    if (nodes.length === 0) return;
+  /**
+   * Adds RLP-encoded nodes (a proof, or any list), hashing them in one batch; returns their
+   * hashes, nodes[i]'s at [32i, 32i + 32) (what `deleteHashes` takes to take them out again).
+   */
+  addNodes(nodes: readonly Uint8Array[]): Uint8Array {
+    if (nodes.length === 0) return new Uint8Array(0);
     const digests = this.keccak.keccak256Batch(nodes);
     const d = Buffer.from(digests.buffer, digests.byteOffset, digests.length);
     for (let i = 0; i < nodes.length; i++) this.put(d.toString('latin1', i * 32, i * 32 + 32), nodes[i]!);
+    return digests;
+  }
+
+  /** Removes the nodes with the hashes `hashes` holds, 32 bytes each, where the bag has them. */
+  deleteHashes(hashes: Uint8Array): void {
+    const d = Buffer.from(hashes.buffer, hashes.byteOffset, hashes.length);
+    for (let i = 0; i + 32 <= hashes.length; i += 32) {
+      const h = d.toString('latin1', i, i + 32);
+      const n = this.nodes.get(h);
+      if (n === undefined) continue;
+      this.nodes.delete(h);
+      this.bytes -= n.length;
+    }
   }
 
   /**

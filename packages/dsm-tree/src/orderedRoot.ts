@@ -12,6 +12,29 @@
 import { keccak as defaultKeccak, type Keccak } from '@monsoon/keccak';
 import { listHeaderLength, stringHeaderLength, writeHeader } from '@monsoon/util';
 
+/** The nibbles of rlp(i), made once for each i and kept (every block names the same keys). */
+const keyNibbles: Uint8Array[] = [];
+
+function keyOf(i: number): Uint8Array {
+  let k = keyNibbles[i];
+  if (k !== undefined) return k;
+  if (i === 0) k = Uint8Array.of(8, 0);
+  else if (i < 0x80) k = Uint8Array.of(i >> 4, i & 15);
+  else {
+    let len = 0;
+    for (let m = i; m > 0; m = Math.floor(m / 256)) len++;
+    k = new Uint8Array(2 + 2 * len);
+    k[0] = 8;
+    k[1] = len;
+    for (let j = 2 * len + 1, m = i; j >= 2; j -= 2, m = Math.floor(m / 256)) {
+      k[j] = m & 15;
+      k[j - 1] = (m >> 4) & 15;
+    }
+  }
+  keyNibbles[i] = k;
+  return k;
+}
+
 /**
  * The nibbles of rlp(i) for i in key order: 1–127 (one byte each, below 0x80), then 0 (0x80),
  * then 128 on (0x80+len ‖ big-endian i: a longer form sorts after a shorter one, and within one
@@ -22,21 +45,7 @@ function sortedKeys(n: number): { keys: Uint8Array[]; index: number[] } {
   for (let i = 1; i < Math.min(n, 0x80); i++) index.push(i);
   index.push(0);
   for (let i = 0x80; i < n; i++) index.push(i);
-  const keys = index.map((i) => {
-    if (i === 0) return Uint8Array.of(8, 0);
-    if (i < 0x80) return Uint8Array.of(i >> 4, i & 15);
-    let len = 0;
-    for (let m = i; m > 0; m = Math.floor(m / 256)) len++;
-    const k = new Uint8Array(2 + 2 * len);
-    k[0] = 8;
-    k[1] = len;
-    for (let j = 2 * len + 1, m = i; j >= 2; j -= 2, m = Math.floor(m / 256)) {
-      k[j] = m & 15;
-      k[j - 1] = (m >> 4) & 15;
-    }
-    return k;
-  });
-  return { keys, index };
+  return { keys: index.map(keyOf), index };
 }
 
 /** Nibbles two keys share from the start. */
@@ -58,8 +67,18 @@ const NONE = -1;
  * hashed node's index (>= 0), or -2 - k for the k-th embedded node (under 32 bytes: copied into
  * its parent in place of a hash).
  */
+/**
+ * The buffer the last root was built in, taken by the next (a block's transactions, then its
+ * receipts: a fresh one grown by doubling each time was most of what checking a block allocated).
+ * Safe to share: a root is built and hashed in one synchronous call, and what outlives it (the
+ * embedded nodes, the root) is copied out.
+ */
+let spare = new Uint8Array(1 << 16);
+/** The largest buffer kept as the spare (an outsized block's is let go). */
+const MAX_SPARE = 1 << 22;
+
 class Builder {
-  buf = new Uint8Array(1 << 16);
+  buf = spare;
   pos = 0;
   /** Where each hashed node starts in `buf`. */
   readonly starts: number[] = [];
@@ -81,6 +100,7 @@ class Builder {
     const b = new Uint8Array(Math.max(this.buf.length * 2, this.pos + n));
     b.set(this.buf.subarray(0, this.pos));
     this.buf = b;
+    if (b.length <= MAX_SPARE) spare = b;
   }
 
   private writeRef(r: number): void {

@@ -1,7 +1,8 @@
 /**
  * An in-process storage node for the client's tests: a gRPC server on 127.0.0.1:0 answering
  * GetShardRoots and BatchGet from a real state tree at one block. It can lie: claim a wrong
- * balance under an honest proof ('value'), or send a forged proof node ('proof').
+ * balance under an honest proof ('value'), send a forged proof node ('proof'), claim a wrong slot
+ * value under an honest proof ('slotValue'), or leave out a slot's proof ('slotProof').
  */
 import { Server, ServerCredentials, type ServerUnaryCall, type sendUnaryData } from '@grpc/grpc-js';
 import { encodeAccount, type StateTree } from '@monsoon/dsm-tree';
@@ -13,7 +14,7 @@ import {
   type storagePb,
 } from '@monsoon/protocol';
 
-export type Lie = 'none' | 'value' | 'proof';
+export type Lie = 'none' | 'value' | 'proof' | 'slotValue' | 'slotProof';
 
 /** Serves `state` as block 1 with hash `blockHash`; resolves once bound. */
 export async function serveStorage(
@@ -45,14 +46,22 @@ export async function serveStorage(
     ) {
       const req = batchGetRequestFromProto(call.request);
       const bag = state.proveAccounts(req.queries.map((q) => q.address));
-      for (const q of req.queries) bag.push(...state.proveStorageMany(q.address, [...q.slots]));
+      if (lie !== 'slotProof')
+        for (const q of req.queries) bag.push(...state.proveStorageMany(q.address, [...q.slots]));
+      const slotValue = (v: Uint8Array): Uint8Array => {
+        if (lie !== 'slotValue') return v;
+        if (v.length === 0) return Uint8Array.of(1);
+        const w = v.slice();
+        w[w.length - 1]! ^= 1;
+        return w;
+      };
       const results = req.queries.map((q) => {
         let a = state.getAccount(q.address);
         if (a !== undefined && lie === 'value') a = { ...a, balance: a.balance + 1n };
         return {
           address: q.address,
           accountRlp: a === undefined ? undefined : encodeAccount(a),
-          slotValues: q.slots.map((s) => state.getStorage(q.address, s) ?? new Uint8Array(0)),
+          slotValues: q.slots.map((s) => slotValue(state.getStorage(q.address, s) ?? new Uint8Array(0))),
           code: (q.code && a !== undefined && state.getCode(a.codeHash)) || new Uint8Array(0),
         };
       });

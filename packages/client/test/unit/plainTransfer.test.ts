@@ -63,7 +63,8 @@ const remote = () => remoteOver(address);
 /** What speculate did before plain transfers skipped the executor: BlockExecutor on the same tree. */
 async function throughExecutor(r: RemoteState, t: SignedTx, from: number) {
   const sender = senders[from]!;
-  const { value, served } = await r.withState(at, firstReads(t, sender, coinbase), async (tree) => {
+  // As speculate's run on a tree asks: the callee's code too.
+  const { value, served } = await r.withState(at, firstReads(t, sender, coinbase, [], true), async (tree) => {
     const a = tree.getAccount(sender);
     if (a !== undefined && a.nonce < t.nonce) tree.putAccount(sender, makeAccount({ ...a, nonce: t.nonce }));
     const executor = await BlockExecutor.create(tree, env, rules, { common, evms, engine: engineOf(t) });
@@ -103,6 +104,21 @@ describe('plain transfers without an executor', () => {
       r.storage.close();
     });
   }
+
+  it("asks a storage node for a callee's code only where the transaction can be more than a plain transfer", () => {
+    const codeAsked = (t: SignedTx) => firstReads(t, senders[0]!, coinbase).map((q) => q.code);
+    expect(codeAsked(tx(0, holder))).toEqual([false, false, false]);
+    expect(codeAsked(tx(0, contract))).toEqual([false, false, false]);
+    const call = signedTx(keys[0]!, {
+      nonce: 0n,
+      to: contract,
+      value: 0n,
+      gasLimit: 50_000n,
+      data: Uint8Array.of(1),
+    });
+    expect(codeAsked(call)).toEqual([false, false, true]);
+    expect(codeAsked(tx(0, precompile))).toEqual([false, false, true]);
+  });
 
   it('leaves to BlockExecutor a call to code, a precompile, and a transfer that empties an account', async () => {
     const r = await remote();

@@ -291,6 +291,53 @@ describe('RemoteState', () => {
     });
   }
 
+  describe('slots, proven by walking the storage trie', () => {
+    const lying: Record<string, string> = {};
+    const empty = keccak.keccak256(Uint8Array.of(9)).subarray(12);
+    beforeAll(async () => {
+      for (const lie of ['slotValue', 'slotProof'] as const) {
+        const s = await serveStorage(state, blockHash, lie);
+        servers.push(s.server);
+        lying[lie] = s.address;
+      }
+    });
+    const readSlots = (remote: RemoteState, address: Uint8Array, slots: Uint8Array[]) =>
+      remote.withState(at, [{ address, slots, code: false }], (t) =>
+        slots.map((s) => t.getStorage(address, s)),
+      );
+    const absent = new Uint8Array(32).fill(8);
+
+    for (const lie of ['slotValue', 'slotProof'] as const) {
+      it(`refuses ${lie} and reads the slot from the honest replica`, async () => {
+        const remote = await remoteOver([lying[lie]!, honest]);
+        remote.storage.replicas[1]!.failures = 5;
+        // Without its proof, a slot claimed absent must be refused too (not taken as absent).
+        const slots = lie === 'slotProof' ? [absent] : [slot, absent];
+        const { value } = await readSlots(remote, token, slots);
+        expect(value).toEqual(lie === 'slotProof' ? [undefined] : [Uint8Array.of(42), undefined]);
+        expect(remote.counters.refused).toBe(1);
+        remote.storage.close();
+      });
+
+      it(`with only a node giving ${lie}, a slot read fails with BAD_PROOF naming it`, async () => {
+        const remote = await remoteOver([lying[lie]!]);
+        await expect(readSlots(remote, token, [slot])).rejects.toThrow(lying[lie]!);
+        expect(remote.counters.refused).toBeGreaterThan(0);
+        remote.storage.close();
+      });
+    }
+
+    it('refuses a value claimed for a slot the trie does not hold, and for an account without storage', async () => {
+      for (const address of [token, addrs[3]!, empty]) {
+        const remote = await remoteOver([lying.slotValue!]);
+        await expect(readSlots(remote, address, [absent])).rejects.toThrow(
+          /slot .* that its proof does not give/,
+        );
+        remote.storage.close();
+      }
+    });
+  });
+
   it('keeps at most maxCachedNodes nodes, in two generations, and what is still read survives', async () => {
     const storage = await ShardedStorage.connect([honest]);
     const max = 24;

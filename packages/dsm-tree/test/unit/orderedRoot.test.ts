@@ -46,6 +46,21 @@ describe('orderedRoot', () => {
     }
   });
 
+  it('gives each root whatever was built before it (the buffer and keys are kept between calls)', () => {
+    const r = new Prng(29);
+    const small = Array.from({ length: 40 }, () => r.bytes(r.range(1, 4)));
+    const large = Array.from({ length: 3000 }, () => r.bytes(r.range(90, 300)));
+    const smallRoot = treeRoot(small);
+    const largeRoot = treeRoot(large);
+    const seen: string[] = [];
+    for (const v of [small, large, small, large, small]) seen.push(toHex(orderedRoot(v)));
+    expect(seen).toEqual([smallRoot, largeRoot, smallRoot, largeRoot, smallRoot]);
+    // A root handed out is its own bytes, not a view the next build writes over.
+    const kept = orderedRoot(small);
+    orderedRoot(large);
+    expect(toHex(kept)).toBe(smallRoot);
+  });
+
   it('gives the same root through the pure-JS keccak', () => {
     const r = new Prng(5);
     const values = Array.from({ length: 300 }, () => r.bytes(r.range(1, 120)));
