@@ -79,6 +79,13 @@ export interface ClusterOptions {
  * is left at V8's default: its budget counts RSS, and a bigger young generation is RSS it cannot
  * give back.
  *
+ * A client's semi-spaces are 64 MiB: with 2,000 transactions in flight each one's state lives a
+ * few hundred ms, longer than the gap between scavenges, and ~45% of what a client allocates
+ * outlived two of them at 32 MiB. Clients only, 32 against 64, alternating (load 9-12): client CPU
+ * per committed tx 0.286 / 0.304 -> 0.263 / 0.272 ms, 1,764 / 1,483 -> 1,918 / 1,822 tx/s
+ * (bench/results/issue17-client12/e2e-semi32v64.txt; 128 cut scavenges further but adds
+ * mark-compact time and ~3 x 64 MiB of young generation more).
+ *
  * A storage node in memory also compacts its old space at every full collection
  * (`--compact-on-every-full-gc`): its version window's trie nodes have mixed lifetimes, so with
  * V8's default (compact only the most fragmented pages) its committed old space rose 3-5 MiB/min
@@ -89,6 +96,7 @@ export interface ClusterOptions {
  * defaults here too (not measured with it).
  */
 export function roleNodeArgs(role: Role, args: readonly string[]): readonly string[] {
+  if (role === 'client') return ['--max-semi-space-size=64'];
   if (role !== 'storage') return ['--max-semi-space-size=32'];
   const tiered = args.some((a, i) => a === '--backend' && args[i + 1] === 'tiered');
   return tiered ? [] : ['--max-semi-space-size=32', '--compact-on-every-full-gc'];

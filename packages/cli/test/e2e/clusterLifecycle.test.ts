@@ -162,9 +162,10 @@ describe('Cluster with fake roles', () => {
     });
     const cluster = await Cluster.start(t, options());
     try {
-      for (const p of [...cluster.miners, ...cluster.clients]) {
+      for (const p of cluster.miners)
         expect(await execArgvOf(p.logFile)).toEqual(['--max-semi-space-size=32']);
-      }
+      for (const p of cluster.clients)
+        expect(await execArgvOf(p.logFile)).toEqual(['--max-semi-space-size=64']);
       for (const p of cluster.storage) expect(await execArgvOf(p.logFile)).toEqual([]);
     } finally {
       await cluster.stop();
@@ -183,6 +184,7 @@ describe('Cluster with fake roles', () => {
       '--compact-on-every-full-gc',
     ]);
     expect(roleNodeArgs('miner', [])).toEqual(['--max-semi-space-size=32']);
+    expect(roleNodeArgs('client', [])).toEqual(['--max-semi-space-size=64']);
   });
 
   it("adds roleEnv's variables to each role's environment, one process's apart", async () => {
