@@ -24,6 +24,7 @@ import {
   slotHash,
   writeLeaf,
 } from './nodeCodec.js';
+import { getPacked, type PackedSource, provePacked, reachPacked } from './readPacked.js';
 import { TreeHasher } from './treeHasher.js';
 import { BRANCH, EXTENSION, type InnerNode, LEAF, nextGen, STUB, type TrieNode } from './trieNode.js';
 
@@ -58,6 +59,13 @@ export interface VerifiedNodeSource {
    * levels again.
    */
   readonly decoded?: SharedNodes;
+  /**
+   * The node whose hash is `hash`, for a read that walks its encoding in place (readPacked.ts)
+   * rather than faulting it into the tree; the stub sits at nibble `depth` on `key`'s path. When
+   * a source has it (and the tree has no resolver), get, prove, proveMany and faultPath read on
+   * from a stub over these encodings and leave the tree as it is; writes still fault nodes in.
+   */
+  readBin?(hash: string, key: Uint8Array, depth: number): Uint8Array | undefined;
 }
 
 /** Decoded nodes by hash (see VerifiedNodeSource.decoded); a Map is one. */
@@ -301,6 +309,8 @@ export class DsmTree {
           node = node.child;
           break;
         case STUB:
+          if (this.source?.readBin !== undefined && this.resolver === undefined)
+            return getPacked(this.source as PackedSource, node.ref, key, d);
           this.materialize(key, undefined);
           return this.get(key);
       }
@@ -719,6 +729,10 @@ export class DsmTree {
     for (;;) {
       if (node === undefined) return;
       if (node.kind === STUB) {
+        if (src.readBin !== undefined && this.resolver === undefined) {
+          reachPacked(src as PackedSource, node.ref, key, d);
+          return;
+        }
         const enc = src.getBin(node.ref, key, d);
         if (enc === undefined) return;
         const n = decodeAt(enc, key, d, -1);
@@ -1147,6 +1161,10 @@ export class DsmTree {
     let level = 0;
     while (node !== undefined) {
       if (node.kind === STUB) {
+        if (this.source?.readBin !== undefined && this.resolver === undefined) {
+          provePacked(this.source as PackedSource, node.ref, key, d, level, omitLevels, w, ends, seen);
+          return;
+        }
         // Fault the path in (or throw MissingNode), then write this key's proof again.
         w.pos = startPos;
         ends.length = startEnds;

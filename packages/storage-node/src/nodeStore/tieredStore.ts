@@ -432,11 +432,24 @@ export class TieredStore implements VersionObserver, VerifiedNodeSource, NodeFau
 
   // ------------------------------------------------------------ the trees' source
 
-  /** VerifiedNodeSource: a resident node, or undefined (recorded as a miss of the read in progress). */
+  /**
+   * VerifiedNodeSource: a resident node for a tree to fault in (a block's writes), or undefined
+   * (recorded as a miss of the read in progress).
+   */
   getBin(hash: string, key?: Uint8Array, depth?: number): Uint8Array | undefined {
+    const enc = this.readBin(hash, key, depth);
+    if (enc !== undefined) this.grow(enc.length + FAULTED_NODE_OVERHEAD); // the tree now holds it as an object
+    return enc;
+  }
+
+  /**
+   * VerifiedNodeSource: a resident node for a read that walks its encoding in place (reads and
+   * proofs: the trees stay as they are, no node object is made), or undefined (recorded as a
+   * miss of the read in progress).
+   */
+  readBin(hash: string, key?: Uint8Array, depth?: number): Uint8Array | undefined {
     const enc = this.cache.get(hash);
     if (enc !== undefined) {
-      this.grow(enc.length + FAULTED_NODE_OVERHEAD); // the tree now holds it as an object
       this.sketch.add(hash);
       // Pinned for the read in progress, so no pass evicts it before the read is answered.
       const p = this.pinning;
@@ -453,7 +466,7 @@ export class TieredStore implements VersionObserver, VerifiedNodeSource, NodeFau
         this.stats.syncReads++;
         this.stats.nodesFetched++;
         this.cache.set(hash, got, true);
-        return this.getBin(hash);
+        return this.readBin(hash);
       }
     }
     const m = this.misses;

@@ -1,0 +1,203 @@
+/**
+ * A tree's reads below a stub over node encodings, read in place: what DsmTree's get, prove,
+ * proveMany and faultPath do from a stub down when the tree's source hands out encodings for
+ * reads (VerifiedNodeSource.readBin). Nothing below the stub is decoded into node objects or put
+ * into the tree, so a store that holds its cold nodes packed (a tiered storage node's cache of
+ * encodings) answers reads and proofs without making objects for the garbage collector to trace
+ * and promote. The answers are the tree's own: get's value; the proof nodes the tree writes, in
+ * its order, with its levels left out (omitLevels counts embedded nodes as levels, as the tree
+ * does) and each node once per proveMany; and a fault walk's misses (the source records them).
+ * walkPath (a client's witnesses) is the same walk from a root; this one starts at any stub and
+ * writes proofs.
+ */
+
+import { byteKeyAt } from '@monsoon/util';
+import { type Bin, binToHex } from './bytes.js';
+import { DsmError, DsmErrorCode } from './dsmError.js';
+import { type VerifiedNodeSource, withoutStack } from './dsmTree.js';
+import { keyNibble } from './nibbles.js';
+import type { ByteWriter } from './nodeCodec.js';
+
+/** A source that serves reads in place (see VerifiedNodeSource.readBin). */
+export type PackedSource = VerifiedNodeSource & Required<Pick<VerifiedNodeSource, 'readBin'>>;
+
+/** Where the last RLP header read (`rlpItem`) puts its item: payload [pos, end), a list or a string. */
+let pos = 0;
+let end = 0;
+let list = false;
+
+/** Where walk found the key's value: bytes [valueAt, valueEnd) of valueIn (undefined: none). */
+let valueIn: Uint8Array | undefined;
+let valueAt = 0;
+let valueEnd = 0;
+/** The depth of the node walk last found lacking. */
+let missDepth = 0;
+
+function badNode(message: string): never {
+  throw new DsmError(DsmErrorCode.BadNode, message);
+}
+
+/** Reads the RLP header at `at` (an item that must end by `limit`) into pos/end/list. */
+function rlpItem(b: Uint8Array, at: number, limit: number): void {
+  if (at >= limit) badNode('RLP item runs past its list');
+  const p = b[at]!;
+  if (p < 0x80) {
+    pos = at;
+    end = at + 1;
+    list = false;
+    return;
+  }
+  list = p >= 0xc0;
+  const base = list ? 0xc0 : 0x80;
+  if (p - base < 56) {
+    pos = at + 1;
+    end = pos + p - base;
+  } else {
+    const lenBytes = p - base - 55;
+    let len = 0;
+    for (let k = 1; k <= lenBytes; k++) len = len * 256 + b[at + k]!;
+    pos = at + 1 + lenBytes;
+    end = pos + len;
+  }
+  if (end > limit) badNode('RLP item runs past its list');
+}
+
+/**
+ * Walks `key`'s path from the node hash `ref` names, at nibble `depth` and proof level `level`.
+ * With `w`: appends each hashed node at level ≥ `omitLevels` not in `seen` (then added to it) to
+ * `w`, its end to `ends`. Leaves the value in valueIn/valueAt/valueEnd. Returns the hash the
+ * source lacked (its depth in missDepth), or undefined once the path ended.
+ */
+function walk(
+  src: PackedSource,
+  ref: Bin,
+  key: Uint8Array,
+  depth: number,
+  level: number,
+  w: ByteWriter | undefined,
+  ends: number[] | undefined,
+  seen: Set<unknown> | undefined,
+  omitLevels: number,
+): Bin | undefined {
+  valueIn = undefined;
+  const klen = key.length * 2;
+  let d = depth;
+  for (;;) {
+    const b = src.readBin(ref, key, d);
+    if (b === undefined) {
+      missDepth = d;
+      return ref;
+    }
+    if (w !== undefined && level >= omitLevels && (seen === undefined || !seen.has(ref))) {
+      seen?.add(ref);
+      w.ensure(b.length);
+      w.buf.set(b, w.pos);
+      w.pos += b.length;
+      ends!.push(w.pos);
+    }
+    rlpItem(b, 0, b.length);
+    if (!list) badNode('a trie node must be an RLP list');
+    let from = pos;
+    let to = end;
+    // This node and the nodes embedded in it, each a level: on to the next hash, or the end.
+    for (;;) {
+      level++;
+      rlpItem(b, from, to);
+      const firstAt = pos;
+      const firstEnd = end;
+      const firstList = list;
+      rlpItem(b, firstEnd, to);
+      if (end < to) {
+        // A branch: its 17 items, the first two read.
+        if (d === klen) {
+          for (let i = 2; i <= 16; i++) rlpItem(b, end, to);
+          if (end > pos) setValue(b);
+          return undefined;
+        }
+        const n = keyNibble(key, d++);
+        if (n === 0) rlpItem(b, from, to);
+        for (let i = 2; i <= n; i++) rlpItem(b, end, to);
+      } else {
+        // A leaf or an extension: its hex-prefix path, then its value or child.
+        if (firstList || firstEnd === firstAt) badNode('node path must be a non-empty byte string');
+        const flag = b[firstAt]! >> 4;
+        const odd = flag & 1;
+        const plen = (firstEnd - firstAt - 1) * 2 + odd;
+        let matches = klen - d >= plen;
+        for (let i = 0; matches && i < plen; i++) {
+          const p = i + (odd ? 1 : 2);
+          const byte = b[firstAt + (p >> 1)]!;
+          if ((p & 1 ? byte & 0x0f : byte >> 4) !== keyNibble(key, d + i)) matches = false;
+        }
+        if (flag >= 2) {
+          if (matches && d + plen === klen) setValue(b);
+          return undefined;
+        }
+        if (!matches) return undefined;
+        d += plen;
+      }
+      // The child: embedded (read on in this node), empty, or a hash.
+      if (list) {
+        from = pos;
+        to = end;
+        continue;
+      }
+      if (end === pos) return undefined;
+      if (end - pos !== 32) badNode(`a child reference of ${end - pos} bytes`);
+      ref = byteKeyAt(b, pos, pos + 32);
+      break;
+    }
+  }
+}
+
+function setValue(b: Uint8Array): void {
+  valueIn = b;
+  valueAt = pos;
+  valueEnd = end;
+}
+
+/** The MissingNode a tree throws for a stub its source lacks (see DsmTree.fault). */
+function missing(ref: Bin): DsmError {
+  const hash = binToHex(ref);
+  return withoutStack(
+    () => new DsmError(DsmErrorCode.MissingNode, `node ${hash} is not in memory`, { hash, depth: missDepth }),
+  );
+}
+
+/** DsmTree.get from the stub `ref` at nibble `depth`: the value (a copy), or undefined; MissingNode where the source lacks a node. */
+export function getPacked(
+  src: PackedSource,
+  ref: Bin,
+  key: Uint8Array,
+  depth: number,
+): Uint8Array | undefined {
+  const lacking = walk(src, ref, key, depth, 0, undefined, undefined, undefined, 0);
+  if (lacking !== undefined) throw missing(lacking);
+  // A copy (a plain Uint8Array, as the tree's): the source's bytes may be a view of memory it reuses.
+  return valueIn === undefined ? undefined : new Uint8Array(valueIn.subarray(valueAt, valueEnd));
+}
+
+/**
+ * DsmTree.writeProof from the stub `ref` at nibble `depth` and level `level`: the proof's nodes
+ * from there on appended to `w` (ends to `ends`), those in `seen` left out (hashes go in it);
+ * MissingNode where the source lacks a node.
+ */
+export function provePacked(
+  src: PackedSource,
+  ref: Bin,
+  key: Uint8Array,
+  depth: number,
+  level: number,
+  omitLevels: number,
+  w: ByteWriter,
+  ends: number[],
+  seen: Set<unknown> | undefined,
+): void {
+  const lacking = walk(src, ref, key, depth, level, w, ends, seen, omitLevels);
+  if (lacking !== undefined) throw missing(lacking);
+}
+
+/** DsmTree.faultPath from the stub `ref` at nibble `depth`: asks the source for each node on the path, up to the first it lacks. */
+export function reachPacked(src: PackedSource, ref: Bin, key: Uint8Array, depth: number): void {
+  walk(src, ref, key, depth, 0, undefined, undefined, undefined, 0);
+}
