@@ -60,12 +60,23 @@ export interface VerifiedNodeSource {
    */
   readonly decoded?: SharedNodes;
   /**
-   * The node whose hash is `hash`, for a read that walks its encoding in place (readPacked.ts)
-   * rather than faulting it into the tree; the stub sits at nibble `depth` on `key`'s path. When
-   * a source has it (and the tree has no resolver), get, prove, proveMany and faultPath read on
-   * from a stub over these encodings and leave the tree as it is; writes still fault nodes in.
+   * For a read that walks encodings in place (readPacked.ts) rather than faulting nodes into the
+   * tree: the node whose hash is the 32 bytes at `at` of `hash` (a parent's encoding), at nibble
+   * `depth` on `key`'s path. Returns the array its encoding starts in, at `readAt` (set by the
+   * call; the encoding is the one RLP list there, its bytes as they are until the next call), or
+   * undefined (nothing handed out before changed). Positions rather than strings or
+   * views: a batch's reads look up thousands of nodes. When a source has it (and the tree has no
+   * resolver), get, prove, proveMany and faultPath read on from a stub over these encodings and
+   * leave the tree as it is; writes still fault nodes in.
    */
-  readBin?(hash: string, key: Uint8Array, depth: number): Uint8Array | undefined;
+  readBin?(hash: Uint8Array, at: number, key: Uint8Array, depth: number): Uint8Array | undefined;
+  readonly readAt?: number;
+  /**
+   * With readBin: faultPath still faults in (through getBin, one node at a time) the stubs it
+   * meets above this nibble depth, and walks encodings from it (default 0): how a store keeps
+   * the top levels it has room for as objects and the rest packed.
+   */
+  readonly packedFrom?: number;
 }
 
 /** Decoded nodes by hash (see VerifiedNodeSource.decoded); a Map is one. */
@@ -729,7 +740,7 @@ export class DsmTree {
     for (;;) {
       if (node === undefined) return;
       if (node.kind === STUB) {
-        if (src.readBin !== undefined && this.resolver === undefined) {
+        if (src.readBin !== undefined && this.resolver === undefined && d >= (src.packedFrom ?? 0)) {
           reachPacked(src as PackedSource, node.ref, key, d);
           return;
         }

@@ -30,7 +30,8 @@ let list = false;
 let valueIn: Uint8Array | undefined;
 let valueAt = 0;
 let valueEnd = 0;
-/** The depth of the node walk last found lacking. */
+/** The node walk last found lacking, and its depth. */
+let missRef: Bin = '';
 let missDepth = 0;
 
 function badNode(message: string): never {
@@ -62,11 +63,14 @@ function rlpItem(b: Uint8Array, at: number, limit: number): void {
   if (end > limit) badNode('RLP item runs past its list');
 }
 
+/** The stub's hash as bytes, for the walk's first lookup (every later one is in a parent's bytes). */
+const first = Buffer.allocUnsafe(32);
+
 /**
  * Walks `key`'s path from the node hash `ref` names, at nibble `depth` and proof level `level`.
- * With `w`: appends each hashed node at level ≥ `omitLevels` not in `seen` (then added to it) to
- * `w`, its end to `ends`. Leaves the value in valueIn/valueAt/valueEnd. Returns the hash the
- * source lacked (its depth in missDepth), or undefined once the path ended.
+ * With `w`: appends each hashed node at level ≥ `omitLevels` not in `seen` (then added to it, by
+ * hash) to `w`, its end to `ends`. Leaves the value in valueIn/valueAt/valueEnd. Returns false
+ * where the source lacks a node (its hash and depth in missRef/missDepth), true once the path ended.
  */
 function walk(
   src: PackedSource,
@@ -78,27 +82,43 @@ function walk(
   ends: number[] | undefined,
   seen: Set<unknown> | undefined,
   omitLevels: number,
-): Bin | undefined {
+): boolean {
   valueIn = undefined;
   const klen = key.length * 2;
   let d = depth;
+  // The node's hash: 32 bytes at `hashAt` of `hashIn`.
+  first.write(ref, 0, 32, 'latin1');
+  let hashIn: Uint8Array = first;
+  let hashAt = 0;
   for (;;) {
-    const b = src.readBin(ref, key, d);
+    // The hash as a string only for a proofs' dedup (before the source's call: the bytes it
+    // handed out last may be reused by the next).
+    const h =
+      w !== undefined && seen !== undefined && level >= omitLevels
+        ? byteKeyAt(hashIn, hashAt, hashAt + 32)
+        : undefined;
+    const b = src.readBin(hashIn, hashAt, key, d);
     if (b === undefined) {
+      missRef = byteKeyAt(hashIn, hashAt, hashAt + 32);
       missDepth = d;
-      return ref;
+      return false;
     }
-    if (w !== undefined && level >= omitLevels && (seen === undefined || !seen.has(ref))) {
-      seen?.add(ref);
-      w.ensure(b.length);
-      w.buf.set(b, w.pos);
-      w.pos += b.length;
-      ends!.push(w.pos);
-    }
-    rlpItem(b, 0, b.length);
+    const nodeAt = src.readAt ?? 0;
+    rlpItem(b, nodeAt, b.length);
     if (!list) badNode('a trie node must be an RLP list');
+    const nodeEnd = end;
+    if (w !== undefined && level >= omitLevels) {
+      if (h === undefined || !seen!.has(h)) {
+        seen?.add(h);
+        const len = nodeEnd - nodeAt;
+        w.ensure(len);
+        for (let i = 0; i < len; i++) w.buf[w.pos + i] = b[nodeAt + i]!;
+        w.pos += len;
+        ends!.push(w.pos);
+      }
+    }
     let from = pos;
-    let to = end;
+    let to = nodeEnd;
     // This node and the nodes embedded in it, each a level: on to the next hash, or the end.
     for (;;) {
       level++;
@@ -112,7 +132,7 @@ function walk(
         if (d === klen) {
           for (let i = 2; i <= 16; i++) rlpItem(b, end, to);
           if (end > pos) setValue(b);
-          return undefined;
+          return true;
         }
         const n = keyNibble(key, d++);
         if (n === 0) rlpItem(b, from, to);
@@ -120,21 +140,13 @@ function walk(
       } else {
         // A leaf or an extension: its hex-prefix path, then its value or child.
         if (firstList || firstEnd === firstAt) badNode('node path must be a non-empty byte string');
-        const flag = b[firstAt]! >> 4;
-        const odd = flag & 1;
-        const plen = (firstEnd - firstAt - 1) * 2 + odd;
-        let matches = klen - d >= plen;
-        for (let i = 0; matches && i < plen; i++) {
-          const p = i + (odd ? 1 : 2);
-          const byte = b[firstAt + (p >> 1)]!;
-          if ((p & 1 ? byte & 0x0f : byte >> 4) !== keyNibble(key, d + i)) matches = false;
+        const after = followPath(b, firstAt, firstEnd, key, d);
+        if (leafPath) {
+          if (after === klen) setValue(b);
+          return true;
         }
-        if (flag >= 2) {
-          if (matches && d + plen === klen) setValue(b);
-          return undefined;
-        }
-        if (!matches) return undefined;
-        d += plen;
+        if (after < 0) return true;
+        d = after;
       }
       // The child: embedded (read on in this node), empty, or a hash.
       if (list) {
@@ -142,12 +154,33 @@ function walk(
         to = end;
         continue;
       }
-      if (end === pos) return undefined;
+      if (end === pos) return true;
       if (end - pos !== 32) badNode(`a child reference of ${end - pos} bytes`);
-      ref = byteKeyAt(b, pos, pos + 32);
+      hashIn = b;
+      hashAt = pos;
       break;
     }
   }
+}
+
+/** Whether the last path followPath read was a leaf's. */
+let leafPath = false;
+
+/**
+ * The depth after the hex-prefix path at b[at, stop) (a leaf's or an extension's; leafPath says
+ * which) when it is `key`'s nibbles from `d` on, else -1.
+ */
+function followPath(b: Uint8Array, at: number, stop: number, key: Uint8Array, d: number): number {
+  const flag = b[at]! >> 4;
+  leafPath = flag >= 2;
+  if (d + (stop - at - 1) * 2 + (flag & 1) > key.length * 2) return -1;
+  let n = d;
+  if (flag & 1 && (b[at]! & 0x0f) !== keyNibble(key, n++)) return -1;
+  for (let i = at + 1; i < stop; i++) {
+    if (b[i]! >> 4 !== keyNibble(key, n) || (b[i]! & 0x0f) !== keyNibble(key, n + 1)) return -1;
+    n += 2;
+  }
+  return n;
 }
 
 function setValue(b: Uint8Array): void {
@@ -157,8 +190,8 @@ function setValue(b: Uint8Array): void {
 }
 
 /** The MissingNode a tree throws for a stub its source lacks (see DsmTree.fault). */
-function missing(ref: Bin): DsmError {
-  const hash = binToHex(ref);
+function missing(): DsmError {
+  const hash = binToHex(missRef);
   return withoutStack(
     () => new DsmError(DsmErrorCode.MissingNode, `node ${hash} is not in memory`, { hash, depth: missDepth }),
   );
@@ -171,8 +204,7 @@ export function getPacked(
   key: Uint8Array,
   depth: number,
 ): Uint8Array | undefined {
-  const lacking = walk(src, ref, key, depth, 0, undefined, undefined, undefined, 0);
-  if (lacking !== undefined) throw missing(lacking);
+  if (!walk(src, ref, key, depth, 0, undefined, undefined, undefined, 0)) throw missing();
   // A copy (a plain Uint8Array, as the tree's): the source's bytes may be a view of memory it reuses.
   return valueIn === undefined ? undefined : new Uint8Array(valueIn.subarray(valueAt, valueEnd));
 }
@@ -193,8 +225,7 @@ export function provePacked(
   ends: number[],
   seen: Set<unknown> | undefined,
 ): void {
-  const lacking = walk(src, ref, key, depth, level, w, ends, seen, omitLevels);
-  if (lacking !== undefined) throw missing(lacking);
+  if (!walk(src, ref, key, depth, level, w, ends, seen, omitLevels)) throw missing();
 }
 
 /** DsmTree.faultPath from the stub `ref` at nibble `depth`: asks the source for each node on the path, up to the first it lacks. */

@@ -18,20 +18,24 @@ function packedSource(nodes: Map<string, Uint8Array>, lacking?: string) {
   const asked: { hash: string; depth: number }[] = [];
   let faulted = 0;
   const arena = Buffer.alloc(1024);
-  const source: VerifiedNodeSource = {
+  const source: VerifiedNodeSource & { readAt: number } = {
+    readAt: 0,
     getBin: (h) => {
       faulted++;
       return h === lacking ? undefined : nodes.get(h);
     },
-    readBin: (h, _key, depth) => {
+    readBin(hashIn, at, _key, depth) {
+      const h = Buffer.from(hashIn.subarray(at, at + 32)).toString('latin1');
       asked.push({ hash: h, depth });
-      // A view of memory the source reuses on its next call, as a store's arena may: the tree
-      // must copy what it keeps.
+      // The encoding inside memory the source reuses on its next call, with other bytes around
+      // it, as a store's arena holds it: the tree reads its extent from its header and copies
+      // what it keeps.
       const enc = h === lacking ? undefined : nodes.get(h);
       if (enc === undefined) return undefined;
       arena.fill(0xee);
-      arena.set(enc, 4);
-      return arena.subarray(4, 4 + enc.length);
+      this.readAt = 7;
+      arena.set(enc, 7);
+      return arena;
     },
   };
   return { source, asked, faulted: () => faulted };
