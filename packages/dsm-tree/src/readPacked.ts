@@ -7,8 +7,9 @@
  * and promote. The answers are the tree's own: get's value; the proof nodes the tree writes, in
  * its order, with its levels left out (omitLevels counts embedded nodes as levels, as the tree
  * does) and each node once per proveMany; and a fault walk's misses (the source records them).
- * walkPath (a client's witnesses) is the same walk from a root; this one starts at any stub and
- * writes proofs.
+ * Each child is looked up by where its hash lies in its parent's bytes (no string made unless a
+ * proveMany must tell nodes apart, or the node is missing). walkPath (a client's witnesses) is
+ * the same walk from a root; this one starts at any stub and writes proofs.
  */
 
 import { byteKeyAt } from '@monsoon/util';
