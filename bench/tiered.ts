@@ -31,6 +31,56 @@
  * numbers a loaded box does not change) and where the RSS went (V8 heap committed, external,
  * new space).
  *
+ * Session 15 (reads over packed encodings in place), 06:38-08:40 UTC, two other helpers' jobs on
+ * the 2 cores, load 6-13:
+ *  - A tiered node's reads no longer fault cold nodes into its trees: below the levels it keeps as
+ *    objects, get / prove / proveMany / a batch's probes walk the cache's encodings in place
+ *    (dsm-tree's readPacked.ts, through VerifiedNodeSource.readBin: a node found by its hash's
+ *    bytes in its parent, no string, Buffer view or pin for a hit in a batch's own run), and the
+ *    trees hold their top levels (0-3 at 1M and 10M, 10%: TieredStore.keepLevels) and the paths
+ *    blocks write. Reads start no eviction pass (3 passes in a single-read run, the start's
+ *    included, against 104-146), and the cache gets the budget the trees no longer take.
+ *  - A/B against the branch start (`--ab 10 --ab-base packages/storage-node/dist/ab-base/index.js
+ *    --rounds 3 --seconds 3 --warm-seconds 40`, load 10.8-11.7, tiered-1m-ab-10-s15-levels.json):
+ *    process CPU a 1,000-proof batch 37 / 43 / 38 against 40 / 41 / 43 ms (90/10), 50 / 47 / 48
+ *    against 48 / 48 / 51 (uniform): the same within noise; nodes fetched a batch 1,103-1,257
+ *    against 1,340-1,462 (90/10), 1,847-1,879 against 1,912-1,927 (uniform); rate medians 16.8% /
+ *    11.8% of memory mode against 16.2% / 11.9%. Goal 50%: missed. The packed reads before
+ *    keepLevels and the positions (tiered-1m-ab-10-s15-packed.json, -inplace.json): CPU the same
+ *    as the start within noise too.
+ *  - Why the CPU did not fall with the faulted nodes' GC gone (GC 25% of the child's profile in
+ *    session 14, 17% now): a node read packed costs ~2.5x one held as an object (an index probe,
+ *    the entry, a scan of the branch's items: memory-latency bound; get + proveMany of 1,000 keys
+ *    over 200K accounts all in a NodeCache 11.6-16.5 ms packed, 4.5-5.5 ms as objects, load ~11),
+ *    and a batch walks each key's path three times (its probe, get, proveMany: storageNode's
+ *    batchGet reads and proves separately). The child's profile now (1M, 10%, 90/10 and uniform
+ *    turns): the walks and readBin 28%, GC 17%, classic-level's getMany 9.5% (JS thread), the
+ *    cache's trims 5-9% (3,000-6,000 entries moved a batch). The best static resident set at 10%
+ *    still fetches ~1,390 nodes a 90/10 batch (session 9's --closure): the goal needs a node
+ *    fetched and read for a few µs in all, or a different layout on disk (a level-4 subtree per
+ *    LevelDB value), not more of this cache.
+ *  - Cold single reads, 1M, 10%, alternating base / new (tiered-1m-10-s15-single/, the tiered side
+ *    alone, `--store-module` for the base): before keepLevels (load 8.2-11.2) cold p99 90/10 /
+ *    uniform 9.0 / 5.5 and 15.9 / 9.8 ms (base) against 5.4 / 3.7 and 6.7 / 8.0 (new); the final
+ *    code (load 6.7-8.6) 4.4 / 4.5 and 7.0 / 5.5 (base) against 5.4 / 7.5 and 5.2 / 5.6 (new): not
+ *    shown better. The slowest 1% spend 8.8-16.2 ms (means) in their round trips (LevelDB's
+ *    threads and the JS thread descheduled on the loaded box) and 3.1-6.3 ms in GC, none in
+ *    eviction (none either since session 13). Eviction in all 3.7-3.8 s a run against 6.3 s (the
+ *    cache's trims only), its longest hold 9.6-95.8 ms against 71-106 ms.
+ *  - 10M, 10% (330.6 MiB), 240 s of warm-up (`npm run bench -- tiered --accounts 10000000 --budgets
+ *    10 --skip-mpt --state-bytes-given 3466772685 --state-nodes-given 13300000 --seconds 3
+ *    --warm-seconds 240 --warm-proofs 3000000 --out tiered-10m-10-s15.json`, load 3.3-5.4), then
+ *    the branch's start run the same way right after (the child alone, `--store-module`,
+ *    tiered-10m-10-s15-base.json, load 5-6.6): 10,663 / 7,211 against 8,202 / 4,320 proofs/s (90/10 /
+ *    uniform); nodes fetched a batch 1,018 / 1,867 against 1,397 / 1,982; cold single p99 5.6 / 5.3
+ *    against 9.0 / 8.3 ms; eviction held the loop 0.6 ms at most against 521 ms (a pass 10.8 s);
+ *    V8 heap 32 / 72 MiB used / total against 69 / 119; anonymous RSS growth 481 MiB at the end and
+ *    489 at its peak against 473 / 525 (budget + 20% = 397: missed). External memory 507 MiB
+ *    against 455 for a cache accounted at 306 MiB: where the other ~200 MiB go was not found.
+ *    Tried, not kept: the arena reusing the slabs its tail frees (4 kept aside; its test showed
+ *    6 slabs allocated against 11), on the theory that dropped slabs waited for a full GC: the
+ *    same 10M run (load 6.2-6.9, tiered-10m-10-s15-spare.json) left external memory at 507 MiB
+ *    and the anonymous growth at 475 / 483 MiB.
  * Session 14 (LevelDB keys a batch asks), 04:07-05:00 UTC, two other helpers' jobs on the 2 cores,
  * load 0.9 at first, then 8-14:
  *  - Where a batch's CPU goes (1M, 10%, 90/10, --cpu-prof at load ~1): GC 25%, the flush of a round

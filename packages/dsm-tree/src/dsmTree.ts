@@ -24,6 +24,7 @@ import {
   slotHash,
   writeLeaf,
 } from './nodeCodec.js';
+import { getPacked, type PackedSource, provePacked, reachPacked } from './readPacked.js';
 import { TreeHasher } from './treeHasher.js';
 import { BRANCH, EXTENSION, type InnerNode, LEAF, nextGen, STUB, type TrieNode } from './trieNode.js';
 
@@ -58,6 +59,24 @@ export interface VerifiedNodeSource {
    * levels again.
    */
   readonly decoded?: SharedNodes;
+  /**
+   * For a read that walks encodings in place (readPacked.ts) rather than faulting nodes into the
+   * tree: the node whose hash is the 32 bytes at `at` of `hash` (a parent's encoding), at nibble
+   * `depth` on `key`'s path. Returns the array its encoding starts in, at `readAt` (set by the
+   * call; the encoding is the one RLP list there, its bytes as they are until the next call), or
+   * undefined (nothing handed out before changed). Positions rather than strings or
+   * views: a batch's reads look up thousands of nodes. When a source has it (and the tree has no
+   * resolver), get, prove, proveMany and faultPath read on from a stub over these encodings and
+   * leave the tree as it is; writes still fault nodes in.
+   */
+  readBin?(hash: Uint8Array, at: number, key: Uint8Array, depth: number): Uint8Array | undefined;
+  readonly readAt?: number;
+  /**
+   * With readBin: faultPath still faults in (through getBin, one node at a time) the stubs it
+   * meets above this nibble depth, and walks encodings from it (default 0): how a store keeps
+   * the top levels it has room for as objects and the rest packed.
+   */
+  readonly packedFrom?: number;
 }
 
 /** Decoded nodes by hash (see VerifiedNodeSource.decoded); a Map is one. */
@@ -301,6 +320,8 @@ export class DsmTree {
           node = node.child;
           break;
         case STUB:
+          if (this.source?.readBin !== undefined && this.resolver === undefined)
+            return getPacked(this.source as PackedSource, node.ref, key, d);
           this.materialize(key, undefined);
           return this.get(key);
       }
@@ -719,6 +740,10 @@ export class DsmTree {
     for (;;) {
       if (node === undefined) return;
       if (node.kind === STUB) {
+        if (src.readBin !== undefined && this.resolver === undefined && d >= (src.packedFrom ?? 0)) {
+          reachPacked(src as PackedSource, node.ref, key, d);
+          return;
+        }
         const enc = src.getBin(node.ref, key, d);
         if (enc === undefined) return;
         const n = decodeAt(enc, key, d, -1);
@@ -1147,6 +1172,10 @@ export class DsmTree {
     let level = 0;
     while (node !== undefined) {
       if (node.kind === STUB) {
+        if (this.source?.readBin !== undefined && this.resolver === undefined) {
+          provePacked(this.source as PackedSource, node.ref, key, d, level, omitLevels, w, ends, seen);
+          return;
+        }
         // Fault the path in (or throw MissingNode), then write this key's proof again.
         w.pos = startPos;
         ends.length = startEnds;

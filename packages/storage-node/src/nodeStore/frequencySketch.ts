@@ -39,16 +39,25 @@ export class FrequencySketch {
 
   /** One more want of the node with `hash` (32 chars, latin1). */
   add(hash: string): void {
+    this.count(index(hash, 0), index(hash, 3), index(hash, 6), index(hash, 9));
+  }
+
+  /** add for the 32-byte hash at `at` in `bytes` (a parent's encoding: no string made). */
+  addAt(bytes: Uint8Array, at: number): void {
+    this.count(indexAt(bytes, at), indexAt(bytes, at + 3), indexAt(bytes, at + 6), indexAt(bytes, at + 9));
+  }
+
+  private count(a: number, b: number, c: number, d: number): void {
     const w = this.width;
     const m = this.mask;
     const r = this.rows;
-    let i = index(hash, 0) & m;
+    let i = a & m;
     if (r[i]! < 255) r[i]!++;
-    i = w + (index(hash, 3) & m);
+    i = w + (b & m);
     if (r[i]! < 255) r[i]!++;
-    i = 2 * w + (index(hash, 6) & m);
+    i = 2 * w + (c & m);
     if (r[i]! < 255) r[i]!++;
-    i = 3 * w + (index(hash, 9) & m);
+    i = 3 * w + (d & m);
     if (r[i]! < 255) r[i]!++;
     if (++this.added >= this.sampleSize) this.halve();
   }

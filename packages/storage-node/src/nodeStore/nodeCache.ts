@@ -38,6 +38,9 @@ const MOVE_LIMIT_MIN = 64;
 /** Entries a trim by frequency moves, for each it has to drop, before it raises its bar (see evictTo). */
 const MOVES_PER_DROP = 4;
 
+/** A string hash's bytes, for find. */
+const HASH_SCRATCH = Buffer.allocUnsafe(32);
+
 const REF = 1;
 const USED = 2;
 
@@ -104,7 +107,26 @@ export class NodeCache {
    * caller must not keep it.
    */
   get(hash: string): Uint8Array | undefined {
-    const i = this.find(hash);
+    const buf = this.use(this.find(hash));
+    if (buf === undefined) return undefined;
+    return buf.subarray(this.foundAt, this.foundAt + buf.readUInt32LE(this.foundAt - ENTRY_HEADER + 32));
+  }
+
+  /** Where the encoding getAt found starts in the array it returned. */
+  foundAt = 0;
+
+  /**
+   * get for the 32-byte hash at `at` in `bytes`, without a string or a view: the arena's slab
+   * that holds the encoding, which starts at `foundAt` (an RLP list: its header says where it
+   * ends). For reads that walk encodings in place (a batch looks up thousands); the same rules
+   * as get's view: use it at once, keep nothing.
+   */
+  getAt(bytes: Uint8Array, at: number): Buffer | undefined {
+    return this.use(this.findAt(bytes, at));
+  }
+
+  /** A hit on index slot `i` (-1: none): marks it used, sets foundAt, returns its slab. */
+  private use(i: number): Buffer | undefined {
     if (i < 0) return undefined;
     const loc = this.locs[i]! - 1;
     const buf = this.slabs[Math.floor(loc / SLAB_SPAN)]!;
@@ -112,8 +134,8 @@ export class NodeCache {
     const f = buf[off + 36]!;
     buf[off + 36] = f & USED ? f | REF : f | USED;
     this.hits++;
-    const at = off + ENTRY_HEADER;
-    return buf.subarray(at, at + buf.readUInt32LE(off + 32));
+    this.foundAt = off + ENTRY_HEADER;
+    return buf;
   }
 
   /** The encoding, leaving its CLOCK bits alone (a sweep's look is not a use). */
@@ -296,10 +318,17 @@ export class NodeCache {
 
   // ------------------------------------------------------------ the index
 
-  /** The slot holding `hash` (32 chars, latin1), or -1. Keccak hashes are uniform: bytes 0-3 tag, 4-7 place. */
+  /** The slot holding `hash` (32 chars, latin1), or -1 (findAt over its bytes). */
   private find(hash: string): number {
-    const tag = word(hash, 0);
-    let i = word(hash, 4) & this.mask;
+    HASH_SCRATCH.write(hash, 0, 32, 'latin1');
+    return this.findAt(HASH_SCRATCH, 0);
+  }
+
+  /** The slot holding the 32-byte hash at `at` in `bytes`, or -1. Keccak hashes are uniform: bytes 0-3 tag, 4-7 place. */
+  private findAt(bytes: Uint8Array, at: number): number {
+    const tag = (bytes[at]! << 24) | (bytes[at + 1]! << 16) | (bytes[at + 2]! << 8) | bytes[at + 3]!;
+    let i =
+      ((bytes[at + 4]! << 24) | (bytes[at + 5]! << 16) | (bytes[at + 6]! << 8) | bytes[at + 7]!) & this.mask;
     for (;;) {
       const l = this.locs[i]!;
       if (l === 0) return -1;
@@ -308,7 +337,7 @@ export class NodeCache {
         const buf = this.slabs[Math.floor(loc / SLAB_SPAN)]!;
         const off = loc % SLAB_SPAN;
         let k = 4;
-        while (k < 32 && buf[off + k] === hash.charCodeAt(k)) k++;
+        while (k < 32 && buf[off + k] === bytes[at + k]) k++;
         if (k === 32) return i;
       }
       i = (i + 1) & this.mask;

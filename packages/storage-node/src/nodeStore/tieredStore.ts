@@ -20,7 +20,7 @@
 import { EMPTY_ROOT, type EvictRule, type VerifiedNodeSource } from '@monsoon/dsm-tree';
 import { type Logger, silentLogger } from '@monsoon/edge';
 import { keccak as defaultKeccak, type Keccak } from '@monsoon/keccak';
-import { type RlpValue, rlpDecode, toHex } from '@monsoon/util';
+import { byteKeyAt, type RlpValue, rlpDecode, toHex } from '@monsoon/util';
 import { StorageError, StorageErrorCode } from '../storageError.js';
 import type { GenesisSink, PlacedNode } from '../streamGenesis.js';
 import type { Version } from '../versionStore.js';
@@ -45,6 +45,9 @@ import type { FreshNode, VersionObserver } from './versionObserver.js';
  * (residentNodeBytes in @monsoon/dsm-tree): its encoding plus about this much.
  */
 export const FAULTED_NODE_OVERHEAD = 150;
+
+/** Bytes a full branch held as an object costs (its encoding and FAULTED_NODE_OVERHEAD): see keepLevels. */
+const LEVEL_NODE_BYTES = 700;
 
 /**
  * The default part of the budget for the cache of encodings (TieredStoreOptions.cacheShare); the
@@ -295,6 +298,11 @@ export class TieredStore implements VersionObserver, VerifiedNodeSource, NodeFau
   private probeFirst = false;
   /** Set while a read runs: the nodes it has faulted in or fetched, pinned until it ends. */
   private pinning: Set<string> | undefined;
+  /**
+   * Whether the nodes reads find cached are pinned too (see readBin): while a read's parts
+   * (probes) run, and a read without parts.
+   */
+  private pinHits = false;
   /** Fetches on the way, by hash, and those waiting for the next batch. */
   private readonly inflight = new Map<string, Trip>();
   private queued: Trip | undefined;
@@ -427,25 +435,97 @@ export class TieredStore implements VersionObserver, VerifiedNodeSource, NodeFau
     this.opts.memoryBudget = bytes;
     if (this.governor !== undefined) this.governor.opts.budget = bytes;
     this.sketch = FrequencySketch.forBudget(bytes);
+    if (this.givenLevels !== undefined) {
+      this.opts.residentLevels = this.givenLevels;
+      this.keepLevels();
+    }
     this.evict(true);
+  }
+
+  /** VerifiedNodeSource: reads fault in what they meet above this depth (the kept levels), and walk packed below. */
+  packedFrom = 0;
+  /** residentLevels as given (and raised to the shard layout's depth) before keepLevels. */
+  private givenLevels: number | undefined;
+
+  /**
+   * Keeps as objects, besides the levels asked for, every further whole level that fits in half
+   * the trees' share of the budget (LEVEL_NODE_BYTES a node, 16^level nodes at most), and has
+   * reads fault those in (packedFrom): a level held as objects is a pointer a read follows where
+   * a packed one is a lookup in the cache and a scan of the node (~1.1 against ~0.45 µs a node
+   * on a loaded box). At 1M and 10M accounts with a 10% budget: levels 0-3 (4,096 branches,
+   * ~2.9 MB at the 3rd); level 4 (65K branches, ~46 MB) would not fit at either.
+   */
+  private keepLevels(): void {
+    this.givenLevels ??= this.opts.residentLevels;
+    let levels = this.opts.residentLevels;
+    while (levels < 16 && 16 ** levels * LEVEL_NODE_BYTES <= this.treeBudget() / 2) levels++;
+    this.opts.residentLevels = levels;
+    this.packedFrom = levels;
   }
 
   // ------------------------------------------------------------ the trees' source
 
-  /** VerifiedNodeSource: a resident node, or undefined (recorded as a miss of the read in progress). */
+  /**
+   * VerifiedNodeSource: a resident node for a tree to fault in (a block's writes), or undefined
+   * (recorded as a miss of the read in progress).
+   */
   getBin(hash: string, key?: Uint8Array, depth?: number): Uint8Array | undefined {
-    const enc = this.cache.get(hash);
-    if (enc !== undefined) {
-      this.grow(enc.length + FAULTED_NODE_OVERHEAD); // the tree now holds it as an object
-      this.sketch.add(hash);
-      // Pinned for the read in progress, so no pass evicts it before the read is answered.
-      const p = this.pinning;
-      if (p !== undefined && !p.has(hash)) {
-        p.add(hash);
-        this.cache.pin(hash);
-      }
-      return enc;
+    const enc = this.cache.get(hash) ?? this.readCold(hash, key, depth);
+    if (enc === undefined) return undefined;
+    this.sketch.add(hash);
+    this.grow(enc.length + FAULTED_NODE_OVERHEAD); // the tree now holds it as an object
+    // Pinned for the run in progress, so no pass evicts it from the tree before the run ends.
+    this.pin(hash);
+    return enc;
+  }
+
+  /** Pins `hash` for the read in progress, if one is (see pinning). */
+  private pin(hash: string): void {
+    const p = this.pinning;
+    if (p !== undefined && !p.has(hash)) {
+      p.add(hash);
+      this.cache.pin(hash);
     }
+  }
+
+  /** Where the encoding readBin found starts in the array it returned (VerifiedNodeSource). */
+  readAt = 0;
+
+  /**
+   * VerifiedNodeSource: a resident node for a read that walks its encoding in place (reads and
+   * proofs: the trees stay as they are, no node object is made), found by the hash's bytes in
+   * its parent (no string or view made for a hit), or undefined (recorded as a miss of the read
+   * in progress). Pinned (so no trim drops it before the read is answered) only while a read's
+   * parts run or a read without parts does (pinHits): a batch read runs once its parts found
+   * every node, and a run that misses nothing needs no pins (trims run between round trips,
+   * never inside a run), so the batch's own run, two walks of every key's path, makes no
+   * string and no pin for its hits; what a read fetched stays pinned until it ends (see fetch).
+   */
+  readBin(hashIn: Uint8Array, at: number, key: Uint8Array, depth: number): Uint8Array | undefined {
+    const slab = this.cache.getAt(hashIn, at);
+    if (slab !== undefined) {
+      this.sketch.addAt(hashIn, at);
+      if (this.pinHits) this.pin(byteKeyAt(hashIn, at, at + 32));
+      this.readAt = this.cache.foundAt;
+      return slab;
+    }
+    const hash = byteKeyAt(hashIn, at, at + 32);
+    const enc = this.readCold(hash, key, depth);
+    if (enc === undefined) return undefined;
+    this.sketch.add(hash);
+    this.readAt = 0;
+    return enc;
+  }
+
+  /**
+   * A node the cache lacks: read on the JS thread (syncReads), or undefined, recorded as a miss
+   * of the read in progress (at its place when known).
+   */
+  private readCold(
+    hash: string,
+    key: Uint8Array | undefined,
+    depth: number | undefined,
+  ): Uint8Array | undefined {
     if (this.opts.syncReads && this.db.getSync !== undefined) {
       const got = this.db.getSync(keyOf(hash));
       // A node not there, or not hashing to its key, is left to the batched path (it refuses it).
@@ -453,7 +533,7 @@ export class TieredStore implements VersionObserver, VerifiedNodeSource, NodeFau
         this.stats.syncReads++;
         this.stats.nodesFetched++;
         this.cache.set(hash, got, true);
-        return this.getBin(hash);
+        return got;
       }
     }
     const m = this.misses;
@@ -475,6 +555,7 @@ export class TieredStore implements VersionObserver, VerifiedNodeSource, NodeFau
     // Shard roots are read from the branches above the shards outside any fault-in (a block's
     // answer): those levels stay resident whatever was asked for.
     this.opts.residentLevels = Math.max(this.opts.residentLevels, v.state.layout.depth);
+    this.keepLevels();
     const indexed = (await this.db.getMany([PATH_INDEX_KEY]))[0] !== undefined;
     // The resident account-trie nodes, for their path records (see writePathRecords).
     const resident = new Map<string, string>();
@@ -854,7 +935,9 @@ export class TieredStore implements VersionObserver, VerifiedNodeSource, NodeFau
           // Only the parts that missed last time, until none does: then the read itself.
           const want: Wants = new Map();
           this.pinning = pinned;
+          this.pinHits = true;
           pending = pending.filter((p) => this.probe(p, absent, want));
+          this.pinHits = false;
           this.pinning = undefined;
           if (want.size > 0) {
             fetched = true;
@@ -865,6 +948,8 @@ export class TieredStore implements VersionObserver, VerifiedNodeSource, NodeFau
         }
         this.misses = new Map();
         this.pinning = pinned;
+        // A read with parts pins nothing it reads in place: when it misses, its parts run (and pin).
+        this.pinHits = probes === undefined;
         let result: T | undefined;
         let error: unknown;
         let threw = false;
@@ -876,6 +961,7 @@ export class TieredStore implements VersionObserver, VerifiedNodeSource, NodeFau
           threw = true;
         }
         this.pinning = undefined;
+        this.pinHits = false;
         const want: Wants = new Map();
         for (const [h, place] of this.misses) if (!absent.has(h)) want.set(h, place);
         if (want.size === 0) {
@@ -887,7 +973,9 @@ export class TieredStore implements VersionObserver, VerifiedNodeSource, NodeFau
         // a pass evicted a part already faulted in), so one round trip serves every key's miss.
         if (probes !== undefined && (pending === undefined || pending.length === 0)) {
           this.pinning = pinned;
+          this.pinHits = true;
           pending = probes().filter((p) => this.probe(p, absent, want));
+          this.pinHits = false;
           this.pinning = undefined;
         }
         this.misses = undefined;
@@ -898,6 +986,7 @@ export class TieredStore implements VersionObserver, VerifiedNodeSource, NodeFau
     } finally {
       this.misses = undefined;
       this.pinning = undefined;
+      this.pinHits = false;
       for (const h of pinned) this.cache.unpin(h);
       if (probes !== undefined) this.probeFirst = fetched;
       this.evictSoon();
