@@ -389,6 +389,16 @@
  * 0.155 ms, main / this round), at throughputs that differed between sides (760-2,132 tx/s):
  * not conclusive.
  *
+ * Session 15, round 2 (issue 16; bench/results/miner-s15r2). Inside `hold` (the batch's parties
+ * read for revm, ~56% of runBatch in a plain transfer's pass) a third of the CPU is the two
+ * string-keyed Map operations per faulted node (the submission's bag, the block's witness bag),
+ * ~19% the walks (a read that meets a stub walks its path three times: get, materialize, get),
+ * ~12% decoding the faulted nodes. Tried and not kept (no difference in processes alternating,
+ * nor in one process ABBA with sides swapped, load 3-8): decoders making their binary strings
+ * with latin1Slice on the bytes instead of through a Buffer view per call; `hold` handing the
+ * account over with the key string it already made, without a key object and the `a${k}` string.
+ * Cutting the reads needs fewer Map operations per faulted node, not fewer objects around them.
+ *
  * Conclusion before revm: still short of the goals (≥ 30K transfers/s, ≥ 15K ERC-20/s a core). On this
  * machine one keccak256 permutation costs ~0.4–0.8 µs, and a transfer needs ~60 of them (bag,
  * state root, receipts and transactions roots, keys): ~30 µs of hashing alone. An ERC-20 call is

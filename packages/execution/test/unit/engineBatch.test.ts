@@ -22,10 +22,9 @@ import {
   logsBloom,
   makeCommon,
   revmAvailable,
-  type TxOutcome,
 } from '@monsoon/execution';
 import { keccak } from '@monsoon/keccak';
-import { skipRevmWhereUnbuilt } from './engines.js';
+import { runMinerItems, showOutcome, skipRevmWhereUnbuilt } from './engines.js';
 import { gapBlockEnv, word } from './witnessFixtures.js';
 
 const rules = defaultChainRules;
@@ -82,25 +81,14 @@ const block = (): { tx: TypedTransaction; sender: Uint8Array }[] => [
   { tx: tx(KEYS[2]!, 0n, WRITER, 2n), sender: C },
 ];
 
-const show = (o: TxOutcome): string =>
-  o.status === 'included'
-    ? `${o.receipt.status} ${o.receipt.gasUsed} ${o.receipt.cumulativeGasUsed}`
-    : `${o.status} ${o.error.code} ${o.error.message}`;
+const show = showOutcome;
 
 /** A miner's executor (no access recording) over `state`, revm batches on or off. */
 const executor = (state: StateTree, batch: boolean, engine: 'revm' | 'ethereumjs') =>
   BlockExecutor.create(state, env, rules, { engine, common, recordAccesses: false, batch });
 
-async function run(batch: boolean, engine: 'revm' | 'ethereumjs' = 'revm') {
-  const ex = await executor(partialState(), batch, engine);
-  const items = block();
-  const outcomes: TxOutcome[] = [];
-  if (batch) outcomes.push(...(await ex.executeBatch(items)));
-  else for (const { tx: t, sender } of items) outcomes.push(await ex.execute(t, sender));
-  const batched = ex.batchedTransactions;
-  const done = await ex.finish();
-  return { outcomes: outcomes.map(show), root: toHex(done.stateRoot), batched };
-}
+const run = (batch: boolean, engine: 'revm' | 'ethereumjs' = 'revm') =>
+  runMinerItems(partialState(), block(), { env, rules, common, batch, engine });
 
 skipRevmWhereUnbuilt('revm batches hand a transaction back mid-batch');
 const describeRevm = revmAvailable() ? describe : describe.skip;
