@@ -14,7 +14,14 @@ import { bytesToBigint } from '@monsoon/util';
 import { assertSupportedFork } from './chain.js';
 import { ExecutionErrorCode } from './executionError.js';
 import { type TxInfo, txFields, txOptionsFor } from './transactions.js';
-import { bad, checkChainAndSignature, type Envelope, readEnvelope, spanBytes } from './txEnvelope.js';
+import {
+  bad,
+  checkChainAndSignature,
+  type Envelope,
+  readEnvelope,
+  signatureSpansError,
+  spanBytes,
+} from './txEnvelope.js';
 
 /** An access list as bytes: [address (20 bytes), [storage keys (32 bytes each)…]] per entry. */
 export type AccessListBytes = readonly (readonly [Uint8Array, readonly Uint8Array[]])[];
@@ -55,15 +62,18 @@ export class SignedTx implements ExecutableTx {
   /** Gas charged before execution: 21000, calldata, creation and init code, access list. */
   readonly intrinsicGas: bigint;
   readonly floorGas: bigint;
-  /** Signature: v as sent (y-parity, 27/28, or EIP-155's 2·chainId + 35/36), r and s. */
+  /** Signature: v as sent (y-parity, 27/28, or EIP-155's 2·chainId + 35/36); r and s below. */
   readonly v: bigint;
-  readonly r: bigint;
-  readonly s: bigint;
   private readonly signedFrom: number;
   private readonly signedTo: number;
-  /** Where r's and s's bytes lie in `raw` (each at most 32 bytes, no leading zero). */
-  private readonly rSpan: readonly [number, number];
-  private readonly sSpan: readonly [number, number];
+  /**
+   * Where r's and s's bytes lie in `raw` (each at most 32 bytes, no leading zero). Recovery
+   * reads them as bytes; as bigints (~600 bytes of intermediates each) only when asked.
+   */
+  private readonly r0: number;
+  private readonly r1: number;
+  private readonly s0: number;
+  private readonly s1: number;
   private cachedHash: Uint8Array | undefined = undefined;
 
   constructor(f: SignedTxFields) {
@@ -81,12 +91,27 @@ export class SignedTx implements ExecutableTx {
     this.intrinsicGas = f.intrinsicGas;
     this.floorGas = f.floorGas;
     this.v = f.v;
-    this.r = f.r;
-    this.s = f.s;
     this.signedFrom = f.signedFrom;
     this.signedTo = f.signedTo;
-    this.rSpan = f.rSpan;
-    this.sSpan = f.sSpan;
+    this.r0 = f.r0;
+    this.r1 = f.r1;
+    this.s0 = f.s0;
+    this.s1 = f.s1;
+  }
+
+  /** The signature's r. */
+  get r(): bigint {
+    return bytesToBigint(this.raw, this.r0, this.r1);
+  }
+
+  /** The signature's s. */
+  get s(): bigint {
+    return bytesToBigint(this.raw, this.s0, this.s1);
+  }
+
+  /** {@link signatureValuesError} of r and s, read from their bytes. */
+  signatureError(): string | undefined {
+    return signatureSpansError(this.raw, this.r0, this.r1, this.s0, this.s1);
   }
 
   /** keccak256 of the raw bytes (computed once). */
@@ -104,8 +129,7 @@ export class SignedTx implements ExecutableTx {
 
   /** Writes r ‖ s as 64 bytes (each left-padded to 32) into `out` at `offset`: what recovery takes. */
   writeSignature(out: Uint8Array, offset: number): void {
-    const [r0, r1] = this.rSpan;
-    const [s0, s1] = this.sSpan;
+    const { r0, r1, s0, s1 } = this;
     out.fill(0, offset, offset + 64);
     out.set(this.raw.subarray(r0, r1), offset + 32 - (r1 - r0));
     out.set(this.raw.subarray(s0, s1), offset + 64 - (s1 - s0));
@@ -149,13 +173,13 @@ type SignedTxFields = Pick<
   | 'intrinsicGas'
   | 'floorGas'
   | 'v'
-  | 'r'
-  | 's'
 > & {
   readonly signedFrom: number;
   readonly signedTo: number;
-  readonly rSpan: readonly [number, number];
-  readonly sSpan: readonly [number, number];
+  readonly r0: number;
+  readonly r1: number;
+  readonly s0: number;
+  readonly s1: number;
 };
 
 const EMPTY = new Uint8Array(0);
@@ -254,12 +278,15 @@ function fromEnvelope(env: Envelope, rules: TxRules): SignedTx {
     bad(ExecutionErrorCode.BadTransaction, `${layout.name} transaction: ${why}`, { type });
   const at = FIELDS[type as 0 | 1 | 2];
   const n = fields.length;
-  /** An integer field: no leading zero (what ethereumjs refuses), at most `maxBytes`. */
-  const int = (s: RlpSpan, name: string): bigint => {
+  /** Checks an integer field: no leading zero (what ethereumjs refuses), at most 32 bytes. */
+  const checkInt = (s: RlpSpan, name: string): void => {
     if (s.end > s.dataStart && raw[s.dataStart] === 0) {
       refuse(`${name} cannot have leading zeroes, found 0x${toHex(spanBytes(raw, s))}`);
     }
     if (s.end - s.dataStart > 32) refuse(`${name} cannot exceed 2^256-1, found ${s.end - s.dataStart} bytes`);
+  };
+  const int = (s: RlpSpan, name: string): bigint => {
+    checkInt(s, name);
     return bytesToBigint(raw, s.dataStart, s.end);
   };
   const nonce = int(fields[at.nonce]!, 'nonce');
@@ -272,8 +299,10 @@ function fromEnvelope(env: Envelope, rules: TxRules): SignedTx {
   const gasLimit = int(fields[at.gasLimit]!, 'gasLimit');
   const value = int(fields[at.value]!, 'value');
   const v = int(fields[n - 3]!, 'v');
-  const r = int(fields[n - 2]!, 'r');
-  const s = int(fields[n - 1]!, 's');
+  const rField = fields[n - 2]!;
+  const sField = fields[n - 1]!;
+  checkInt(rField, 'r');
+  checkInt(sField, 's');
   if (type !== TransactionType.Legacy) {
     const c = fields[0]!;
     if (c.end > c.dataStart && raw[c.dataStart] === 0) {
@@ -344,12 +373,12 @@ function fromEnvelope(env: Envelope, rules: TxRules): SignedTx {
     intrinsicGas: BigInt(gas),
     floorGas: BigInt(floorGas),
     v,
-    r,
-    s,
     signedFrom: fields[0]!.start,
     signedTo: fields[n - 3]!.start,
-    rSpan: [fields[n - 2]!.dataStart, fields[n - 2]!.end],
-    sSpan: [fields[n - 1]!.dataStart, fields[n - 1]!.end],
+    r0: rField.dataStart,
+    r1: rField.end,
+    s0: sField.dataStart,
+    s1: sField.end,
   });
 }
 

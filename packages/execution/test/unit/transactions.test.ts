@@ -23,8 +23,11 @@ import {
   ExecutionErrorCode,
   makeCommon,
   recoverSenders,
+  SECP256K1_HALF_N,
   SECP256K1_N,
   type SignedTx,
+  signatureSpansError,
+  signatureValuesError,
   txInfo,
 } from '@monsoon/execution';
 import { keccak } from '@monsoon/keccak';
@@ -511,5 +514,68 @@ describe('decodeSignedTx against decodeTransaction (the miner decodes without et
 
   it('seeded garbage gets the same verdicts', () => {
     for (let i = 0; i < 500; i++) expectSameVerdict(garbage(i));
+  });
+});
+
+describe('signatureSpansError (r and s checked as bytes) against signatureValuesError', () => {
+  const N = SECP256K1_N;
+  const H = SECP256K1_HALF_N;
+  const values = [
+    0n,
+    1n,
+    2n,
+    255n,
+    256n,
+    H - 1n,
+    H,
+    H + 1n,
+    N - 1n,
+    N,
+    N + 1n,
+    (1n << 256n) - 1n,
+    1n << 256n,
+  ];
+  /** The value's bytes, with `zeros` leading zero bytes (bytes the check must skip). */
+  const encodings = (n: bigint): Uint8Array[] => {
+    const b = bigBytes(n);
+    return [b, Uint8Array.of(0, ...b), Uint8Array.of(0, 0, 0, ...b)];
+  };
+
+  it('gives the same verdict and message on the boundaries of n and n/2, leading zeros included', () => {
+    let checked = 0;
+    let refused = 0;
+    for (const r of values) {
+      for (const s of values) {
+        const want = signatureValuesError(r, s);
+        for (const rb of encodings(r)) {
+          for (const sb of encodings(s)) {
+            // r and s inside a larger buffer, as they lie in a raw transaction.
+            const raw = Uint8Array.of(0xee, ...rb, 0xee, ...sb, 0xee);
+            const r0 = 1;
+            const s0 = 2 + rb.length;
+            expect(signatureSpansError(raw, r0, r0 + rb.length, s0, s0 + sb.length)).toBe(want);
+            checked++;
+            if (want !== undefined) refused++;
+          }
+        }
+      }
+    }
+    expect(checked).toBe(values.length ** 2 * 9);
+    expect(refused).toBeGreaterThan(checked / 2);
+  });
+
+  it('a decoded transaction reads r and s from its bytes, and accepts s = n/2 but not n/2 + 1', () => {
+    const tx = makeTx('legacy', 21);
+    const ours = decodeSignedTx(tx.serialize(), common);
+    expect([ours.r, ours.s]).toEqual([tx.r, tx.s]);
+    expect(ours.signatureError()).toBeUndefined();
+    const v = bigBytes(tx.v!);
+    const atHalf = decodeSignedTx(withSignature(tx, v, bigBytes(tx.r!), bigBytes(H)), common);
+    expect(atHalf.s).toBe(H);
+    expectRefused(
+      withSignature(tx, v, bigBytes(tx.r!), bigBytes(H + 1n)),
+      ExecutionErrorCode.BadSignature,
+      /at most n\/2/,
+    );
   });
 });
