@@ -272,81 +272,110 @@ export function decodeSignedTx(raw: Uint8Array, common: Common): SignedTx {
   return fromEnvelope(env, rules);
 }
 
+/** Refuses `env`'s transaction as BadTransaction, saying why. */
+function refuseTx(env: Envelope, why: string): never {
+  return bad(ExecutionErrorCode.BadTransaction, `${env.layout.name} transaction: ${why}`, { type: env.type });
+}
+
+/** Checks an integer field: no leading zero (what ethereumjs refuses), at most 32 bytes. */
+function checkInt(env: Envelope, s: RlpSpan, name: string): void {
+  if (s.end > s.dataStart && env.raw[s.dataStart] === 0) {
+    refuseTx(env, `${name} cannot have leading zeroes, found 0x${toHex(spanBytes(env.raw, s))}`);
+  }
+  if (s.end - s.dataStart > 32)
+    refuseTx(env, `${name} cannot exceed 2^256-1, found ${s.end - s.dataStart} bytes`);
+}
+
+/** An integer field, checked ({@link checkInt}). */
+function intField(env: Envelope, s: RlpSpan, name: string): bigint {
+  checkInt(env, s, name);
+  return bytesToBigint(env.raw, s.dataStart, s.end);
+}
+
+/** The empty access list of every transaction that has none. */
+const NO_ACCESS_LIST: AccessListBytes = Object.freeze([]);
+
+// A function of its own per check and refusal, not closures: fromEnvelope runs once for every
+// transaction a client is sent, and its closures were a tenth of what it allocated.
 function fromEnvelope(env: Envelope, rules: TxRules): SignedTx {
-  const { raw, type, fields, layout } = env;
-  const refuse = (why: string): never =>
-    bad(ExecutionErrorCode.BadTransaction, `${layout.name} transaction: ${why}`, { type });
+  const { raw, type, fields } = env;
   const at = FIELDS[type as 0 | 1 | 2];
   const n = fields.length;
-  /** Checks an integer field: no leading zero (what ethereumjs refuses), at most 32 bytes. */
-  const checkInt = (s: RlpSpan, name: string): void => {
-    if (s.end > s.dataStart && raw[s.dataStart] === 0) {
-      refuse(`${name} cannot have leading zeroes, found 0x${toHex(spanBytes(raw, s))}`);
-    }
-    if (s.end - s.dataStart > 32) refuse(`${name} cannot exceed 2^256-1, found ${s.end - s.dataStart} bytes`);
-  };
-  const int = (s: RlpSpan, name: string): bigint => {
-    checkInt(s, name);
-    return bytesToBigint(raw, s.dataStart, s.end);
-  };
-  const nonce = int(fields[at.nonce]!, 'nonce');
-  const maxFeePerGas = int(
+  const nonce = intField(env, fields[at.nonce]!, 'nonce');
+  const maxFeePerGas = intField(
+    env,
     fields[at.price]!,
     type === TransactionType.FeeMarketEIP1559 ? 'maxFeePerGas' : 'gasPrice',
   );
   const maxPriorityFeePerGas =
-    type === TransactionType.FeeMarketEIP1559 ? int(fields[at.tip]!, 'maxPriorityFeePerGas') : maxFeePerGas;
-  const gasLimit = int(fields[at.gasLimit]!, 'gasLimit');
-  const value = int(fields[at.value]!, 'value');
-  const v = int(fields[n - 3]!, 'v');
+    type === TransactionType.FeeMarketEIP1559
+      ? intField(env, fields[at.tip]!, 'maxPriorityFeePerGas')
+      : maxFeePerGas;
+  const gasLimit = intField(env, fields[at.gasLimit]!, 'gasLimit');
+  const value = intField(env, fields[at.value]!, 'value');
+  const v = intField(env, fields[n - 3]!, 'v');
   const rField = fields[n - 2]!;
   const sField = fields[n - 1]!;
-  checkInt(rField, 'r');
-  checkInt(sField, 's');
+  checkInt(env, rField, 'r');
+  checkInt(env, sField, 's');
   if (type !== TransactionType.Legacy) {
     const c = fields[0]!;
     if (c.end > c.dataStart && raw[c.dataStart] === 0) {
-      refuse(`is not canonically encoded: its chain id 0x${toHex(spanBytes(raw, c))} has a leading zero`);
+      refuseTx(
+        env,
+        `is not canonically encoded: its chain id 0x${toHex(spanBytes(raw, c))} has a leading zero`,
+      );
     }
   }
   // EIP-2681 (nonce below 2^64 − 1), geth's gas limit bound, and no fee that could overflow.
-  if (nonce >= MAX_UINT64) refuse(`nonce cannot equal or exceed MAX_UINT64 (2^64-1), found ${nonce}`);
-  if (gasLimit > MAX_UINT64) refuse(`gasLimit cannot exceed MAX_UINT64 (2^64-1), found ${gasLimit}`);
+  if (nonce >= MAX_UINT64) refuseTx(env, `nonce cannot equal or exceed MAX_UINT64 (2^64-1), found ${nonce}`);
+  if (gasLimit > MAX_UINT64) refuseTx(env, `gasLimit cannot exceed MAX_UINT64 (2^64-1), found ${gasLimit}`);
   if (rules.maxTxGas > 0n && gasLimit > rules.maxTxGas) {
-    refuse(`transaction gas limit too high (cap: ${rules.maxTxGas}, tx: ${gasLimit}) (EIP-7825)`);
+    refuseTx(env, `transaction gas limit too high (cap: ${rules.maxTxGas}, tx: ${gasLimit}) (EIP-7825)`);
   }
-  if (gasLimit * maxFeePerGas > MAX_UINT256)
-    refuse('gasLimit * gas price cannot exceed MAX_INTEGER (2^256-1)');
+  // Below 2^64 times below 2^192 (24 bytes) is below 2^256: no product to make.
+  const priceSpan = fields[at.price]!;
+  if (priceSpan.end - priceSpan.dataStart > 24 && gasLimit * maxFeePerGas > MAX_UINT256)
+    refuseTx(env, 'gasLimit * gas price cannot exceed MAX_INTEGER (2^256-1)');
   if (maxFeePerGas < maxPriorityFeePerGas) {
-    refuse(`maxFeePerGas ${maxFeePerGas} cannot be less than maxPriorityFeePerGas ${maxPriorityFeePerGas}`);
+    refuseTx(
+      env,
+      `maxFeePerGas ${maxFeePerGas} cannot be less than maxPriorityFeePerGas ${maxPriorityFeePerGas}`,
+    );
   }
   let chainId: bigint | undefined = rules.chainId;
   if (type === TransactionType.Legacy) {
-    if (v < 37n && v !== 27n && v !== 28n) refuse(`v must be 27, 28 or at least 37 (EIP-155), found ${v}`);
+    if (v < 37n && v !== 27n && v !== 28n)
+      refuseTx(env, `v must be 27, 28 or at least 37 (EIP-155), found ${v}`);
     if (v === 27n || v === 28n) chainId = undefined;
   }
   const toSpan = fields[at.to]!;
   const toLen = toSpan.end - toSpan.dataStart;
-  if (toLen !== 0 && toLen !== 20) refuse(`a recipient is 20 bytes (or none, to create), found ${toLen}`);
+  if (toLen !== 0 && toLen !== 20)
+    refuseTx(env, `a recipient is 20 bytes (or none, to create), found ${toLen}`);
   const to = toLen === 0 ? undefined : spanBytes(raw, toSpan);
   const data = spanBytes(raw, fields[at.data]!);
   if (to === undefined && rules.maxInitCodeSize > 0 && data.length > rules.maxInitCodeSize) {
-    refuse(`init code of ${data.length} bytes is over the limit of ${rules.maxInitCodeSize} (EIP-3860)`);
+    refuseTx(
+      env,
+      `init code of ${data.length} bytes is over the limit of ${rules.maxInitCodeSize} (EIP-3860)`,
+    );
   }
-  const accessList: [Uint8Array, Uint8Array[]][] = [];
+  const entries: [Uint8Array, Uint8Array[]][] | undefined = env.accessList.length === 0 ? undefined : [];
   let keys = 0;
   for (const [a, slots] of env.accessList) {
     if (a.end - a.dataStart !== 20)
-      refuse(`access list address must be 20 bytes, found ${a.end - a.dataStart}`);
+      refuseTx(env, `access list address must be 20 bytes, found ${a.end - a.dataStart}`);
     const ks: Uint8Array[] = [];
     for (const k of slots) {
       if (k.end - k.dataStart !== 32)
-        refuse(`access list storage key must be 32 bytes, found ${k.end - k.dataStart}`);
+        refuseTx(env, `access list storage key must be 32 bytes, found ${k.end - k.dataStart}`);
       ks.push(spanBytes(raw, k));
     }
     keys += ks.length;
-    accessList.push([spanBytes(raw, a), ks]);
+    entries!.push([spanBytes(raw, a), ks]);
   }
+  const accessList: AccessListBytes = entries ?? NO_ACCESS_LIST;
   let zeros = 0;
   for (let i = 0; i < data.length; i++) if (data[i] === 0) zeros++;
   let gas =

@@ -512,6 +512,29 @@ describe('decodeSignedTx against decodeTransaction (the miner decodes without et
     }
   });
 
+  it('gas limit × fee cap over 2^256 − 1 is refused alike, a fee cap of 24 bytes or more included', () => {
+    const tx = makeTx('1559', 9);
+    const withFeeAndGas = (fee: bigint, gas: bigint) =>
+      rlpEncode(
+        (rlpDecode(withField(tx, 3, bigBytes(fee)).subarray(1)) as Uint8Array[]).map((f, i) =>
+          i === 4 ? bigBytes(gas) : f,
+        ),
+      );
+    const typed = (body: Uint8Array) => Uint8Array.of(2, ...body);
+    const overflowing = [
+      [1n << 250n, 21_000n], // 32 bytes
+      [1n << 200n, 1n << 60n], // 26 bytes
+      [1n << 193n, 1n << 63n], // 25 bytes
+    ] as const;
+    for (const [fee, gas] of overflowing) {
+      const raw = typed(withFeeAndGas(fee, gas));
+      expect(expectSameVerdict(raw)).toBe(ExecutionErrorCode.BadTransaction);
+      expect(refusal(() => decodeSignedTx(raw, common)).message).toMatch(/MAX_INTEGER/);
+    }
+    // 24 bytes times the largest gas limit stays below 2^256 (the product is not made): same verdict.
+    expectSameVerdict(typed(withFeeAndGas((1n << 192n) - 1n, (1n << 64n) - 1n)));
+  });
+
   it('seeded garbage gets the same verdicts', () => {
     for (let i = 0; i < 500; i++) expectSameVerdict(garbage(i));
   });
