@@ -141,17 +141,24 @@ export class SignedTx implements ExecutableTx {
    * (chainId, 0, 0) appended when signed for a chain. Built from the raw bytes, not re-encoded.
    */
   signingPayload(): Uint8Array {
-    const body = this.raw.subarray(this.signedFrom, this.signedTo);
+    const { raw, signedFrom, signedTo } = this;
     const tail =
       this.type === TransactionType.Legacy && this.chainId !== undefined ? eip155Tail(this.chainId) : EMPTY;
-    const len = body.length + tail.length;
+    const len = signedTo - signedFrom + tail.length;
     const typed = this.type !== TransactionType.Legacy ? 1 : 0;
-    const head = listHeader(len);
-    const out = new Uint8Array(typed + head.length + len);
+    let lenBytes = 0;
+    if (len >= 56) for (let n = len; n > 0; n = Math.floor(n / 256)) lenBytes++;
+    const head = typed + 1 + lenBytes;
+    // One allocation: the list header is written in place, the signed fields copied from `raw`.
+    const out = new Uint8Array(head + len);
     if (typed) out[0] = this.type;
-    out.set(head, typed);
-    out.set(body, typed + head.length);
-    out.set(tail, typed + head.length + body.length);
+    if (len < 56) out[typed] = 0xc0 + len;
+    else {
+      out[typed] = 0xf7 + lenBytes;
+      for (let n = len, k = head - 1; k > typed; k--, n = Math.floor(n / 256)) out[k] = n % 256;
+    }
+    out.set(raw.subarray(signedFrom, signedTo), head);
+    out.set(tail, head + signedTo - signedFrom);
     return out;
   }
 }
@@ -184,8 +191,16 @@ type SignedTxFields = Pick<
 
 const EMPTY = new Uint8Array(0);
 
+/** The last chain's {@link eip155Tail} (a process signs for one chain): not rebuilt a transaction. */
+let lastTail: { readonly chainId: bigint; readonly tail: Uint8Array } | undefined;
+
 /** rlp(chainId) ‖ 0x80 ‖ 0x80: what EIP-155 appends to a legacy transaction's signed fields. */
 function eip155Tail(chainId: bigint): Uint8Array {
+  if (lastTail?.chainId !== chainId) lastTail = { chainId, tail: buildEip155Tail(chainId) };
+  return lastTail.tail;
+}
+
+function buildEip155Tail(chainId: bigint): Uint8Array {
   let hex = chainId.toString(16);
   if (hex.length % 2) hex = `0${hex}`;
   const b = chainId === 0n ? EMPTY : Buffer.from(hex, 'hex');
@@ -196,14 +211,6 @@ function eip155Tail(chainId: bigint): Uint8Array {
   out[out.length - 2] = 0x80;
   out[out.length - 1] = 0x80;
   return out;
-}
-
-/** An RLP list header for a payload of `len` bytes. */
-function listHeader(len: number): Uint8Array {
-  if (len < 56) return Uint8Array.of(0xc0 + len);
-  const bytes: number[] = [];
-  for (let n = len; n > 0; n = Math.floor(n / 256)) bytes.unshift(n % 256);
-  return Uint8Array.of(0xf7 + bytes.length, ...bytes);
 }
 
 /** The transaction rules of a Common, read once (they are @ethereumjs/tx's parameters). */

@@ -512,6 +512,19 @@ describe('decodeSignedTx against decodeTransaction (the miner decodes without et
     }
   });
 
+  it.each(KINDS)(
+    '%s with 40, 300 and 1,000 bytes of data: the same signing hash (list headers of 1 to 3 bytes)',
+    (kind) => {
+      const tx = makeTx(kind, 14);
+      const dataAt = { 0: 5, 1: 6, 2: 7 }[tx.type as 0 | 1 | 2];
+      for (const n of [40, 300, 1000]) {
+        const data = new Uint8Array(n).map((_, i) => (i * 7 + 1) & 0xff);
+        // The signature no longer matches: both recover the same other sender, or refuse alike.
+        expect(expectSameVerdict(withField(tx, dataAt, data))).toBe('accepted');
+      }
+    },
+  );
+
   it('gas limit × fee cap over 2^256 − 1 is refused alike, a fee cap of 24 bytes or more included', () => {
     const tx = makeTx('1559', 9);
     const withFeeAndGas = (fee: bigint, gas: bigint) =>
