@@ -1,7 +1,7 @@
 // (client13) The client's bulk decode: decodeWithSenders over batches of 256 signed transactions
 // (2/3 ERC-20-shaped EIP-1559 calls, 1/3 legacy transfers), as SendTransactions hands them over.
 // Prints per transaction: bytes allocated (heapUsed delta over a run with no GC: big fixed semi-space)
-// in the decode alone and in decode+recovery, and CPU µs of decode+recovery.
+// in the decode alone and in decode+recovery, and CPU µs of decode+recovery and of the decode alone.
 // Run from a worktree's root: node --expose-gc --max-semi-space-size=256 --min-semi-space-size=256 \
 //   bench/results/issue17-client13/decodeMicro.mjs  (env R: rounds, default 20)
 import * as client from '@monsoon/client';
@@ -30,7 +30,7 @@ function allocPer(fn, reps) {
   const after = process.memoryUsage().heapUsed;
   return (after - before) / (reps * N);
 }
-const a1 = []; const a2 = []; const cpu = [];
+const a1 = []; const a2 = []; const cpu = []; const dcpu = [];
 for (let r = 0; r < R; r++) {
   a1.push(allocPer(decodeOnly, 20));
   a2.push(allocPer(both, 20));
@@ -38,6 +38,10 @@ for (let r = 0; r < R; r++) {
   for (let i = 0; i < 40; i++) both();
   const c = process.cpuUsage(c0);
   cpu.push((c.user + c.system) / (40 * N));
+  const d0 = process.cpuUsage();
+  for (let i = 0; i < 200; i++) decodeOnly();
+  const d = process.cpuUsage(d0);
+  dcpu.push((d.user + d.system) / (200 * N));
 }
 const med = (a) => a.slice().sort((x, y) => x - y)[a.length >> 1];
-console.log(JSON.stringify({ decodeBytesPerTx: Math.round(med(a1)), decodeAndRecoverBytesPerTx: Math.round(med(a2)), cpuUsPerTx: +med(cpu).toFixed(2), min: { d: Math.round(Math.min(...a1)), b: Math.round(Math.min(...a2)) } }));
+console.log(JSON.stringify({ decodeBytesPerTx: Math.round(med(a1)), decodeAndRecoverBytesPerTx: Math.round(med(a2)), cpuUsPerTx: +med(cpu).toFixed(2), decodeCpuUsPerTx: +med(dcpu).toFixed(2), min: { d: Math.round(Math.min(...a1)), b: Math.round(Math.min(...a2)) } }));
