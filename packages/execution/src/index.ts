@@ -64,6 +64,7 @@ export {
   decodeTransaction,
   SECP256K1_HALF_N,
   SECP256K1_N,
+  signatureSpansError,
   signatureValuesError,
   type TxInfo,
   txInfo,

@@ -342,31 +342,31 @@ export type RecoverableTx = TypedTransaction | SignedTx;
 
 /** The recovery id of a signed transaction, or why there is none. */
 function recoveryId(tx: RecoverableTx): number | string {
-  const { v, r, s } = tx;
-  if (v === undefined || r === undefined || s === undefined) return 'transaction is not signed (no v, r, s)';
+  const signedTx = tx instanceof SignedTx;
+  const { v } = tx;
+  if (v === undefined || (!signedTx && (tx.r === undefined || tx.s === undefined)))
+    return 'transaction is not signed (no v, r, s)';
   let recid: bigint;
-  let expected: string;
+  let chainId: bigint | undefined;
   if (tx.type === TransactionType.Legacy) {
-    const chainId =
-      tx instanceof SignedTx
-        ? tx.chainId
-        : tx.supports(Capability.EIP155ReplayProtection)
-          ? tx.common.chainId()
-          : undefined;
-    if (chainId !== undefined) {
-      const base = 2n * chainId + 35n;
-      recid = v - base;
-      expected = `${base} or ${base + 1n} (EIP-155, chain ${chainId})`;
-    } else {
-      recid = v - 27n;
-      expected = '27 or 28';
-    }
-  } else {
-    recid = v;
-    expected = 'a y-parity of 0 or 1';
-  }
-  if (recid !== 0n && recid !== 1n) return `v must be ${expected}, found ${v}`;
-  return signatureValuesError(r, s) ?? Number(recid);
+    chainId = signedTx
+      ? tx.chainId
+      : tx.supports(Capability.EIP155ReplayProtection)
+        ? tx.common.chainId()
+        : undefined;
+    recid = chainId !== undefined ? v - (2n * chainId + 35n) : v - 27n;
+  } else recid = v;
+  if (recid !== 0n && recid !== 1n) return `v must be ${expectedV(tx.type, chainId)}, found ${v}`;
+  // A SignedTx's r and s are checked as bytes: read as bigints, they were most of its decode.
+  return (signedTx ? tx.signatureError() : signatureValuesError(tx.r!, tx.s!)) ?? Number(recid);
+}
+
+/** What a transaction's v may be (spelled out for a refusal only: a string a transaction, else). */
+function expectedV(type: number, chainId: bigint | undefined): string {
+  if (type !== TransactionType.Legacy) return 'a y-parity of 0 or 1';
+  if (chainId === undefined) return '27 or 28';
+  const base = 2n * chainId + 35n;
+  return `${base} or ${base + 1n} (EIP-155, chain ${chainId})`;
 }
 
 /** What a transaction signed: the RLP of its signing fields (legacy) or its typed payload. */

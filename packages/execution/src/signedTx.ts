@@ -14,7 +14,14 @@ import { bytesToBigint } from '@monsoon/util';
 import { assertSupportedFork } from './chain.js';
 import { ExecutionErrorCode } from './executionError.js';
 import { type TxInfo, txFields, txOptionsFor } from './transactions.js';
-import { bad, checkChainAndSignature, type Envelope, readEnvelope, spanBytes } from './txEnvelope.js';
+import {
+  bad,
+  checkChainAndSignature,
+  type Envelope,
+  readEnvelope,
+  signatureSpansError,
+  spanBytes,
+} from './txEnvelope.js';
 
 /** An access list as bytes: [address (20 bytes), [storage keys (32 bytes each)…]] per entry. */
 export type AccessListBytes = readonly (readonly [Uint8Array, readonly Uint8Array[]])[];
@@ -55,15 +62,18 @@ export class SignedTx implements ExecutableTx {
   /** Gas charged before execution: 21000, calldata, creation and init code, access list. */
   readonly intrinsicGas: bigint;
   readonly floorGas: bigint;
-  /** Signature: v as sent (y-parity, 27/28, or EIP-155's 2·chainId + 35/36), r and s. */
+  /** Signature: v as sent (y-parity, 27/28, or EIP-155's 2·chainId + 35/36); r and s below. */
   readonly v: bigint;
-  readonly r: bigint;
-  readonly s: bigint;
   private readonly signedFrom: number;
   private readonly signedTo: number;
-  /** Where r's and s's bytes lie in `raw` (each at most 32 bytes, no leading zero). */
-  private readonly rSpan: readonly [number, number];
-  private readonly sSpan: readonly [number, number];
+  /**
+   * Where r's and s's bytes lie in `raw` (each at most 32 bytes, no leading zero). Recovery
+   * reads them as bytes; as bigints (~600 bytes of intermediates each) only when asked.
+   */
+  private readonly r0: number;
+  private readonly r1: number;
+  private readonly s0: number;
+  private readonly s1: number;
   private cachedHash: Uint8Array | undefined = undefined;
 
   constructor(f: SignedTxFields) {
@@ -81,12 +91,27 @@ export class SignedTx implements ExecutableTx {
     this.intrinsicGas = f.intrinsicGas;
     this.floorGas = f.floorGas;
     this.v = f.v;
-    this.r = f.r;
-    this.s = f.s;
     this.signedFrom = f.signedFrom;
     this.signedTo = f.signedTo;
-    this.rSpan = f.rSpan;
-    this.sSpan = f.sSpan;
+    this.r0 = f.r0;
+    this.r1 = f.r1;
+    this.s0 = f.s0;
+    this.s1 = f.s1;
+  }
+
+  /** The signature's r. */
+  get r(): bigint {
+    return bytesToBigint(this.raw, this.r0, this.r1);
+  }
+
+  /** The signature's s. */
+  get s(): bigint {
+    return bytesToBigint(this.raw, this.s0, this.s1);
+  }
+
+  /** {@link signatureValuesError} of r and s, read from their bytes. */
+  signatureError(): string | undefined {
+    return signatureSpansError(this.raw, this.r0, this.r1, this.s0, this.s1);
   }
 
   /** keccak256 of the raw bytes (computed once). */
@@ -104,8 +129,7 @@ export class SignedTx implements ExecutableTx {
 
   /** Writes r ‖ s as 64 bytes (each left-padded to 32) into `out` at `offset`: what recovery takes. */
   writeSignature(out: Uint8Array, offset: number): void {
-    const [r0, r1] = this.rSpan;
-    const [s0, s1] = this.sSpan;
+    const { r0, r1, s0, s1 } = this;
     out.fill(0, offset, offset + 64);
     out.set(this.raw.subarray(r0, r1), offset + 32 - (r1 - r0));
     out.set(this.raw.subarray(s0, s1), offset + 64 - (s1 - s0));
@@ -117,17 +141,24 @@ export class SignedTx implements ExecutableTx {
    * (chainId, 0, 0) appended when signed for a chain. Built from the raw bytes, not re-encoded.
    */
   signingPayload(): Uint8Array {
-    const body = this.raw.subarray(this.signedFrom, this.signedTo);
+    const { raw, signedFrom, signedTo } = this;
     const tail =
       this.type === TransactionType.Legacy && this.chainId !== undefined ? eip155Tail(this.chainId) : EMPTY;
-    const len = body.length + tail.length;
+    const len = signedTo - signedFrom + tail.length;
     const typed = this.type !== TransactionType.Legacy ? 1 : 0;
-    const head = listHeader(len);
-    const out = new Uint8Array(typed + head.length + len);
+    let lenBytes = 0;
+    if (len >= 56) for (let n = len; n > 0; n = Math.floor(n / 256)) lenBytes++;
+    const head = typed + 1 + lenBytes;
+    // One allocation: the list header is written in place, the signed fields copied from `raw`.
+    const out = new Uint8Array(head + len);
     if (typed) out[0] = this.type;
-    out.set(head, typed);
-    out.set(body, typed + head.length);
-    out.set(tail, typed + head.length + body.length);
+    if (len < 56) out[typed] = 0xc0 + len;
+    else {
+      out[typed] = 0xf7 + lenBytes;
+      for (let n = len, k = head - 1; k > typed; k--, n = Math.floor(n / 256)) out[k] = n % 256;
+    }
+    out.set(raw.subarray(signedFrom, signedTo), head);
+    out.set(tail, head + signedTo - signedFrom);
     return out;
   }
 }
@@ -149,19 +180,27 @@ type SignedTxFields = Pick<
   | 'intrinsicGas'
   | 'floorGas'
   | 'v'
-  | 'r'
-  | 's'
 > & {
   readonly signedFrom: number;
   readonly signedTo: number;
-  readonly rSpan: readonly [number, number];
-  readonly sSpan: readonly [number, number];
+  readonly r0: number;
+  readonly r1: number;
+  readonly s0: number;
+  readonly s1: number;
 };
 
 const EMPTY = new Uint8Array(0);
 
+/** The last chain's {@link eip155Tail} (a process signs for one chain): not rebuilt a transaction. */
+let lastTail: { readonly chainId: bigint; readonly tail: Uint8Array } | undefined;
+
 /** rlp(chainId) ‖ 0x80 ‖ 0x80: what EIP-155 appends to a legacy transaction's signed fields. */
 function eip155Tail(chainId: bigint): Uint8Array {
+  if (lastTail?.chainId !== chainId) lastTail = { chainId, tail: buildEip155Tail(chainId) };
+  return lastTail.tail;
+}
+
+function buildEip155Tail(chainId: bigint): Uint8Array {
   let hex = chainId.toString(16);
   if (hex.length % 2) hex = `0${hex}`;
   const b = chainId === 0n ? EMPTY : Buffer.from(hex, 'hex');
@@ -172,14 +211,6 @@ function eip155Tail(chainId: bigint): Uint8Array {
   out[out.length - 2] = 0x80;
   out[out.length - 1] = 0x80;
   return out;
-}
-
-/** An RLP list header for a payload of `len` bytes. */
-function listHeader(len: number): Uint8Array {
-  if (len < 56) return Uint8Array.of(0xc0 + len);
-  const bytes: number[] = [];
-  for (let n = len; n > 0; n = Math.floor(n / 256)) bytes.unshift(n % 256);
-  return Uint8Array.of(0xf7 + bytes.length, ...bytes);
 }
 
 /** The transaction rules of a Common, read once (they are @ethereumjs/tx's parameters). */
@@ -248,76 +279,110 @@ export function decodeSignedTx(raw: Uint8Array, common: Common): SignedTx {
   return fromEnvelope(env, rules);
 }
 
+/** Refuses `env`'s transaction as BadTransaction, saying why. */
+function refuseTx(env: Envelope, why: string): never {
+  return bad(ExecutionErrorCode.BadTransaction, `${env.layout.name} transaction: ${why}`, { type: env.type });
+}
+
+/** Checks an integer field: no leading zero (what ethereumjs refuses), at most 32 bytes. */
+function checkInt(env: Envelope, s: RlpSpan, name: string): void {
+  if (s.end > s.dataStart && env.raw[s.dataStart] === 0) {
+    refuseTx(env, `${name} cannot have leading zeroes, found 0x${toHex(spanBytes(env.raw, s))}`);
+  }
+  if (s.end - s.dataStart > 32)
+    refuseTx(env, `${name} cannot exceed 2^256-1, found ${s.end - s.dataStart} bytes`);
+}
+
+/** An integer field, checked ({@link checkInt}). */
+function intField(env: Envelope, s: RlpSpan, name: string): bigint {
+  checkInt(env, s, name);
+  return bytesToBigint(env.raw, s.dataStart, s.end);
+}
+
+/** The empty access list of every transaction that has none. */
+const NO_ACCESS_LIST: AccessListBytes = Object.freeze([]);
+
+// A function of its own per check and refusal, not closures: fromEnvelope runs once for every
+// transaction a client is sent, and its closures were a tenth of what it allocated.
 function fromEnvelope(env: Envelope, rules: TxRules): SignedTx {
-  const { raw, type, fields, layout } = env;
-  const refuse = (why: string): never =>
-    bad(ExecutionErrorCode.BadTransaction, `${layout.name} transaction: ${why}`, { type });
+  const { raw, type, fields } = env;
   const at = FIELDS[type as 0 | 1 | 2];
   const n = fields.length;
-  /** An integer field: no leading zero (what ethereumjs refuses), at most `maxBytes`. */
-  const int = (s: RlpSpan, name: string): bigint => {
-    if (s.end > s.dataStart && raw[s.dataStart] === 0) {
-      refuse(`${name} cannot have leading zeroes, found 0x${toHex(spanBytes(raw, s))}`);
-    }
-    if (s.end - s.dataStart > 32) refuse(`${name} cannot exceed 2^256-1, found ${s.end - s.dataStart} bytes`);
-    return bytesToBigint(raw, s.dataStart, s.end);
-  };
-  const nonce = int(fields[at.nonce]!, 'nonce');
-  const maxFeePerGas = int(
+  const nonce = intField(env, fields[at.nonce]!, 'nonce');
+  const maxFeePerGas = intField(
+    env,
     fields[at.price]!,
     type === TransactionType.FeeMarketEIP1559 ? 'maxFeePerGas' : 'gasPrice',
   );
   const maxPriorityFeePerGas =
-    type === TransactionType.FeeMarketEIP1559 ? int(fields[at.tip]!, 'maxPriorityFeePerGas') : maxFeePerGas;
-  const gasLimit = int(fields[at.gasLimit]!, 'gasLimit');
-  const value = int(fields[at.value]!, 'value');
-  const v = int(fields[n - 3]!, 'v');
-  const r = int(fields[n - 2]!, 'r');
-  const s = int(fields[n - 1]!, 's');
+    type === TransactionType.FeeMarketEIP1559
+      ? intField(env, fields[at.tip]!, 'maxPriorityFeePerGas')
+      : maxFeePerGas;
+  const gasLimit = intField(env, fields[at.gasLimit]!, 'gasLimit');
+  const value = intField(env, fields[at.value]!, 'value');
+  const v = intField(env, fields[n - 3]!, 'v');
+  const rField = fields[n - 2]!;
+  const sField = fields[n - 1]!;
+  checkInt(env, rField, 'r');
+  checkInt(env, sField, 's');
   if (type !== TransactionType.Legacy) {
     const c = fields[0]!;
     if (c.end > c.dataStart && raw[c.dataStart] === 0) {
-      refuse(`is not canonically encoded: its chain id 0x${toHex(spanBytes(raw, c))} has a leading zero`);
+      refuseTx(
+        env,
+        `is not canonically encoded: its chain id 0x${toHex(spanBytes(raw, c))} has a leading zero`,
+      );
     }
   }
   // EIP-2681 (nonce below 2^64 − 1), geth's gas limit bound, and no fee that could overflow.
-  if (nonce >= MAX_UINT64) refuse(`nonce cannot equal or exceed MAX_UINT64 (2^64-1), found ${nonce}`);
-  if (gasLimit > MAX_UINT64) refuse(`gasLimit cannot exceed MAX_UINT64 (2^64-1), found ${gasLimit}`);
+  if (nonce >= MAX_UINT64) refuseTx(env, `nonce cannot equal or exceed MAX_UINT64 (2^64-1), found ${nonce}`);
+  if (gasLimit > MAX_UINT64) refuseTx(env, `gasLimit cannot exceed MAX_UINT64 (2^64-1), found ${gasLimit}`);
   if (rules.maxTxGas > 0n && gasLimit > rules.maxTxGas) {
-    refuse(`transaction gas limit too high (cap: ${rules.maxTxGas}, tx: ${gasLimit}) (EIP-7825)`);
+    refuseTx(env, `transaction gas limit too high (cap: ${rules.maxTxGas}, tx: ${gasLimit}) (EIP-7825)`);
   }
-  if (gasLimit * maxFeePerGas > MAX_UINT256)
-    refuse('gasLimit * gas price cannot exceed MAX_INTEGER (2^256-1)');
+  // Below 2^64 times below 2^192 (24 bytes) is below 2^256: no product to make.
+  const priceSpan = fields[at.price]!;
+  if (priceSpan.end - priceSpan.dataStart > 24 && gasLimit * maxFeePerGas > MAX_UINT256)
+    refuseTx(env, 'gasLimit * gas price cannot exceed MAX_INTEGER (2^256-1)');
   if (maxFeePerGas < maxPriorityFeePerGas) {
-    refuse(`maxFeePerGas ${maxFeePerGas} cannot be less than maxPriorityFeePerGas ${maxPriorityFeePerGas}`);
+    refuseTx(
+      env,
+      `maxFeePerGas ${maxFeePerGas} cannot be less than maxPriorityFeePerGas ${maxPriorityFeePerGas}`,
+    );
   }
   let chainId: bigint | undefined = rules.chainId;
   if (type === TransactionType.Legacy) {
-    if (v < 37n && v !== 27n && v !== 28n) refuse(`v must be 27, 28 or at least 37 (EIP-155), found ${v}`);
+    if (v < 37n && v !== 27n && v !== 28n)
+      refuseTx(env, `v must be 27, 28 or at least 37 (EIP-155), found ${v}`);
     if (v === 27n || v === 28n) chainId = undefined;
   }
   const toSpan = fields[at.to]!;
   const toLen = toSpan.end - toSpan.dataStart;
-  if (toLen !== 0 && toLen !== 20) refuse(`a recipient is 20 bytes (or none, to create), found ${toLen}`);
+  if (toLen !== 0 && toLen !== 20)
+    refuseTx(env, `a recipient is 20 bytes (or none, to create), found ${toLen}`);
   const to = toLen === 0 ? undefined : spanBytes(raw, toSpan);
   const data = spanBytes(raw, fields[at.data]!);
   if (to === undefined && rules.maxInitCodeSize > 0 && data.length > rules.maxInitCodeSize) {
-    refuse(`init code of ${data.length} bytes is over the limit of ${rules.maxInitCodeSize} (EIP-3860)`);
+    refuseTx(
+      env,
+      `init code of ${data.length} bytes is over the limit of ${rules.maxInitCodeSize} (EIP-3860)`,
+    );
   }
-  const accessList: [Uint8Array, Uint8Array[]][] = [];
+  const entries: [Uint8Array, Uint8Array[]][] | undefined = env.accessList.length === 0 ? undefined : [];
   let keys = 0;
   for (const [a, slots] of env.accessList) {
     if (a.end - a.dataStart !== 20)
-      refuse(`access list address must be 20 bytes, found ${a.end - a.dataStart}`);
+      refuseTx(env, `access list address must be 20 bytes, found ${a.end - a.dataStart}`);
     const ks: Uint8Array[] = [];
     for (const k of slots) {
       if (k.end - k.dataStart !== 32)
-        refuse(`access list storage key must be 32 bytes, found ${k.end - k.dataStart}`);
+        refuseTx(env, `access list storage key must be 32 bytes, found ${k.end - k.dataStart}`);
       ks.push(spanBytes(raw, k));
     }
     keys += ks.length;
-    accessList.push([spanBytes(raw, a), ks]);
+    entries!.push([spanBytes(raw, a), ks]);
   }
+  const accessList: AccessListBytes = entries ?? NO_ACCESS_LIST;
   let zeros = 0;
   for (let i = 0; i < data.length; i++) if (data[i] === 0) zeros++;
   let gas =
@@ -344,12 +409,12 @@ function fromEnvelope(env: Envelope, rules: TxRules): SignedTx {
     intrinsicGas: BigInt(gas),
     floorGas: BigInt(floorGas),
     v,
-    r,
-    s,
     signedFrom: fields[0]!.start,
     signedTo: fields[n - 3]!.start,
-    rSpan: [fields[n - 2]!.dataStart, fields[n - 2]!.end],
-    sSpan: [fields[n - 1]!.dataStart, fields[n - 1]!.end],
+    r0: rField.dataStart,
+    r1: rField.end,
+    s0: sField.dataStart,
+    s1: sField.end,
   });
 }
 

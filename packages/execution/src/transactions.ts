@@ -19,7 +19,7 @@ import { bytesEqual, toHex } from '@monsoon/dsm-tree';
 import { ExecutionErrorCode } from './executionError.js';
 import { bad, checkChainAndSignature, fieldValues, readEnvelope } from './txEnvelope.js';
 
-export { SECP256K1_HALF_N, SECP256K1_N, signatureValuesError } from './txEnvelope.js';
+export { SECP256K1_HALF_N, SECP256K1_N, signatureSpansError, signatureValuesError } from './txEnvelope.js';
 
 /** Commons already given @ethereumjs/tx's parameters (see txOptionsFor). */
 const withTxParams = new WeakSet<Common>();

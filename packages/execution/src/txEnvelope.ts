@@ -25,6 +25,55 @@ export function signatureValuesError(r: bigint, s: bigint): string | undefined {
   return undefined;
 }
 
+/** n and n / 2 as 32 big-endian bytes, for checks on a signature's bytes. */
+const N_BYTES = wordBytes(SECP256K1_N);
+const HALF_N_BYTES = wordBytes(SECP256K1_HALF_N);
+
+function wordBytes(n: bigint): Uint8Array {
+  return Uint8Array.from(Buffer.from(n.toString(16).padStart(64, '0'), 'hex'));
+}
+
+/**
+ * The big-endian integer in raw[from, to) against the 32-byte `word`: negative, 0 or positive
+ * as it is below, equal to or above it. Leading zero bytes are allowed; nothing is allocated.
+ */
+function compareToWord(raw: Uint8Array, from: number, to: number, word: Uint8Array): number {
+  while (from < to && raw[from] === 0) from++;
+  const n = to - from;
+  if (n !== 32) return n > 32 ? 1 : -1; // the word's top byte is not zero
+  for (let i = 0; i < 32; i++) {
+    const d = raw[from + i]! - word[i]!;
+    if (d !== 0) return d;
+  }
+  return 0;
+}
+
+/**
+ * {@link signatureValuesError} of the big-endian integers raw[r0, r1) and raw[s0, s1), read from
+ * the bytes: a good signature (every one a client sends) makes no bigint; a bad one gets the same
+ * message from the bigints.
+ */
+export function signatureSpansError(
+  raw: Uint8Array,
+  r0: number,
+  r1: number,
+  s0: number,
+  s1: number,
+): string | undefined {
+  let rZero = true;
+  for (let i = r0; i < r1 && rZero; i++) rZero = raw[i] === 0;
+  let sZero = true;
+  for (let i = s0; i < s1 && sZero; i++) sZero = raw[i] === 0;
+  if (
+    !rZero &&
+    !sZero &&
+    compareToWord(raw, r0, r1, N_BYTES) < 0 &&
+    compareToWord(raw, s0, s1, HALF_N_BYTES) <= 0
+  )
+    return undefined;
+  return signatureValuesError(bytesToBigint(raw, r0, r1), bytesToBigint(raw, s0, s1));
+}
+
 /** How each supported type lays out its RLP list. */
 export interface Layout {
   readonly name: string;
@@ -229,10 +278,7 @@ export function checkChainAndSignature(env: Envelope, chainId: bigint): void {
       bad(ExecutionErrorCode.BadSignature, `${layout.name} y-parity must be 0 or 1, found ${v}`, { v });
     }
   }
-  const why = signatureValuesError(
-    bytesToBigint(raw, rSpan.dataStart, rSpan.end),
-    bytesToBigint(raw, sSpan.dataStart, sSpan.end),
-  );
+  const why = signatureSpansError(raw, rSpan.dataStart, rSpan.end, sSpan.dataStart, sSpan.end);
   if (why !== undefined) bad(ExecutionErrorCode.BadSignature, `${layout.name} transaction: ${why}`, { type });
 }
 

@@ -23,8 +23,11 @@ import {
   ExecutionErrorCode,
   makeCommon,
   recoverSenders,
+  SECP256K1_HALF_N,
   SECP256K1_N,
   type SignedTx,
+  signatureSpansError,
+  signatureValuesError,
   txInfo,
 } from '@monsoon/execution';
 import { keccak } from '@monsoon/keccak';
@@ -509,7 +512,106 @@ describe('decodeSignedTx against decodeTransaction (the miner decodes without et
     }
   });
 
+  it.each(KINDS)(
+    '%s with 40, 300 and 1,000 bytes of data: the same signing hash (list headers of 1 to 3 bytes)',
+    (kind) => {
+      const tx = makeTx(kind, 14);
+      const dataAt = { 0: 5, 1: 6, 2: 7 }[tx.type as 0 | 1 | 2];
+      for (const n of [40, 300, 1000]) {
+        const data = new Uint8Array(n).map((_, i) => (i * 7 + 1) & 0xff);
+        // The signature no longer matches: both recover the same other sender, or refuse alike.
+        expect(expectSameVerdict(withField(tx, dataAt, data))).toBe('accepted');
+      }
+    },
+  );
+
+  it('gas limit × fee cap over 2^256 − 1 is refused alike, a fee cap of 24 bytes or more included', () => {
+    const tx = makeTx('1559', 9);
+    const withFeeAndGas = (fee: bigint, gas: bigint) =>
+      rlpEncode(
+        (rlpDecode(withField(tx, 3, bigBytes(fee)).subarray(1)) as Uint8Array[]).map((f, i) =>
+          i === 4 ? bigBytes(gas) : f,
+        ),
+      );
+    const typed = (body: Uint8Array) => Uint8Array.of(2, ...body);
+    const overflowing = [
+      [1n << 250n, 21_000n], // 32 bytes
+      [1n << 200n, 1n << 60n], // 26 bytes
+      [1n << 193n, 1n << 63n], // 25 bytes
+    ] as const;
+    for (const [fee, gas] of overflowing) {
+      const raw = typed(withFeeAndGas(fee, gas));
+      expect(expectSameVerdict(raw)).toBe(ExecutionErrorCode.BadTransaction);
+      expect(refusal(() => decodeSignedTx(raw, common)).message).toMatch(/MAX_INTEGER/);
+    }
+    // 24 bytes times the largest gas limit stays below 2^256 (the product is not made): same verdict.
+    expectSameVerdict(typed(withFeeAndGas((1n << 192n) - 1n, (1n << 64n) - 1n)));
+  });
+
   it('seeded garbage gets the same verdicts', () => {
     for (let i = 0; i < 500; i++) expectSameVerdict(garbage(i));
+  });
+});
+
+describe('signatureSpansError (r and s checked as bytes) against signatureValuesError', () => {
+  const N = SECP256K1_N;
+  const H = SECP256K1_HALF_N;
+  const values = [
+    0n,
+    1n,
+    2n,
+    255n,
+    256n,
+    H - 1n,
+    H,
+    H + 1n,
+    N - 1n,
+    N,
+    N + 1n,
+    (1n << 256n) - 1n,
+    1n << 256n,
+  ];
+  /** The value's bytes, with `zeros` leading zero bytes (bytes the check must skip). */
+  const encodings = (n: bigint): Uint8Array[] => {
+    const b = bigBytes(n);
+    return [b, Uint8Array.of(0, ...b), Uint8Array.of(0, 0, 0, ...b)];
+  };
+
+  it('gives the same verdict and message on the boundaries of n and n/2, leading zeros included', () => {
+    let checked = 0;
+    let refused = 0;
+    for (const r of values) {
+      for (const s of values) {
+        const want = signatureValuesError(r, s);
+        for (const rb of encodings(r)) {
+          for (const sb of encodings(s)) {
+            // r and s inside a larger buffer, as they lie in a raw transaction.
+            const raw = Uint8Array.of(0xee, ...rb, 0xee, ...sb, 0xee);
+            const r0 = 1;
+            const s0 = 2 + rb.length;
+            expect(signatureSpansError(raw, r0, r0 + rb.length, s0, s0 + sb.length)).toBe(want);
+            checked++;
+            if (want !== undefined) refused++;
+          }
+        }
+      }
+    }
+    expect(checked).toBe(values.length ** 2 * 9);
+    expect(refused).toBeGreaterThan(checked / 2);
+  });
+
+  it('a decoded transaction reads r and s from its bytes, and accepts s = n/2 but not n/2 + 1', () => {
+    const tx = makeTx('legacy', 21);
+    const ours = decodeSignedTx(tx.serialize(), common);
+    expect([ours.r, ours.s]).toEqual([tx.r, tx.s]);
+    expect(ours.signatureError()).toBeUndefined();
+    const v = bigBytes(tx.v!);
+    const atHalf = decodeSignedTx(withSignature(tx, v, bigBytes(tx.r!), bigBytes(H)), common);
+    expect(atHalf.s).toBe(H);
+    expectRefused(
+      withSignature(tx, v, bigBytes(tx.r!), bigBytes(H + 1n)),
+      ExecutionErrorCode.BadSignature,
+      /at most n\/2/,
+    );
   });
 });
