@@ -70,6 +70,7 @@ import {
   type BlockHeader,
   blockWithReceiptsFromProto,
   decodeHeader,
+  headFromProto,
   MinerServiceClient,
   parseGenesis,
 } from '@monsoon/protocol';
@@ -136,19 +137,45 @@ interface ChainBlock {
   readonly transactions: Uint8Array[];
 }
 
-/** The canonical blocks 1 … the miner's head at the time of the call. */
-function canonicalBlocks(miner: string): Promise<ChainBlock[]> {
+/** The miner's head number now: the first message of its SubscribeHeads stream. */
+function headNumber(client: MinerServiceClient): Promise<bigint> {
+  return new Promise((resolve, reject) => {
+    const call = client.subscribeHeads({});
+    call.once('data', (h) => {
+      resolve(headFromProto(h).number);
+      call.cancel();
+    });
+    call.on('error', (e) => (String(e).includes('CANCELLED') ? undefined : reject(e)));
+  });
+}
+
+/**
+ * The canonical blocks 1 … the miner's head at the time of the call. The stream goes on with
+ * live blocks after them (empty ones every block interval), so it ends at that head's number,
+ * not at a pause: blocks sealed every 250 ms left no pause and the collection never ended.
+ */
+async function canonicalBlocks(miner: string): Promise<ChainBlock[]> {
   const client = new MinerServiceClient(miner, credentials.createInsecure(), channelOptions());
+  const head = await headNumber(client).catch((e: unknown) => {
+    client.close();
+    throw e;
+  });
   const blocks: ChainBlock[] = [];
   return new Promise((resolve, reject) => {
     const call = client.subscribeBlocks({ fromNumber: 1n });
-    let quiet: NodeJS.Timeout | undefined;
+    let done = false;
     const finish = () => {
+      done = true;
       call.cancel();
       client.close();
       resolve(blocks);
     };
+    if (head < 1n) {
+      finish();
+      return;
+    }
     call.on('data', (m) => {
+      if (done) return;
       const b = blockWithReceiptsFromProto(m);
       const header = decodeHeader(b.headerRlp);
       if (Number(header.number) > blocks.length + 1) {
@@ -165,9 +192,7 @@ function canonicalBlocks(miner: string): Promise<ChainBlock[]> {
       }
       blocks.splice(Number(header.number) - 1);
       blocks.push({ header, transactions: [...b.transactions] });
-      clearTimeout(quiet);
-      // The replay comes as one burst; the first pause after it ends it.
-      quiet = setTimeout(finish, 300);
+      if (header.number >= head) finish();
     });
     call.on('error', (e) => (String(e).includes('CANCELLED') ? undefined : reject(e)));
   });
