@@ -11,6 +11,7 @@ import {
   GrpcServer,
   grpcStatusMapping,
   type Logger,
+  MAX_CHANNEL_MESSAGE_BYTES,
   parseHostPort,
   silentLogger,
   unaryRpc,
@@ -80,7 +81,7 @@ export class ClientServer {
   static async start(client: Client, listen: string, logger: Logger = silentLogger): Promise<ClientServer> {
     parseHostPort(listen, '--grpc'); // refused here, the error names the flag
     const server = await GrpcServer.create<ClientServiceServer>(
-      { listen, maxReceiveMessageBytes: 256 * 1024 * 1024, shutdownTimeoutMs: 2_000 },
+      { listen, maxReceiveMessageBytes: MAX_CHANNEL_MESSAGE_BYTES, shutdownTimeoutMs: 2_000 },
       { grpcStatusOf, logger },
       ClientServiceDefinition,
       {

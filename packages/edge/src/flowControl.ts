@@ -48,8 +48,8 @@ interface WindowedSession {
 /**
  * Widens a grpc-js server's receive windows to `window`: call it after `new Server(...)` (the
  * stream window goes into the settings its listeners are created with) and `afterBind` once
- * `bindAsync` resolved (the connection window, on every session from then on). Returns false,
- * changing nothing, when the grpc-js in use lacks the fields this relies on.
+ * `bindAsync` resolved (the connection window, on every session from then on). `widened` is
+ * false, and nothing changed, when the grpc-js in use lacks the fields this relies on.
  */
 export function widenServerWindows(
   server: Server,

@@ -23,6 +23,7 @@ import {
   type Histogram,
   type HostPort,
   type Logger,
+  MAX_CHANNEL_MESSAGE_BYTES,
   type MethodTable,
   MetricsRegistry,
   MetricsServer,
@@ -115,7 +116,7 @@ export const defaultMinerNodeOptions: MinerNodeOptions = {
   fsync: 'always',
   logCompactAfter: 1024,
   peerSync: {},
-  maxReceiveMessageBytes: 256 * 1024 * 1024,
+  maxReceiveMessageBytes: MAX_CHANNEL_MESSAGE_BYTES,
 };
 
 const CHANNEL = channelOptions();
