@@ -8,6 +8,7 @@ import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSyn
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import { type Role, roleNodeArgs } from '@monsoon/cli';
 import { ShardLayout } from '@monsoon/protocol';
 import { INSTALL_TIMEOUT_MS, installDeployTools, ROOT, run, runOk, TOOL } from './deployTools.js';
 import { loadRole, roleSpec } from './roleLoad.js';
@@ -132,9 +133,13 @@ describe('rendered for every host', () => {
           host,
           true,
         ]);
+      // The V8 flags the local cluster starts this role with (its options file names no backend).
+      const flags = roleNodeArgs(r.role as Role, [])
+        .join(' ')
+        .replaceAll('-', '\\-');
       expectLine(
         new RegExp(
-          `^ExecStart=/\\S+/bin/node packages/cli/dist/cli/monsoon\\.js node ${r.role} --config ${ETC}/${r.role}\\.json$`,
+          `^ExecStart=/\\S+/bin/node ${flags} packages/cli/dist/cli/monsoon\\.js node ${r.role} --config ${ETC}/${r.role}\\.json$`,
         ),
       );
       for (const l of [

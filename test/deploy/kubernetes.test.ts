@@ -11,7 +11,7 @@ import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, relative } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
-import { parseTopology, shardGroups } from '@monsoon/cli';
+import { parseTopology, type Role, roleNodeArgs, shardGroups } from '@monsoon/cli';
 import { ShardLayout } from '@monsoon/protocol';
 import { AccountSet, buildGenesis } from '@monsoon/workload';
 import {
@@ -306,6 +306,11 @@ describe.each(REGIONS)('region %s', (region) => {
           objects(),
         );
         const [role, ...argv] = c.args!;
+        // The image's entrypoint with the V8 flags the local cluster starts this role with.
+        expect([where, c.command]).toEqual([
+          where,
+          ['node', ...roleNodeArgs(role as Role, argv), 'packages/cli/dist/cli/monsoon.js', 'node'],
+        ]);
         const spec = roleSpec(role);
         // Variables set on the container itself are this role's; shared ones some role's.
         const own = roleEnvNames(spec);

@@ -94,6 +94,9 @@ export interface ClusterOptions {
  * alternating, 30 s each: 0.268 against 0.341 ms, then 0.218 against 0.214 (load 9-15,
  * bench/results/e2e-compact-gc.md): no cost above the box's swing. A tiered node is left at V8's
  * defaults here too (not measured with it).
+ *
+ * The deployments start roles with the same flags (the Kubernetes containers' `command`, the
+ * Ansible units' `monsoon_node_flags`): test/deploy checks both against this function.
  */
 export function roleNodeArgs(role: Role, args: readonly string[]): readonly string[] {
   if (role === 'client') return ['--max-semi-space-size=64'];
