@@ -6,7 +6,6 @@
  * flipped, zeros) costs only the per-signature price, on this thread and on a worker thread.
  */
 import { RLP } from '@ethereumjs/rlp';
-import { createFeeMarket1559Tx } from '@ethereumjs/tx';
 import { privateToAddress, privateToPublic } from '@ethereumjs/util';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { makeAccount, StateTree, toHex } from '@monsoon/dsm-tree';
@@ -15,6 +14,7 @@ import { keccak } from '@monsoon/keccak';
 import { Miner, type SenderRecovery } from '@monsoon/miner';
 import type { AccountUpdate, SubmitRequest, SubmitResponse } from '@monsoon/protocol';
 import { fundedGenesis } from '@monsoon/test-utils';
+import { signedTransfer } from '../helpers/transfer.js';
 
 const rules = { ...defaultChainRules, chainId: 4243n };
 const common = makeCommon(rules.chainId);
@@ -29,21 +29,8 @@ const coinbase = new Uint8Array(20).fill(0xc1);
 const full = new StateTree();
 for (const a of genesis.alloc) full.putAccount(a.address, makeAccount({ balance: a.balance }));
 
-function transfer(from: number, nonce: bigint, to: Uint8Array, value: bigint): Uint8Array {
-  return createFeeMarket1559Tx(
-    {
-      nonce,
-      to,
-      value,
-      gasLimit: 21_000n,
-      maxFeePerGas: 3_000_000_000n,
-      maxPriorityFeePerGas: 1_000_000_000n,
-    },
-    { common },
-  )
-    .sign(keys[from]!)
-    .serialize();
-}
+const transfer = (from: number, nonce: bigint, to: Uint8Array, value: bigint): Uint8Array =>
+  signedTransfer(common, keys[from]!, nonce, to, value);
 
 /**
  * `raw` (an EIP-1559 envelope) with its signature's s made n − s and its y-parity flipped: the
