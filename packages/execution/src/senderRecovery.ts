@@ -504,8 +504,8 @@ function finishTxs(
  * signature is invalid (unsigned, v or recovery id out of range, r or s out of range, high s,
  * no key) gets a BadSignature ExecutionError in its slot; the batch never throws for one.
  * Each recovered public key is cached on its @ethereumjs/tx transaction (see
- * {@link cacheSenderPublicKey}); a {@link SignedTx} recovers to the same address, and its key is
- * kept for {@link recoveredSenderKey}.
+ * {@link cacheSenderPublicKey}); a {@link SignedTx} recovers to the same address, and (unless
+ * `keepKeys` is false: a miner has no use for them) its key is kept for {@link recoveredSenderKey}.
  *
  * `claimedKeys`: the public key (x‖y) each transaction's signer is said to have, 64 bytes a
  * transaction, packed. With the revm addon they are checked in one batch, and each signature
@@ -515,12 +515,13 @@ function finishTxs(
 export function recoverSenders(
   txs: readonly RecoverableTx[],
   claimedKeys?: Uint8Array,
+  keepKeys = true,
 ): (Uint8Array | ExecutionError)[] {
   const out: (Uint8Array | ExecutionError)[] = new Array(txs.length);
   const prepared = prepareTxs(txs, out, claimedKeys);
   const { batch } = prepared;
   const response = secp().recover(packRequest(batch, 0, batch.count), batch.count, batch.keys !== undefined);
-  finishTxs(txs, prepared, mergeResponses(batch.count, [{ start: 0, response }]), out, true);
+  finishTxs(txs, prepared, mergeResponses(batch.count, [{ start: 0, response }]), out, keepKeys);
   return out;
 }
 

@@ -124,9 +124,9 @@ export interface SenderRecovery {
   ): Promise<(Uint8Array | ExecutionError)[]>;
 }
 
-/** Recovery on the calling thread, natively. */
+/** Recovery on the calling thread, natively (keys are not kept for recoveredSenderKey: only clients send them). */
 export const inlineRecovery: SenderRecovery = {
-  recoverSenders: async (txs, claimedKeys) => recoverSenders(txs, claimedKeys),
+  recoverSenders: async (txs, claimedKeys) => recoverSenders(txs, claimedKeys, false),
 };
 
 /**

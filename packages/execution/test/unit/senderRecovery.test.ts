@@ -441,6 +441,10 @@ describe('recoverSenders', () => {
     recoverSenders(decoded);
     expect(recoveredSenderKey(decoded[0]!)).toEqual(privateToPublic(keyOf(7)));
     expect(recoveredSenderKey(decoded[1]!)).toEqual(privateToPublic(keyOf(8)));
+    // Not kept when asked not to (a miner), nor by the pool.
+    const again = raws.map((r) => decodeSignedTx(r, common));
+    recoverSenders(again, undefined, false);
+    expect(recoveredSenderKey(again[0]!)).toBeUndefined();
   });
 });
 
