@@ -43,6 +43,7 @@ use revm::state::{AccountInfo, EvmState};
 use revm::{ExecuteEvm, MainBuilder, MainContext};
 use std::fmt;
 
+mod batch_verify;
 mod recover;
 
 /// A key of the state a transaction may read.

@@ -37,6 +37,17 @@ export interface EvmAddon {
    * is 97·count bytes, `out` 65·count (layout: packages/execution/src/recoveryWorker.ts).
    */
   recoverPacked(request: Uint8Array, count: number, out: Uint8Array): void;
+  /**
+   * `recoverPacked` for a request followed by the 64-byte keys its senders are claimed to have
+   * (161·count bytes; src/batch_verify.rs): the claimed keys if one batch check under fresh random
+   * weights passes, else `recoverPacked`'s answer. Byte for byte `recoverPacked`'s either way.
+   */
+  recoverPackedWithKeys(request: Uint8Array, count: number, out: Uint8Array): void;
+  /**
+   * The batch check alone with fixed `weights` (16·count bytes) and bucket window (0: default),
+   * for tests and benchmarks: whether every signature was made by its claimed key.
+   */
+  batchVerifyPacked(request: Uint8Array, count: number, weights: Uint8Array, window: number): boolean;
   /** Signs a 32-byte hash with a 32-byte key (RFC 6979, low s): r‖s and the recovery id into `out` (65). */
   signRecoverable(hash: Uint8Array, key: Uint8Array, out: Uint8Array): void;
 }

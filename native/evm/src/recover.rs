@@ -33,6 +33,12 @@ pub fn recover_packed(request: &[u8], count: u32, out: Out<'_>) -> Result<()> {
             format!("an answer for {m} signatures is {} bytes, found {}", 65 * m, out.len()),
         ));
     }
+    recover_into(request, m, out);
+    Ok(())
+}
+
+/// [`recover_packed`] after its length checks: `request` is `97·m` bytes, `out` `65·m`.
+pub(crate) fn recover_into(request: &[u8], m: usize, out: &mut [u8]) {
     let (hashes, rest) = request.split_at(32 * m);
     let (sigs, recids) = rest.split_at(64 * m);
     let (keys, status) = out.split_at_mut(64 * m);
@@ -49,7 +55,6 @@ pub fn recover_packed(request: &[u8], count: u32, out: Out<'_>) -> Result<()> {
             }
         }
     }
-    Ok(())
 }
 
 /// The uncompressed public key (0x04‖x‖y) that signed `hash`, if any.

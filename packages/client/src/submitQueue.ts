@@ -25,7 +25,7 @@ import type { Common } from '@ethereumjs/common';
 import { type ServiceError, status } from '@grpc/grpc-js';
 import { bytesEqual, NodeBag, toHex } from '@monsoon/dsm-tree';
 import { unary } from '@monsoon/edge';
-import type { ChainRules, EvmPool, SignedTx } from '@monsoon/execution';
+import { type ChainRules, type EvmPool, recoveredSenderKey, type SignedTx } from '@monsoon/execution';
 import { keccak } from '@monsoon/keccak';
 import { submitRequestToProto, submitResponseFromProto, type TxResult, TxStatus } from '@monsoon/protocol';
 import type { ChainView, ClientBlock } from './chain.js';
@@ -121,10 +121,23 @@ export interface SubmitQueueModules {
 /** A transaction pre-executed and waiting for the next submission. */
 interface Batched {
   readonly raw: Uint8Array;
+  /** The public key its sender was recovered to here, sent along so the miner checks, not recovers. */
+  readonly key: Uint8Array | undefined;
   readonly at: StateRef;
   readonly served: Witness;
   readonly resolve: (r: TxResult) => void;
   readonly reject: (e: unknown) => void;
+}
+
+/** The group's sender keys packed in order (64 bytes each), if every one of them is known. */
+function senderKeys(group: readonly Batched[]): Uint8Array | undefined {
+  const keys = new Uint8Array(64 * group.length);
+  for (let i = 0; i < group.length; i++) {
+    const key = group[i]!.key;
+    if (key === undefined) return undefined;
+    keys.set(key, 64 * i);
+  }
+  return keys;
 }
 
 export class SubmitQueue {
@@ -195,7 +208,7 @@ export class SubmitQueue {
         counters.rejectedEarly++;
         throw spec.outcome.error;
       }
-      const result = await this.enqueue({ raw, at, served: spec.served });
+      const result = await this.enqueue({ raw, key: recoveredSenderKey(tx), at, served: spec.served });
       if (result.status === TxStatus.Accepted) {
         counters.accepted++;
         return;
@@ -315,6 +328,7 @@ export class SubmitQueue {
       transactions: group.map((q) => q.raw),
       bag: nodes,
       prefetchedRoot: group[0]!.at.stateRoot,
+      senderKeys: senderKeys(group),
     });
     const errors: string[] = [];
     for (let tried = 0; tried < this.opts.submitAttempts; tried++) {

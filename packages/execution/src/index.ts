@@ -46,6 +46,7 @@ export {
   nativeEcrecover,
   type RecoverableTx,
   type RecoveryItem,
+  recoveredSenderKey,
   recoverSenders,
   type Secp256k1Backend,
   SenderRecoveryPool,

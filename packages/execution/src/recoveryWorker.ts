@@ -7,6 +7,11 @@
  *                          recovery ids `[96m, 97m)` (anything but 0 or 1 is skipped)
  *   response (65·m bytes): public keys x‖y `[0, 64m)`, status `[64m, 65m)`: 1 recovered, 0 not
  *
+ * A request may carry the public keys its senders are claimed to have (a client recovered them
+ * and sent them with its Submit): then 64·m more bytes, x‖y `[97m, 161m)`. With the revm addon
+ * the worker checks all m signatures against those keys in one batch and recovers one by one
+ * only if that check fails; the response is the same bytes either way (the package ignores them).
+ *
  * The worker does only the elliptic-curve part; the caller hashes all the public keys to
  * addresses in one native keccak call (~0.3 µs each), so the worker needs one module only: the
  * revm addon, whose libsecp256k1 recovers a whole batch in one call (~48 µs a signature), or
@@ -34,6 +39,8 @@ export interface Secp256k1Recover {
 
 /** Bytes one item takes in a request: 32 (hash) + 64 (r‖s) + 1 (recovery id). */
 export const REQUEST_BYTES_PER_ITEM = 97;
+/** Bytes one item takes in a request with claimed keys: {@link REQUEST_BYTES_PER_ITEM} + 64 (x‖y). */
+export const REQUEST_WITH_KEYS_BYTES_PER_ITEM = 161;
 /** Bytes one item takes in a response: 64 (public key) + 1 (status). */
 export const RESPONSE_BYTES_PER_ITEM = 65;
 
@@ -68,24 +75,33 @@ export function recoverPacked(request: Uint8Array, count: number, secp: Secp256k
   return out;
 }
 
-/** Recovers a packed request of `count` signatures into a new packed response (layout above). */
-export type PackedRecover = (request: Uint8Array, count: number) => Uint8Array;
+/**
+ * Recovers a packed request of `count` signatures into a new packed response (layout above);
+ * `withKeys`: the request carries claimed keys.
+ */
+export type PackedRecover = (request: Uint8Array, count: number, withKeys?: boolean) => Uint8Array;
 
-/** The part of the revm addon's API recovery needs (native/evm, src/recover.rs). */
+/** The part of the revm addon's API recovery needs (native/evm, src/recover.rs, src/batch_verify.rs). */
 export interface AddonRecover {
   recoverPacked(request: Uint8Array, count: number, out: Uint8Array): void;
+  recoverPackedWithKeys?(request: Uint8Array, count: number, out: Uint8Array): void;
 }
 
-/** {@link PackedRecover} on the revm addon: the whole batch in one call. */
+/** {@link PackedRecover} on the revm addon: the whole batch in one call (claimed keys checked in one batch). */
 export function addonRecoverer(addon: AddonRecover): PackedRecover {
-  return (request, count) => {
+  return (request, count, withKeys) => {
     const out = new Uint8Array(count * 65);
-    addon.recoverPacked(request, count, out);
+    if (!withKeys) addon.recoverPacked(request, count, out);
+    else if (addon.recoverPackedWithKeys !== undefined) addon.recoverPackedWithKeys(request, count, out);
+    else addon.recoverPacked(request.subarray(0, 97 * count), count, out);
     return out;
   };
 }
 
-/** {@link PackedRecover} on the `secp256k1` package: {@link recoverPacked}, one call per signature. */
+/**
+ * {@link PackedRecover} on the `secp256k1` package: {@link recoverPacked}, one call per signature
+ * (claimed keys, which follow the first 97·count bytes, are not read).
+ */
 export function packageRecoverer(secp: Secp256k1Recover): PackedRecover {
   return (request, count) => recoverPacked(request, count, secp);
 }
@@ -94,6 +110,8 @@ export function packageRecoverer(secp: Secp256k1Recover): PackedRecover {
 export interface RecoveryRequest {
   readonly id: number;
   readonly count: number;
+  /** The request carries claimed keys (161·count bytes, not 97·count). */
+  readonly withKeys: boolean;
   readonly buffer: ArrayBuffer;
 }
 
@@ -124,7 +142,7 @@ export function workerRecoverer(data: RecoveryWorkerData, load: (path: string) =
 /** A worker's body: answers each request with `recover`, transferring the response. */
 export function recoveryWorkerMain(port: RecoveryWorkerPort, recover: PackedRecover): void {
   port.on('message', (request) => {
-    const out = recover(new Uint8Array(request.buffer), request.count);
+    const out = recover(new Uint8Array(request.buffer), request.count, request.withKeys);
     port.postMessage({ id: request.id, buffer: out.buffer as ArrayBuffer }, [out.buffer as ArrayBuffer]);
   });
   port.postMessage({ ready: true });

@@ -21,6 +21,7 @@ import {
   type PackedRecover,
   packageRecoverer,
   REQUEST_BYTES_PER_ITEM,
+  REQUEST_WITH_KEYS_BYTES_PER_ITEM,
   type RecoveryRequest,
   type RecoveryWorkerData,
   type RecoveryWorkerMessage,
@@ -259,21 +260,29 @@ export interface RecoveryItem {
   readonly recid: number;
 }
 
-/** Signatures packed column-wise: hashes (32 each), r‖s (64 each), recovery ids (1 each). */
+/**
+ * Signatures packed column-wise: hashes (32 each), r‖s (64 each), recovery ids (1 each), and
+ * where every signer's key is claimed, those keys (x‖y, 64 each).
+ */
 interface SignatureBatch {
   readonly count: number;
   readonly hashes: Uint8Array;
   readonly sigs: Uint8Array;
   readonly recids: Uint8Array;
+  readonly keys: Uint8Array | undefined;
 }
 
 /** Items [start, end) of `b` as one worker request (layout: recoveryWorker.ts). */
 function packRequest(b: SignatureBatch, start: number, end: number): Uint8Array {
   const m = end - start;
-  const req = new Uint8Array(m * REQUEST_BYTES_PER_ITEM);
+  const keys = b.keys;
+  const req = new Uint8Array(
+    m * (keys === undefined ? REQUEST_BYTES_PER_ITEM : REQUEST_WITH_KEYS_BYTES_PER_ITEM),
+  );
   req.set(b.hashes.subarray(32 * start, 32 * end), 0);
   req.set(b.sigs.subarray(64 * start, 64 * end), 32 * m);
   req.set(b.recids.subarray(start, end), 96 * m);
+  if (keys !== undefined) req.set(keys.subarray(64 * start, 64 * end), 97 * m);
   return req;
 }
 
@@ -324,6 +333,7 @@ function batchOfItems(items: readonly RecoveryItem[]): SignatureBatch {
     hashes: new Uint8Array(32 * n),
     sigs: new Uint8Array(64 * n),
     recids: new Uint8Array(n),
+    keys: undefined,
   };
   for (let i = 0; i < n; i++) {
     const { msgHash, sig64, recid } = items[i]!;
@@ -382,8 +392,33 @@ interface PreparedTxs {
   readonly indices: readonly number[];
 }
 
+/**
+ * The claimed keys (64 bytes each, one per transaction of `txs`) of the transactions at
+ * `indices`, packed; undefined without claims. Throws RangeError for claims of the wrong length.
+ */
+function claimedKeysAt(
+  claimed: Uint8Array | undefined,
+  txs: number,
+  indices: readonly number[],
+): Uint8Array | undefined {
+  if (claimed === undefined) return undefined;
+  if (claimed.length !== 64 * txs)
+    throw new RangeError(
+      `claimed keys for ${txs} transactions are ${64 * txs} bytes, found ${claimed.length}`,
+    );
+  if (indices.length === txs) return claimed;
+  const keys = new Uint8Array(64 * indices.length);
+  for (let j = 0; j < indices.length; j++)
+    keys.set(claimed.subarray(64 * indices[j]!, 64 * indices[j]! + 64), 64 * j);
+  return keys;
+}
+
 /** Checks every signature, writing refusals into `out`; packs the rest, hashing messages in one call. */
-function prepareTxs(txs: readonly RecoverableTx[], out: (Uint8Array | ExecutionError)[]): PreparedTxs {
+function prepareTxs(
+  txs: readonly RecoverableTx[],
+  out: (Uint8Array | ExecutionError)[],
+  claimed?: Uint8Array,
+): PreparedTxs {
   const indices: number[] = [];
   const payloads: Uint8Array[] = [];
   const recids: number[] = [];
@@ -406,6 +441,7 @@ function prepareTxs(txs: readonly RecoverableTx[], out: (Uint8Array | ExecutionE
     hashes: n === 0 ? new Uint8Array(0) : keccak.keccak256Batch(payloads),
     sigs: new Uint8Array(64 * n),
     recids: Uint8Array.from(recids),
+    keys: claimedKeysAt(claimed, txs.length, indices),
   };
   for (let j = 0; j < n; j++) {
     const tx = txs[indices[j]!]!;
@@ -419,14 +455,30 @@ function prepareTxs(txs: readonly RecoverableTx[], out: (Uint8Array | ExecutionE
 }
 
 /**
+ * The public key each {@link SignedTx} was recovered to by {@link recoverSenders} (not the pool):
+ * what a client sends with its Submit so that the miner checks instead of recovering.
+ */
+const recoveredKeys = new WeakMap<SignedTx, Uint8Array>();
+
+/**
+ * The 64-byte public key (x‖y) {@link recoverSenders} recovered `tx`'s signature to on this
+ * thread, or undefined (not recovered there, or its signature does not recover).
+ */
+export function recoveredSenderKey(tx: SignedTx): Uint8Array | undefined {
+  return recoveredKeys.get(tx);
+}
+
+/**
  * Fills `out` from recovered keys: the address, or BadSignature; caches each key on its
- * @ethereumjs/tx transaction (a SignedTx's sender travels beside it).
+ * @ethereumjs/tx transaction (a SignedTx's sender travels beside it; with `keep`, its key is
+ * kept for {@link recoveredSenderKey}).
  */
 function finishTxs(
   txs: readonly RecoverableTx[],
   prepared: PreparedTxs,
   keys: RecoveredKeys,
   out: (Uint8Array | ExecutionError)[],
+  keep = false,
 ): void {
   const digests = addressDigests(keys);
   for (let j = 0; j < prepared.indices.length; j++) {
@@ -441,6 +493,7 @@ function finishTxs(
     }
     const tx = txs[i]!;
     if (!(tx instanceof SignedTx)) cacheSenderPublicKey(tx, keys.keys.slice(64 * j, 64 * j + 64));
+    else if (keep) recoveredKeys.set(tx, keys.keys.subarray(64 * j, 64 * j + 64));
     out[i] = addressAt(digests, j);
   }
 }
@@ -451,14 +504,24 @@ function finishTxs(
  * signature is invalid (unsigned, v or recovery id out of range, r or s out of range, high s,
  * no key) gets a BadSignature ExecutionError in its slot; the batch never throws for one.
  * Each recovered public key is cached on its @ethereumjs/tx transaction (see
- * {@link cacheSenderPublicKey}); a {@link SignedTx} recovers to the same address.
+ * {@link cacheSenderPublicKey}); a {@link SignedTx} recovers to the same address, and (unless
+ * `keepKeys` is false: a miner has no use for them) its key is kept for {@link recoveredSenderKey}.
+ *
+ * `claimedKeys`: the public key (x‖y) each transaction's signer is said to have, 64 bytes a
+ * transaction, packed. With the revm addon they are checked in one batch, and each signature
+ * recovered only if that check fails; the answer is the same whatever they say (senders always
+ * come from the signatures), only its cost changes.
  */
-export function recoverSenders(txs: readonly RecoverableTx[]): (Uint8Array | ExecutionError)[] {
+export function recoverSenders(
+  txs: readonly RecoverableTx[],
+  claimedKeys?: Uint8Array,
+  keepKeys = true,
+): (Uint8Array | ExecutionError)[] {
   const out: (Uint8Array | ExecutionError)[] = new Array(txs.length);
-  const prepared = prepareTxs(txs, out);
+  const prepared = prepareTxs(txs, out, claimedKeys);
   const { batch } = prepared;
-  const response = secp().recover(packRequest(batch, 0, batch.count), batch.count);
-  finishTxs(txs, prepared, mergeResponses(batch.count, [{ start: 0, response }]), out);
+  const response = secp().recover(packRequest(batch, 0, batch.count), batch.count, batch.keys !== undefined);
+  finishTxs(txs, prepared, mergeResponses(batch.count, [{ start: 0, response }]), out, keepKeys);
   return out;
 }
 
@@ -624,12 +687,16 @@ export class SenderRecoveryPool {
   }
 
   /**
-   * {@link recoverSenders} on the pool: same checks, same results, same caching; message
-   * hashing and key hashing stay on the calling thread (native, ~1 µs a transaction).
+   * {@link recoverSenders} on the pool: same checks, same results, same caching (but for
+   * {@link recoveredSenderKey}), same use of `claimedKeys`; message hashing and key hashing stay
+   * on the calling thread (native, ~1 µs a transaction).
    */
-  async recoverSenders(txs: readonly RecoverableTx[]): Promise<(Uint8Array | ExecutionError)[]> {
+  async recoverSenders(
+    txs: readonly RecoverableTx[],
+    claimedKeys?: Uint8Array,
+  ): Promise<(Uint8Array | ExecutionError)[]> {
     const out: (Uint8Array | ExecutionError)[] = new Array(txs.length);
-    const prepared = prepareTxs(txs, out);
+    const prepared = prepareTxs(txs, out, claimedKeys);
     finishTxs(txs, prepared, await this.recoverKeys(prepared.batch), out);
     return out;
   }
@@ -659,7 +726,8 @@ export class SenderRecoveryPool {
     }
     const n = batch.count;
     if (this.workers.length === 0 || n === 0) {
-      return mergeResponses(n, [{ start: 0, response: secp().recover(packRequest(batch, 0, n), n) }]);
+      const response = secp().recover(packRequest(batch, 0, n), n, batch.keys !== undefined);
+      return mergeResponses(n, [{ start: 0, response }]);
     }
     const parts = Math.min(this.workers.length, Math.ceil(n / this.opts.minItemsPerMessage));
     const size = Math.ceil(n / parts);
@@ -671,7 +739,12 @@ export class SenderRecoveryPool {
       const id = this.nextId++;
       sent.push(
         thread
-          .send({ id, count: end - start, buffer: request.buffer as ArrayBuffer })
+          .send({
+            id,
+            count: end - start,
+            withKeys: batch.keys !== undefined,
+            buffer: request.buffer as ArrayBuffer,
+          })
           .then((response) => ({ start, response })),
       );
     }

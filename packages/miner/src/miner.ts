@@ -112,14 +112,21 @@ export interface MinerOptions {
   now: () => number;
 }
 
-/** Recovers the senders of a batch of transactions (a {@link SenderRecoveryPool} is one). */
+/**
+ * Recovers the senders of a batch of transactions (a {@link SenderRecoveryPool} is one).
+ * `claimedKeys`: the public keys (x‖y, 64 bytes a transaction) a client says it recovered; they
+ * may make recovery cheaper, never change its answer.
+ */
 export interface SenderRecovery {
-  recoverSenders(txs: readonly SignedTx[]): Promise<(Uint8Array | ExecutionError)[]>;
+  recoverSenders(
+    txs: readonly SignedTx[],
+    claimedKeys?: Uint8Array,
+  ): Promise<(Uint8Array | ExecutionError)[]>;
 }
 
-/** Recovery on the calling thread, natively. */
+/** Recovery on the calling thread, natively (keys are not kept for recoveredSenderKey: only clients send them). */
 export const inlineRecovery: SenderRecovery = {
-  recoverSenders: async (txs) => recoverSenders(txs),
+  recoverSenders: async (txs, claimedKeys) => recoverSenders(txs, claimedKeys, false),
 };
 
 /**
@@ -590,7 +597,7 @@ export class Miner {
         items[i] = { refused: result(this.keccak.keccak256(raw), TxStatus.Invalid, (e as Error).message) };
       }
     });
-    const senders = await this.opts.recovery.recoverSenders(txs);
+    const senders = await this.opts.recovery.recoverSenders(txs, claimedKeysOf(req, at));
     senders.forEach((sender, k) => {
       const tx = txs[k]!;
       const i = at[k]!;
@@ -1085,6 +1092,18 @@ export class Miner {
       else this.counters.dropped++;
     }
   }
+}
+
+/**
+ * The keys a submission claims for its decoded transactions (`at[k]` is transaction k's index in
+ * the request), 64 bytes each, packed; undefined where it claims none.
+ */
+function claimedKeysOf(req: SubmitRequest, at: readonly number[]): Uint8Array | undefined {
+  const keys = req.senderKeys;
+  if (keys === undefined || at.length === req.transactions.length) return keys;
+  const out = new Uint8Array(64 * at.length);
+  for (let k = 0; k < at.length; k++) out.set(keys.subarray(64 * at[k]!, 64 * at[k]! + 64), 64 * k);
+  return out;
 }
 
 function result(txHash: Uint8Array, status: TxStatus, reason: string): TxResult {

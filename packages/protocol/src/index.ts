@@ -81,6 +81,7 @@ export {
   getCheckpointRequestToProto,
 } from './convert/replica.js';
 export {
+  SENDER_KEY_LENGTH,
   submitRequestFromProto,
   submitRequestToProto,
   submitResponseFromProto,

@@ -14,12 +14,13 @@ import {
   type TypedTransaction,
 } from '@ethereumjs/tx';
 import { ecrecover, privateToAddress, privateToPublic } from '@ethereumjs/util';
-import { describe, expect, it } from '@jest/globals';
+import { describe, expect, it, jest } from '@jest/globals';
 import { rlpEncode, toHex } from '@monsoon/dsm-tree';
 import { evmAddon } from '@monsoon/evm';
 import {
   addonRecoverer,
   cacheSenderPublicKey,
+  decodeSignedTx,
   decodeTransaction,
   ExecutionError,
   ExecutionErrorCode,
@@ -30,6 +31,7 @@ import {
   packageRecoverer,
   REQUEST_BYTES_PER_ITEM,
   type RecoveryItem,
+  recoveredSenderKey,
   recoverSenders,
   SECP256K1_N,
   SenderRecoveryPool,
@@ -372,6 +374,78 @@ describe('recoverSenders', () => {
     expect(goods).toEqual(keys.map((k) => privateToAddress(k)));
     expect(recoverSenders([])).toEqual([]);
   });
+
+  it('claimed keys change no answer: right, wrong, swapped, zeros, with refusals among them', () => {
+    const { txs, keys } = batch(40, 500);
+    // An unsigned transaction (refused before recovery: the claims must skip its slot) and one
+    // whose r has no point (recovered, and refused there).
+    const unsigned = createLegacyTx({ gasPrice: 1n, gasLimit: 21_000n }, { common });
+    const mixed = [...txs.slice(0, 10), unsigned, ...txs.slice(10, 19), noPointTx(), ...txs.slice(19)];
+    const truth = recoverSenders(mixed.map((t) => createTxFromRLP(t.serialize(), { common })));
+    expect(truth[10]).toBeInstanceOf(ExecutionError);
+    expect(truth[20]).toBeInstanceOf(ExecutionError);
+    const pack = (pick: (i: number) => Uint8Array): Uint8Array => {
+      const out = new Uint8Array(64 * mixed.length);
+      for (let i = 0; i < mixed.length; i++) out.set(pick(i), 64 * i);
+      return out;
+    };
+    const trueKey = (i: number) =>
+      i === 10 || i === 20 ? new Uint8Array(64) : privateToPublic(keys[i < 10 ? i : i < 20 ? i - 1 : i - 2]!);
+    const claims = {
+      right: pack(trueKey),
+      swapped: pack((i) => trueKey(i === 3 ? 4 : i === 4 ? 3 : i)),
+      'one flipped': pack((i) => (i === 30 ? trueKey(i).map((b, j) => (j === 10 ? b ^ 1 : b)) : trueKey(i))),
+      zeros: new Uint8Array(64 * mixed.length),
+    };
+    for (const [name, claim] of Object.entries(claims)) {
+      const copies = mixed.map((t) => createTxFromRLP(t.serialize(), { common }));
+      expect([name, recoverSenders(copies, claim)]).toEqual([name, truth]);
+      // And the key cached for execution is the signer's, not the claim.
+      expect(copies[3]!.cache.senderPubKey).toEqual(privateToPublic(keys[3]!));
+    }
+    // Without refusals (every claim is a batch item) and all right: the batch passes.
+    const clean = txs.map((t) => createTxFromRLP(t.serialize(), { common }));
+    const cleanClaims = new Uint8Array(64 * txs.length);
+    for (const [i, k] of keys.entries()) cleanClaims.set(privateToPublic(k), 64 * i);
+    expect(recoverSenders(clean, cleanClaims)).toEqual(keys.map((k) => privateToAddress(k)));
+    expect(() => recoverSenders(mixed, new Uint8Array(64 * mixed.length - 1))).toThrow(RangeError);
+  });
+
+  it('right claims around a refused transaction reach the addon aligned: its one batch check passes', () => {
+    const addon = evmAddon()!;
+    const { txs, keys } = batch(30, 700);
+    const unsigned = createLegacyTx({ gasPrice: 1n, gasLimit: 21_000n }, { common });
+    const mixed = [...txs.slice(0, 12), unsigned, ...txs.slice(12)];
+    const claims = new Uint8Array(64 * mixed.length);
+    mixed.forEach((_t, i) => {
+      if (i !== 12) claims.set(privateToPublic(keys[i < 12 ? i : i - 1]!), 64 * i);
+    });
+    const checks: boolean[] = [];
+    const spy = jest.spyOn(addon, 'recoverPackedWithKeys').mockImplementation((request, count, out) => {
+      checks.push(addon.batchVerifyPacked(request, count, new Uint8Array(16 * count).fill(7), 0));
+      addon.recoverPacked(request.subarray(0, 97 * count), count, out);
+    });
+    try {
+      const out = recoverSenders(mixed, claims);
+      expect(out[12]).toBeInstanceOf(ExecutionError);
+      expect(checks).toEqual([true]);
+    } finally {
+      spy.mockRestore();
+    }
+  });
+
+  it("keeps a SignedTx's recovered key for recoveredSenderKey (what a client sends its miner)", () => {
+    const raws = [makeTx('1559', 7).serialize(), makeTx('legacy', 8).serialize()];
+    const decoded = raws.map((r) => decodeSignedTx(r, common));
+    expect(recoveredSenderKey(decoded[0]!)).toBeUndefined();
+    recoverSenders(decoded);
+    expect(recoveredSenderKey(decoded[0]!)).toEqual(privateToPublic(keyOf(7)));
+    expect(recoveredSenderKey(decoded[1]!)).toEqual(privateToPublic(keyOf(8)));
+    // Not kept when asked not to (a miner), nor by the pool.
+    const again = raws.map((r) => decodeSignedTx(r, common));
+    recoverSenders(again, undefined, false);
+    expect(recoveredSenderKey(again[0]!)).toBeUndefined();
+  });
 });
 
 describe('SenderRecoveryPool', () => {
@@ -392,6 +466,17 @@ describe('SenderRecoveryPool', () => {
           if (i !== 50) expect(mixed[i]!.cache.senderPubKey).toEqual(copies[i]!.cache.senderPubKey);
         }
         expect(await pool.recoverSenders([])).toEqual([]);
+        // With claimed keys, right or one wrong: the same answers.
+        const right = new Uint8Array(64 * mixed.length);
+        mixed.forEach((_t, i) => {
+          if (i !== 50) right.set(privateToPublic(keyOf(1000 + (i < 50 ? i : i - 1))), 64 * i);
+        });
+        const wrong = right.slice();
+        wrong[64 * 7 + 3]! ^= 0x20;
+        for (const claims of [right, wrong]) {
+          const again = mixed.map((t) => createTxFromRLP(t.serialize(), { common }));
+          expect(await pool.recoverSenders(again, claims)).toEqual(sync);
+        }
       } finally {
         await pool.close();
       }

@@ -75,6 +75,7 @@ describe('miner --metrics', () => {
       transactions: [transfer(2, addrs[3]!, 5n)],
       bag: undefined,
       prefetchedRoot: new Uint8Array(31),
+      senderKeys: new Uint8Array(0),
     }).then(
       () => undefined,
       (e: ServiceError) => e,

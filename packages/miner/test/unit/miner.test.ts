@@ -5,7 +5,6 @@
  * miner, a block with a wrong root refused, a fork resolved to the heavier chain.
  */
 
-import { createFeeMarket1559Tx } from '@ethereumjs/tx';
 import { privateToAddress } from '@ethereumjs/util';
 import { describe, expect, it } from '@jest/globals';
 import { EMPTY_CODE_HASH, makeAccount, StateTree, toHex } from '@monsoon/dsm-tree';
@@ -14,6 +13,7 @@ import { keccak } from '@monsoon/keccak';
 import { Miner } from '@monsoon/miner';
 import { type AccountUpdate, decodeHeader, encodeHeader, TxStatus } from '@monsoon/protocol';
 import { fundedGenesis } from '@monsoon/test-utils';
+import { signedTransfer } from '../helpers/transfer.js';
 
 const rules = { ...defaultChainRules, chainId: 4242n };
 const common = makeCommon(rules.chainId);
@@ -49,19 +49,7 @@ const nonces = new Map<number, bigint>();
 function transfer(from: number, to: Uint8Array, value = 1000n) {
   const nonce = nonces.get(from) ?? 0n;
   nonces.set(from, nonce + 1n);
-  return createFeeMarket1559Tx(
-    {
-      nonce,
-      to,
-      value,
-      gasLimit: 21_000n,
-      maxFeePerGas: 3_000_000_000n,
-      maxPriorityFeePerGas: 1_000_000_000n,
-    },
-    { common },
-  )
-    .sign(keys[from]!)
-    .serialize();
+  return signedTransfer(common, keys[from]!, nonce, to, value);
 }
 
 const coinbase = new Uint8Array(20).fill(0xc0);

@@ -48,20 +48,35 @@ function txResult(
   return { txHash: fixed(r.txHash, HASH_LENGTH, 'txHash'), status, reason: r.reason, staleKeys };
 }
 
+/** Bytes of one sender key in `senderKeys`: x‖y. */
+export const SENDER_KEY_LENGTH = 64;
+
+/** `keys` (empty: none), which must hold one 64-byte key per transaction. */
+function senderKeys(keys: Uint8Array, transactions: number): Uint8Array {
+  return fixed(keys, SENDER_KEY_LENGTH * transactions, 'senderKeys');
+}
+
 export function submitRequestToProto(r: SubmitRequest): pb.SubmitRequest {
+  const transactions = nonEmptyList(r.transactions, 'transactions');
   return {
-    transactions: nonEmptyList(r.transactions, 'transactions'),
+    transactions,
     bag: nodeBagToProto(r.bag),
     prefetchedRoot: fixed(r.prefetchedRoot, HASH_LENGTH, 'prefetchedRoot'),
+    senderKeys:
+      r.senderKeys === undefined ? new Uint8Array(0) : senderKeys(r.senderKeys, transactions.length),
   };
 }
 
 export function submitRequestFromProto(r: pb.SubmitRequest): SubmitRequest {
-  return {
-    transactions: nonEmptyList(r.transactions, 'transactions'),
+  const transactions = nonEmptyList(r.transactions, 'transactions');
+  const out = {
+    transactions,
     bag: nodeBagFromProto(r.bag),
     prefetchedRoot: fixed(r.prefetchedRoot, HASH_LENGTH, 'prefetchedRoot'),
   };
+  return r.senderKeys.length === 0
+    ? out
+    : { ...out, senderKeys: senderKeys(r.senderKeys, transactions.length) };
 }
 
 export function submitResponseToProto(r: SubmitResponse): pb.SubmitResponse {

@@ -17,6 +17,12 @@ export interface SubmitRequest {
   readonly bag: readonly Uint8Array[];
   /** The state root the bag was fetched against, 32 bytes. */
   readonly prefetchedRoot: Uint8Array;
+  /**
+   * Optional: the public key (x‖y, 64 bytes) the client recovered from each transaction's
+   * signature, concatenated in transaction order. The miner checks them in one batch instead of
+   * recovering each signature; senders still come from the signatures whatever these say.
+   */
+  readonly senderKeys?: Uint8Array;
 }
 
 export interface TxResult {

@@ -100,6 +100,31 @@ describe('Submit', () => {
       'prefetchedRoot',
     );
   });
+
+  it('round-trips sender keys (64 bytes a transaction); without them, none are sent or read', () => {
+    const withKeys: SubmitRequest = { ...request, senderKeys: filled(64 * 3, 6) };
+    const pb = wire(minerPb.SubmitRequest, submitRequestToProto(withKeys));
+    expect(pb.senderKeys).toHaveLength(192);
+    expect(submitRequestFromProto(pb)).toStrictEqual(withKeys);
+    const none = wire(minerPb.SubmitRequest, submitRequestToProto(request));
+    expect(none.senderKeys).toHaveLength(0);
+    expect('senderKeys' in submitRequestFromProto(none)).toBe(false);
+  });
+
+  it('refuses sender keys that are not 64 bytes for each transaction, both ways', () => {
+    for (const length of [64, 64 * 3 - 1, 64 * 4]) {
+      expectProtocolError(
+        () => submitRequestToProto({ ...request, senderKeys: filled(length, 7) }),
+        ProtocolErrorCode.BadLength,
+        'senderKeys',
+      );
+      expectProtocolError(
+        () => submitRequestFromProto({ ...submitRequestToProto(request), senderKeys: filled(length, 7) }),
+        ProtocolErrorCode.BadLength,
+        'senderKeys',
+      );
+    }
+  });
 });
 
 describe('Peer', () => {

@@ -52,6 +52,13 @@ export interface SubmitRequest {
     | undefined;
   /** The state root the bag was fetched against, 32 bytes (lets the miner revise stale witnesses). */
   prefetchedRoot: Uint8Array;
+  /**
+   * Optional: the public key (x‖y, 64 bytes) the client recovered from each transaction's
+   * signature, concatenated in transaction order (64 bytes per transaction), or empty. A miner
+   * checks them all in one batch instead of recovering each; a key that is wrong only costs the
+   * submission the per-signature price: senders always come from the signatures.
+   */
+  senderKeys: Uint8Array;
 }
 
 /** Response of Submit. */
@@ -144,7 +151,7 @@ export interface BlockWithReceipts {
 }
 
 function createBaseSubmitRequest(): SubmitRequest {
-  return { transactions: [], bag: undefined, prefetchedRoot: new Uint8Array(0) };
+  return { transactions: [], bag: undefined, prefetchedRoot: new Uint8Array(0), senderKeys: new Uint8Array(0) };
 }
 
 export const SubmitRequest: MessageFns<SubmitRequest> = {
@@ -157,6 +164,9 @@ export const SubmitRequest: MessageFns<SubmitRequest> = {
     }
     if (message.prefetchedRoot.length !== 0) {
       writer.uint32(26).bytes(message.prefetchedRoot);
+    }
+    if (message.senderKeys.length !== 0) {
+      writer.uint32(34).bytes(message.senderKeys);
     }
     return writer;
   },
@@ -198,6 +208,14 @@ export const SubmitRequest: MessageFns<SubmitRequest> = {
             message.prefetchedRoot = reader.bytes();
             continue;
           }
+          case 4: {
+            if (tag !== 34) {
+              break;
+            }
+
+            message.senderKeys = reader.bytes();
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -218,6 +236,7 @@ export const SubmitRequest: MessageFns<SubmitRequest> = {
     message.transactions = object.transactions?.map((e) => e) || [];
     message.bag = (object.bag !== undefined && object.bag !== null) ? NodeBag.fromPartial(object.bag) : undefined;
     message.prefetchedRoot = object.prefetchedRoot ?? new Uint8Array(0);
+    message.senderKeys = object.senderKeys ?? new Uint8Array(0);
     return message;
   },
 };
