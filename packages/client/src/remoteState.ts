@@ -109,6 +109,17 @@ export class PathWitness {
   }
 }
 
+/**
+ * What a view keeps of an account it read (RemoteState.readCached): the account and its hashed
+ * key. Not the path: kept per root for a few blocks, a path's strings, views and arrays (~20
+ * objects an account) outlived two scavenges and were promoted, for a walk that costs a few
+ * lookups in the cache; a read walks it again and hands it to its transaction alone.
+ */
+interface KnownAccount {
+  readonly account: Account | undefined;
+  readonly key: Uint8Array;
+}
+
 /** What a run used, to be bagged for a miner: a tree's served nodes, or the paths of accounts read. */
 export type Witness = NodeBag | PathWitness;
 
@@ -207,9 +218,10 @@ export class RemoteState {
   /**
    * Accounts read by walking cached paths, per state root (binary string), by address: one
    * verified read per account and root, shared by every transaction reading it (the coinbase,
-   * a sender at its admission and again at its pre-execution).
+   * a sender at its admission and again at its pre-execution). A view keeps the account and its
+   * hashed key, not the path (see KnownAccount).
    */
-  private readonly views = new Map<string, Map<string, AccountRead>>();
+  private readonly views = new Map<string, Map<string, KnownAccount>>();
   /** The state root rootBin saw last, and its binary string. */
   private lastRoot: Uint8Array | undefined;
   private lastRootBin = '';
@@ -301,24 +313,22 @@ export class RemoteState {
    * `view`; where a node is not cached, the account's hashed key (`key`, or hashed here).
    */
   private readCached(
-    view: Map<string, AccountRead>,
+    view: Map<string, KnownAccount>,
     root: string,
     address: Uint8Array,
     key?: Uint8Array,
   ): AccountRead | Uint8Array {
     const a = byteKey(address);
     const known = view.get(a);
-    if (known !== undefined) return known;
-    const k = key ?? hashOne(this.keccak, address);
+    const k = known?.key ?? key ?? hashOne(this.keccak, address);
+    // Walked at each use, known or not: the path is this read's witness (and a node let go
+    // since is fetched again).
     const path = walkPath(root, k, (h) => this.cached(h));
     if (path === undefined) return k;
-    const read = {
-      address,
-      account: path.value === undefined ? undefined : decodeAccount(path.value),
-      path,
-    };
-    view.set(a, read);
-    return read;
+    if (known !== undefined) return { address, account: known.account, path };
+    const account = path.value === undefined ? undefined : decodeAccount(path.value);
+    view.set(a, { account, key: k });
+    return { address, account, path };
   }
 
   /** A state root as a binary string, the last one's kept (reads at one state come in runs, each naming the block's same root). */
@@ -331,7 +341,7 @@ export class RemoteState {
   }
 
   /** The reads remembered at `stateRoot` (a new view, the oldest dropped past MAX_READ_VIEWS). */
-  private viewAt(root: string): Map<string, AccountRead> {
+  private viewAt(root: string): Map<string, KnownAccount> {
     let view = this.views.get(root);
     if (view === undefined) {
       view = new Map();
@@ -571,7 +581,7 @@ export class RemoteState {
       const keep = a !== undefined && !view!.has(a);
       if (!keep && q.slots.length === 0 && !q.code) return;
       const proven = provenRlp === undefined ? undefined : decodeAccount(provenRlp);
-      if (keep) view!.set(a, { address: q.address, account: proven, path: walked });
+      if (keep) view!.set(a, { account: proven, key });
       if (q.slots.length > 0) {
         // Slots proven by walking the account's storage trie from its root, as its account is.
         const storageRoot =
