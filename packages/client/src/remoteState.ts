@@ -111,14 +111,21 @@ export class PathWitness {
 
 /**
  * What a view keeps of an account it read (RemoteState.readCached): the account and its hashed
- * key. Not the path: kept per root for a few blocks, a path's strings, views and arrays (~20
- * objects an account) outlived two scavenges and were promoted, for a walk that costs a few
- * lookups in the cache; a read walks it again and hands it to its transaction alone.
+ * key, and the read with its path only once it was read HOT_READ_USES times at the root (the
+ * coinbase, which every transaction reads). Kept per root for a few blocks, a path's strings,
+ * views and arrays (~20 objects an account) outlived two scavenges and were promoted, for a walk
+ * that costs a few lookups in the cache; an account read once or twice (a sender, a recipient)
+ * walks it again and hands it to its transaction alone.
  */
 interface KnownAccount {
   readonly account: Account | undefined;
   readonly key: Uint8Array;
+  uses: number;
+  read: AccountRead | undefined;
 }
+
+/** Reads of an account at a root after which a view keeps its path (see KnownAccount). */
+const HOT_READ_USES = 3;
 
 /** What a run used, to be bagged for a miner: a tree's served nodes, or the paths of accounts read. */
 export type Witness = NodeBag | PathWitness;
@@ -320,14 +327,19 @@ export class RemoteState {
   ): AccountRead | Uint8Array {
     const a = byteKey(address);
     const known = view.get(a);
+    if (known?.read !== undefined) return known.read;
     const k = known?.key ?? key ?? hashOne(this.keccak, address);
-    // Walked at each use, known or not: the path is this read's witness (and a node let go
+    // Walked at each use until it is hot: the path is this read's witness (and a node let go
     // since is fetched again).
     const path = walkPath(root, k, (h) => this.cached(h));
     if (path === undefined) return k;
-    if (known !== undefined) return { address, account: known.account, path };
+    if (known !== undefined) {
+      const read = { address, account: known.account, path };
+      if (++known.uses >= HOT_READ_USES) known.read = read;
+      return read;
+    }
     const account = path.value === undefined ? undefined : decodeAccount(path.value);
-    view.set(a, { account, key: k });
+    view.set(a, { account, key: k, uses: 1, read: undefined });
     return { address, account, path };
   }
 
@@ -581,7 +593,7 @@ export class RemoteState {
       const keep = a !== undefined && !view!.has(a);
       if (!keep && q.slots.length === 0 && !q.code) return;
       const proven = provenRlp === undefined ? undefined : decodeAccount(provenRlp);
-      if (keep) view!.set(a, { account: proven, key });
+      if (keep) view!.set(a, { account: proven, key, uses: 0, read: undefined });
       if (q.slots.length > 0) {
         // Slots proven by walking the account's storage trie from its root, as its account is.
         const storageRoot =

@@ -385,6 +385,11 @@ describe('RemoteState', () => {
         );
       }
     }
+    // An account read again and again (the coinbase, by every transaction): from its third read
+    // on, the same read is handed out.
+    const third = await readOne(picked[1]!);
+    expect(await readOne(picked[1]!)).toBe(third);
+    expect(hex(third.path.nodes)).toEqual(hex(state.proveAccount(picked[1]!)));
     // Other reads turn the cache's generations until the first account's nodes are gone: its next
     // read is fetched again, and its path is whole.
     for (const a of addrs.slice(44, 64)) await readOne(a);
