@@ -7,13 +7,13 @@
 // (env P: measured passes, default 12).
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { PerformanceObserver } from 'node:perf_hooks';
 import * as client from '@monsoon/client';
 import { byteKey } from '@monsoon/dsm-tree';
 import * as ex from '@monsoon/execution';
 import { keccak } from '@monsoon/keccak';
 import * as protocol from '@monsoon/protocol';
 import * as workload from '@monsoon/workload';
+import { countGc } from './gcCounter.mjs';
 
 const seed = new TextEncoder().encode('client5-micro');
 const rules = { ...ex.defaultChainRules };
@@ -75,21 +75,13 @@ const pass = () => {
   }
 };
 for (let i = 0; i < 3; i++) pass();
-const gc = { minor: [0, 0], major: [0, 0] };
-const obs = new PerformanceObserver((l) => {
-  for (const e of l.getEntries()) {
-    const k = (e.detail?.kind ?? e.kind) === 1 ? 'minor' : 'major';
-    gc[k][0]++;
-    gc[k][1] += e.duration;
-  }
-});
-obs.observe({ entryTypes: ['gc'] });
+const gc = countGc();
 const P = Number(process.env.P ?? 12);
 const t0 = process.cpuUsage();
 for (let i = 0; i < P; i++) pass();
 const c = process.cpuUsage(t0);
-await new Promise((r) => setTimeout(r, 50));
+const gcs = await gc.done();
 const n = P * ROOTS * 40;
 console.log(
-  `check µs per answer ${((c.user + c.system) / n).toFixed(1)}; scavenges ${gc.minor[0]} (${gc.minor[1].toFixed(0)} ms), mark-compacts ${gc.major[0]} (${gc.major[1].toFixed(0)} ms); cached ${remote.cachedNodes}`,
+  `check µs per answer ${((c.user + c.system) / n).toFixed(1)}; ${gcs}; cached ${remote.cachedNodes}`,
 );

@@ -3,11 +3,11 @@
 // the chain follower does. Prints CPU per block, scavenges / mark-compacts over the run, and the
 // heap the view holds at the end (after a full collection) per transaction held.
 // Run from a worktree's root: node --expose-gc --max-semi-space-size=64 bench/results/issue17-client14/chainMicro.mjs
-import { PerformanceObserver } from 'node:perf_hooks';
 import * as client from '@monsoon/client';
 import { encodeReceipt, receiptsRoot, transactionsRoot } from '@monsoon/execution';
 import { keccak } from '@monsoon/keccak';
 import { encodeHeader } from '@monsoon/protocol';
+import { countGc } from './gcCounter.mjs';
 
 const TXS = 2_000;
 const BLOCKS = 120;
@@ -66,17 +66,9 @@ for (let k = 0; k < BLOCKS; k++) {
   }
   blocks.push({ msg, views });
 }
-const gc = { minor: [0, 0], major: [0, 0] };
-const obs = new PerformanceObserver((l) => {
-  for (const e of l.getEntries()) {
-    const k = (e.detail?.kind ?? e.kind) === 1 ? 'minor' : 'major';
-    gc[k][0]++;
-    gc[k][1] += e.duration;
-  }
-});
 globalThis.gc();
 const heap0 = process.memoryUsage().heapUsed;
-obs.observe({ entryTypes: ['gc'] });
+const gc = countGc();
 const chain = new client.ChainView();
 const t0 = process.cpuUsage();
 for (const { views } of blocks) {
@@ -84,11 +76,10 @@ for (const { views } of blocks) {
   chain.add(client.clientBlockOf(b));
 }
 const c = process.cpuUsage(t0);
-await new Promise((r) => setTimeout(r, 50));
-obs.disconnect();
+const gcs = await gc.done();
 blocks.length = 0;
 globalThis.gc();
 const held = process.memoryUsage().heapUsed - heap0;
 console.log(
-  `CPU per block ${((c.user + c.system) / 1000 / BLOCKS).toFixed(2)} ms; scavenges ${gc.minor[0]} (${gc.minor[1].toFixed(0)} ms), mark-compacts ${gc.major[0]} (${gc.major[1].toFixed(0)} ms); heap held per transaction ${(held / chain.transactionCount).toFixed(0)} B (${chain.transactionCount} held)`,
+  `CPU per block ${((c.user + c.system) / 1000 / BLOCKS).toFixed(2)} ms; ${gcs}; heap held per transaction ${(held / chain.transactionCount).toFixed(0)} B (${chain.transactionCount} held)`,
 );

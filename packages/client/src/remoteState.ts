@@ -11,8 +11,7 @@
  * becomes the older one and the oldest is dropped; a node found in the older one moves to the
  * newer. Every block replaces the upper nodes of the paths it touched, so most cached nodes are
  * dead within a few blocks: what is still used stays, the rest goes (a client cached ~46,000
- * nodes a minute under the soak's load, ~1 KiB each). The nodes are packed outside the V8 heap
- * (VerifiedNodes): kept as objects, they were a third of what a client's heap held under load.
+ * nodes a minute under the soak's load, ~1 KiB each).
  */
 import {
   type Account,
@@ -40,7 +39,6 @@ import { type AccountQuery, atHash, type BatchGetResponse } from '@monsoon/proto
 import { ClientError, ClientErrorCode } from './clientError.js';
 import type { ShardedStorage, StorageReplica } from './shardedStorage.js';
 import type { OneSidedAnswer, OneSidedReads } from './storageTransport.js';
-import { VerifiedNodes } from './verifiedNodes.js';
 
 /** A block whose state can be read: its hash (what storage nodes are asked at) and state root. */
 export interface StateRef {
@@ -211,8 +209,9 @@ interface Waiter {
 
 export class RemoteState {
   private readonly batches = new Map<string, PendingBatch>();
-  /** Cached nodes and code, in two generations (see the file's comment). */
-  private readonly nodes: VerifiedNodes;
+  /** Cached nodes, the newer generation and the older one (see the file's comment). */
+  private cache: NodeBag;
+  private older: NodeBag;
   /** Hashes (binary strings) of account-trie nodes above the compaction level (the miners hold them), per generation. */
   private top = new Set<string>();
   private olderTop = new Set<string>();
@@ -246,20 +245,22 @@ export class RemoteState {
     /** A one-sided transport tried before BatchGet (shm, rdma); see storageTransport.ts. */
     readonly oneSided?: OneSidedReads,
   ) {
-    this.nodes = new VerifiedNodes(Math.max(1, Math.floor(opts.maxCachedNodes / 2)), keccak);
+    this.cache = new NodeBag({ hash: keccak });
+    this.older = new NodeBag({ hash: keccak });
   }
 
   /** Nodes cached now, both generations. */
   get cachedNodes(): number {
-    return this.nodes.size;
+    return this.cache.size + this.older.size;
   }
 
   /** The cached node with hash `h` (binary string), moved to the newer generation; noted in `served` when given. */
   private cached(h: string, served?: NodeBag): Uint8Array | undefined {
-    const n = this.nodes.get(h);
-    // Held under the hash the cache computed: the bag takes it unhashed.
-    if (n !== undefined) served?.addHeld(h, n);
-    return n;
+    const n = served === undefined ? this.cache.getBin(h) : served.takeFrom(this.cache, h);
+    if (n !== undefined || this.older.size === 0) return n;
+    const o = this.cache.takeFrom(this.older, h);
+    if (o !== undefined) served?.takeFrom(this.cache, h);
+    return o;
   }
 
   /**
@@ -544,12 +545,12 @@ export class RemoteState {
       refuse(`answered at block ${toHex(res.blockHash)}, asked ${toHex(at.blockHash)}`);
     if (res.results.length !== qs.length) refuse(`${res.results.length} results for ${qs.length} queries`);
     this.makeRoom();
-    const hashes = this.nodes.addNodes(res.bag);
+    const hashes = this.cache.addNodes(res.bag);
     try {
       this.prove(at, qs, res, refuse);
     } catch (e) {
       // What a refused answer brought is let go (nodes it shares with honest answers are fetched again).
-      this.nodes.deleteHashes(hashes);
+      this.cache.deleteHashes(hashes);
       throw e;
     }
   }
@@ -730,9 +731,10 @@ export class RemoteState {
 
   /** Starts a new generation of the cache when the newer one is full (see the file's comment). */
   private makeRoom(): void {
-    if (this.nodes.newerSize >= this.opts.maxCachedNodes / 2) {
-      this.nodes.turn();
+    if (this.cache.size >= this.opts.maxCachedNodes / 2) {
+      this.older = this.cache;
       this.olderTop = this.top;
+      this.cache = new NodeBag({ hash: this.keccak });
       this.top = new Set();
     }
   }
@@ -747,13 +749,13 @@ export class RemoteState {
     if (!cached) {
       this.makeRoom();
       // A native walk's nodes come with the hashes it checked them against: no second keccak.
-      if (res.bagHashes !== undefined) this.nodes.addVerified(res.bag, res.bagHashes);
-      else this.nodes.addNodes(res.bag);
+      if (res.bagHashes !== undefined) this.cache.addVerified(res.bag, res.bagHashes);
+      else this.cache.addNodes(res.bag);
     }
     for (const r of res.results) {
       if (r.code.length > 0) {
         this.counters.bytes += r.code.length;
-        this.nodes.add(r.code);
+        this.cache.add(r.code);
       }
     }
     // The nodes above the compaction level (the first compactLevels of every proof): breadth
