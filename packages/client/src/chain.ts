@@ -53,16 +53,19 @@ export function decodeReceipt(b: Uint8Array): Receipt {
   if (scalar(v[2]!, 'bloom').end - v[2]!.dataStart !== BLOOM_BYTES)
     throw new RangeError('receipt bloom: expected 256 bytes');
   if (!v[3]!.list) throw new RangeError('receipt logs: expected a list');
-  const logs: Log[] = [];
-  for (const l of listItems(b, v[3]!)) {
-    const f = l.list ? listItems(b, l) : [];
-    if (f.length !== 3 || !f[1]!.list) throw new RangeError('receipt log: expected [address, topics, data]');
-    logs.push({
-      address: bytes(f[0]!, 'log address'),
-      topics: listItems(b, f[1]!).map((t) => bytes(t, 'log topic')),
-      data: bytes(f[2]!, 'log data'),
-    });
-  }
+  // Most receipts have no logs: they share one empty list.
+  const logs: Log[] = v[3]!.end === v[3]!.dataStart ? NO_LOGS : [];
+  if (logs !== NO_LOGS)
+    for (const l of listItems(b, v[3]!)) {
+      const f = l.list ? listItems(b, l) : [];
+      if (f.length !== 3 || !f[1]!.list)
+        throw new RangeError('receipt log: expected [address, topics, data]');
+      logs.push({
+        address: bytes(f[0]!, 'log address'),
+        topics: listItems(b, f[1]!).map((t) => bytes(t, 'log topic')),
+        data: bytes(f[2]!, 'log data'),
+      });
+    }
   const gas = scalar(v[1]!, 'cumulative gas');
   return {
     type,
@@ -71,6 +74,9 @@ export function decodeReceipt(b: Uint8Array): Receipt {
     logs,
   };
 }
+
+/** The logs of a receipt without any, shared (frozen: nothing may add to it). */
+const NO_LOGS = Object.freeze([]) as unknown as Log[];
 
 /** `s`, a byte string of the receipt (read in place), or a RangeError naming `what` for a list. */
 function scalar(s: RlpSpan, what: string): RlpSpan {
@@ -123,10 +129,12 @@ function detachBlock(
   return {
     transactions,
     txHashes,
-    receipts: receipts.map((r) => ({
-      ...r,
-      logs: r.logs.map((l) => ({ address: next(), topics: l.topics.map(next), data: next() })),
-    })),
+    // A receipt without logs holds no view of the message: kept as decoded, not copied.
+    receipts: receipts.map((r) =>
+      r.logs.length === 0
+        ? r
+        : { ...r, logs: r.logs.map((l) => ({ address: next(), topics: l.topics.map(next), data: next() })) },
+    ),
   };
 }
 
@@ -163,13 +171,24 @@ export const defaultChainViewOptions: ChainViewOptions = {
  */
 export const CHAIN_TX_CAP_FLOOR = 64;
 
+/** A transaction's place in the index (ChainView.place): block number's low 15 bits, index's 16. */
+const PLACE_INDEX_BITS = 16;
+const PLACE_INDEX_MASK = (1 << PLACE_INDEX_BITS) - 1;
+const PLACE_BLOCK_SPAN = 1 << 15;
+const PLACE_BLOCK_MASK = BigInt(PLACE_BLOCK_SPAN - 1);
+
 export class ChainView {
   readonly opts: ChainViewOptions;
   private readonly canonical: ClientBlock[] = [];
   /** Block 0 once it has left the window. */
   private genesis: ClientBlock | undefined;
   private readonly byHash = new Map<string, ClientBlock>();
-  private readonly txs = new Map<string, TxLocation>();
+  /**
+   * Transactions by hash: where each is, as a small integer (see `place`) where it fits, so the
+   * index holds no object per transaction (a location object each was one more for every
+   * collection to trace, for the tens of thousands of transactions a window holds).
+   */
+  private readonly txs = new Map<string, number | TxLocation>();
   private readonly waiters = new Map<string, ((l: TxLocation) => void)[]>();
   private readonly headListeners = new Set<(b: ClientBlock) => void>();
 
@@ -227,7 +246,23 @@ export class ChainView {
   }
 
   transaction(hash: Uint8Array): TxLocation | undefined {
-    return this.txs.get(byteKey(hash));
+    const p = this.txs.get(byteKey(hash));
+    if (p === undefined || typeof p === 'object') return p;
+    // The held block whose number has these low bits (the window is narrower than their span).
+    const first = this.canonical[0]!;
+    const at = (p >>> PLACE_INDEX_BITS) - Number(first.header.number & PLACE_BLOCK_MASK);
+    const block = this.canonical[at < 0 ? at + PLACE_BLOCK_SPAN : at]!;
+    return { block, index: p & PLACE_INDEX_MASK };
+  }
+
+  /**
+   * Where transaction `index` of block `b` is, for the index: the block number's low bits and
+   * the index in one small integer, or a location object where they do not fit (a window wider
+   * than PLACE_BLOCK_SPAN blocks, a block of more than PLACE_INDEX_MASK + 1 transactions).
+   */
+  private place(b: ClientBlock, index: number): number | TxLocation {
+    if (index > PLACE_INDEX_MASK || this.opts.window >= PLACE_BLOCK_SPAN) return { block: b, index };
+    return (Number(b.header.number & PLACE_BLOCK_MASK) << PLACE_INDEX_BITS) | index;
   }
 
   /**
@@ -316,10 +351,10 @@ export class ChainView {
     this.byHash.set(byteKey(b.hash), b);
     b.txHashes.forEach((h, index) => {
       const k = byteKey(h);
-      const loc = { block: b, index };
-      this.txs.set(k, loc);
+      this.txs.set(k, this.place(b, index));
       const w = this.waiters.get(k);
       if (w !== undefined) {
+        const loc = { block: b, index };
         this.waiters.delete(k);
         for (const f of w) f(loc);
       }

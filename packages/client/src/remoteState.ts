@@ -107,6 +107,24 @@ export class PathWitness {
   }
 }
 
+/**
+ * What a view keeps of an account it read (RemoteState.readCached): the account and its hashed
+ * key, and the read with its path only once it was read HOT_READ_USES times at the root (the
+ * coinbase, which every transaction reads). Kept per root for a few blocks, a path's strings,
+ * views and arrays (~20 objects an account) outlived two scavenges and were promoted, for a walk
+ * that costs a few lookups in the cache; an account read once or twice (a sender, a recipient)
+ * walks it again and hands it to its transaction alone.
+ */
+interface KnownAccount {
+  readonly account: Account | undefined;
+  readonly key: Uint8Array;
+  uses: number;
+  read: AccountRead | undefined;
+}
+
+/** Reads of an account at a root after which a view keeps its path (see KnownAccount). */
+const HOT_READ_USES = 3;
+
 /** What a run used, to be bagged for a miner: a tree's served nodes, or the paths of accounts read. */
 export type Witness = NodeBag | PathWitness;
 
@@ -206,9 +224,10 @@ export class RemoteState {
   /**
    * Accounts read by walking cached paths, per state root (binary string), by address: one
    * verified read per account and root, shared by every transaction reading it (the coinbase,
-   * a sender at its admission and again at its pre-execution).
+   * a sender at its admission and again at its pre-execution). A view keeps the account and its
+   * hashed key, not the path (see KnownAccount).
    */
-  private readonly views = new Map<string, Map<string, AccountRead>>();
+  private readonly views = new Map<string, Map<string, KnownAccount>>();
   /** The state root rootBin saw last, and its binary string. */
   private lastRoot: Uint8Array | undefined;
   private lastRootBin = '';
@@ -302,24 +321,27 @@ export class RemoteState {
    * `view`; where a node is not cached, the account's hashed key (`key`, or hashed here).
    */
   private readCached(
-    view: Map<string, AccountRead>,
+    view: Map<string, KnownAccount>,
     root: string,
     address: Uint8Array,
     key?: Uint8Array,
   ): AccountRead | Uint8Array {
     const a = byteKey(address);
     const known = view.get(a);
-    if (known !== undefined) return known;
-    const k = key ?? hashOne(this.keccak, address);
+    if (known?.read !== undefined) return known.read;
+    const k = known?.key ?? key ?? hashOne(this.keccak, address);
+    // Walked at each use until it is hot: the path is this read's witness (and a node let go
+    // since is fetched again).
     const path = walkPath(root, k, (h) => this.cached(h));
     if (path === undefined) return k;
-    const read = {
-      address,
-      account: path.value === undefined ? undefined : decodeAccount(path.value),
-      path,
-    };
-    view.set(a, read);
-    return read;
+    if (known !== undefined) {
+      const read = { address, account: known.account, path };
+      if (++known.uses >= HOT_READ_USES) known.read = read;
+      return read;
+    }
+    const account = path.value === undefined ? undefined : decodeAccount(path.value);
+    view.set(a, { account, key: k, uses: 1, read: undefined });
+    return { address, account, path };
   }
 
   /** A state root as a binary string, the last one's kept (reads at one state come in runs, each naming the block's same root). */
@@ -332,7 +354,7 @@ export class RemoteState {
   }
 
   /** The reads remembered at `stateRoot` (a new view, the oldest dropped past MAX_READ_VIEWS). */
-  private viewAt(root: string): Map<string, AccountRead> {
+  private viewAt(root: string): Map<string, KnownAccount> {
     let view = this.views.get(root);
     if (view === undefined) {
       view = new Map();
@@ -572,7 +594,7 @@ export class RemoteState {
       const keep = a !== undefined && !view!.has(a);
       if (!keep && q.slots.length === 0 && !q.code) return;
       const proven = provenRlp === undefined ? undefined : decodeAccount(provenRlp);
-      if (keep) view!.set(a, { address: q.address, account: proven, path: walked });
+      if (keep) view!.set(a, { account: proven, key, uses: 0, read: undefined });
       if (q.slots.length > 0) {
         // Slots proven by walking the account's storage trie from its root, as its account is.
         const storageRoot =

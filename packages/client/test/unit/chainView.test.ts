@@ -95,6 +95,44 @@ describe('ChainView', () => {
     expect(chain.head).toBe(again);
   });
 
+  it('finds every held transaction by hash where block numbers wrap the index low bits, and none it let go', () => {
+    // Window 8: the index keeps small integers (block number's low 15 bits and the index), the
+    // blocks held straddling 32,768; 40,000: a window wider than those bits, location objects.
+    for (const window of [8, 40_000]) {
+      const chain = new ChainView({ window, maxTransactions: 1_000_000 });
+      const start = 32_755n;
+      const txOf = (k: number, i: number) => Uint8Array.of(9, k, i);
+      const b: ClientBlock[] = [];
+      for (let k = 0; k < 20; k++) {
+        b.push(
+          block(
+            start + BigInt(k),
+            1,
+            [0, 1, 2].map((i) => txOf(k, i)),
+            b[k - 1],
+          ),
+        );
+        chain.add(b[k]!);
+      }
+      const held = Math.min(window, 20);
+      for (let k = 0; k < 20; k++)
+        for (let i = 0; i < 3; i++) {
+          const loc = chain.transaction(keccak.keccak256(txOf(k, i)));
+          if (k >= 20 - held) {
+            expect(loc?.block).toBe(b[k]);
+            expect(loc?.index).toBe(i);
+          } else expect(loc).toBeUndefined();
+        }
+      // A fork replacing the last two blocks: their transactions leave the index, its own are found.
+      const fork = block(start + 18n, 2, [Uint8Array.of(8, 1), Uint8Array.of(8, 2)], b[17]);
+      chain.add(fork);
+      expect(chain.transaction(keccak.keccak256(txOf(18, 0)))).toBeUndefined();
+      expect(chain.transaction(keccak.keccak256(txOf(19, 2)))).toBeUndefined();
+      expect(chain.transaction(keccak.keccak256(Uint8Array.of(8, 2)))).toEqual({ block: fork, index: 1 });
+      expect(chain.transaction(keccak.keccak256(txOf(17, 2)))).toEqual({ block: b[17], index: 2 });
+    }
+  });
+
   it('keeps a window of blocks: older ones and their transactions are forgotten, genesis stays', () => {
     const chain = new ChainView({ window: 3 });
     const txs = Array.from({ length: 8 }, (_, i) => Uint8Array.of(7, i));

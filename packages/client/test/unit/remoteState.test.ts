@@ -363,4 +363,40 @@ describe('RemoteState', () => {
     expect(hotCalls).toBe(0);
     storage.close();
   });
+
+  it('hands each read of an account its own whole path, known at the root or not, fetched again once the cache let it go', async () => {
+    const storage = await ShardedStorage.connect([honest]);
+    const remote = new RemoteState(storage, { compactLevels: 1, maxCachedNodes: 24 });
+    const hex = (ns: readonly Uint8Array[]) => ns.map((n) => Buffer.from(n).toString('hex'));
+    const readOne = async (a: Uint8Array) =>
+      (await remote.readAccounts(at, [{ address: a, slots: [], code: false }]))![0]!;
+    const picked = [addrs[3]!, addrs[17]!, addrs[40]!];
+    for (const a of picked) {
+      const first = await readOne(a);
+      const calls = remote.counters.calls;
+      // Read again (the view knows it): no fetch, the same account and exactly its proof.
+      const again = await readOne(a);
+      expect(remote.counters.calls).toBe(calls);
+      for (const r of [first, again]) {
+        expect(r.account).toEqual(state.getAccount(a));
+        expect(hex(r.path.nodes)).toEqual(hex(state.proveAccount(a)));
+        expect(r.path.hashes.map((h) => Buffer.from(h, 'latin1').toString('hex'))).toEqual(
+          state.proveAccount(a).map((n) => Buffer.from(keccak.keccak256(n)).toString('hex')),
+        );
+      }
+    }
+    // An account read again and again (the coinbase, by every transaction): from its third read
+    // on, the same read is handed out.
+    const third = await readOne(picked[1]!);
+    expect(await readOne(picked[1]!)).toBe(third);
+    expect(hex(third.path.nodes)).toEqual(hex(state.proveAccount(picked[1]!)));
+    // Other reads turn the cache's generations until the first account's nodes are gone: its next
+    // read is fetched again, and its path is whole.
+    for (const a of addrs.slice(44, 64)) await readOne(a);
+    const calls = remote.counters.calls;
+    const late = await readOne(picked[0]!);
+    expect(remote.counters.calls).toBe(calls + 1);
+    expect(hex(late.path.nodes)).toEqual(hex(state.proveAccount(picked[0]!)));
+    storage.close();
+  });
 });
