@@ -58,7 +58,11 @@
  *  - Not the young generation's size: --max-semi-space-size=4 (a V8 flag of the process, in
  *    ab.out's turns) had p99 3.5 / 1.35, 5.9 / 4.7, 3.0 / 8.1 against 7.6 / 7.3, 5.3 / 4.6, 6.0 /
  *    10.3 ms, but =2 against the default in two more pairs (semi.out) 8.2 / 6.1, 6.3 / 7.4
- *    against 4.9 / 6.8, 7.4 / 34.0 ms, and 6-11 mark-compacts in 3 s with either.
+ *    against 4.9 / 6.8, 7.4 / 34.0 ms, and 6-11 mark-compacts in 3 s with either. Nor only the
+ *    heap cap (budget x 1.2 + 128 MiB, V8's growing factor 1.3 at 169 MiB): --max-old-space-size=2048
+ *    in two pairs (cap.out, load 12-16) had 2 / 2 then 11 / 7 mark-compacts (cap 169: 2 / 4, 5 / 8),
+ *    p99 3.6 / 4.0 and 4.0 / 7.3 against 37.2 / 37.7 and 16.3 / 6.5 ms, at +30-60 MiB of peak
+ *    anonymous RSS. What starts the markings was not found; the p99 goal needs that, not LevelDB.
  * Session 15 (reads over packed encodings in place), 06:38-08:40 UTC, two other helpers' jobs on
  * the 2 cores, load 6-13:
  *  - A tiered node's reads no longer fault cold nodes into its trees: below the levels it keeps as
