@@ -1,8 +1,11 @@
 /**
- * A key's path walked over node encodings found by hash, read in place: no trie nodes are built
- * and nothing is hashed. A source that holds each node under the hash it computed for it (a
- * NodeBag, a client's cache of checked answers) can only hand out the node a hash names, so the
- * walk, started at a root, reads what that root commits to. It is handed exactly the nodes a
+ * A key's path walked over node encodings, read in place: no trie nodes are built and nothing is
+ * hashed. `descend` is the walk through one encoding (a node and the nodes embedded in it) that
+ * both walkers here share; `walkPath` walks from a root over nodes found by hash (a client's
+ * per-root reads), readPacked.ts from a stub over a store's cached encodings (a tiered node's
+ * reads and proofs). A source that holds each node under the hash it computed for it (a NodeBag,
+ * a client's cache of checked answers) can only hand out the node a hash names, so the walk,
+ * started at a root, reads what that root commits to. walkPath is handed exactly the nodes a
  * tree reading the key from that source is handed (root first, down to where the key's path ends
  * or leaves the trie), which is what a client's witness of the read is.
  */
@@ -56,6 +59,98 @@ function header(b: Uint8Array, pos: number, limit: number): void {
 }
 
 /**
+ * What the last `descend` read in its encoding, valid until the next call: where the node's
+ * list ends (`nodeEnd`), how many nodes it went through (`levels`: the node and those embedded
+ * in it, each a proof level), and where the path went on (`childAt`: the next node's 32-byte
+ * hash, when descend returned a depth) or the key's value (bytes [valueAt, valueEnd); valueEnd
+ * -1: the key has none).
+ */
+export const step = { nodeEnd: 0, levels: 0, childAt: 0, valueAt: 0, valueEnd: -1 };
+
+/**
+ * Walks `key`'s path from nibble `d` through the node whose encoding (an RLP list) starts at
+ * `b[nodeAt]`, and the nodes embedded in it. Returns the nibble depth at the next node, whose
+ * hash is the 32 bytes at step.childAt of `b`; or -1 where the path ends in this encoding (its
+ * value, if any, in step.valueAt/valueEnd). Throws DsmError BAD_NODE for bytes that are no trie
+ * node (which a node's own hash rules out).
+ */
+export function descend(b: Uint8Array, nodeAt: number, key: Uint8Array, d: number): number {
+  const s = step;
+  const klen = key.length * 2;
+  header(b, nodeAt, b.length);
+  if (!isList) bad('a trie node must be an RLP list');
+  s.nodeEnd = end;
+  s.valueEnd = -1;
+  let levels = 0;
+  let from = at;
+  let to = end;
+  for (;;) {
+    levels++;
+    header(b, from, to);
+    const firstAt = at;
+    const firstEnd = end;
+    const firstList = isList;
+    header(b, firstEnd, to);
+    if (end < to) {
+      // A branch: 17 items, the first two read.
+      if (d === klen) {
+        for (let i = 2; i <= 16; i++) header(b, end, to);
+        if (end > at) found(at, end);
+        break;
+      }
+      const n = keyNibble(key, d++);
+      if (n === 0) header(b, from, to);
+      for (let i = 2; i <= n; i++) header(b, end, to);
+    } else {
+      // A leaf or an extension: the hex-prefixed path, then the value or the child.
+      if (firstList || firstEnd === firstAt) bad('node path must be a non-empty byte string');
+      const flag = b[firstAt]! >> 4;
+      const after = followPath(b, firstAt, firstEnd, key, d);
+      if (flag >= 2) {
+        if (after === klen) found(at, end);
+        break;
+      }
+      if (after < 0) break;
+      d = after;
+    }
+    // The child: embedded (read on in this encoding), empty, or a hash.
+    if (isList) {
+      from = at;
+      to = end;
+      continue;
+    }
+    if (end === at) break;
+    if (end - at !== 32) bad(`a child reference of ${end - at} bytes`);
+    s.levels = levels;
+    s.childAt = at;
+    return d;
+  }
+  s.levels = levels;
+  return -1;
+}
+
+function found(from: number, to: number): void {
+  step.valueAt = from;
+  step.valueEnd = to;
+}
+
+/**
+ * The depth after the hex-prefix path at b[at, stop) (a leaf's or an extension's) when it is
+ * `key`'s nibbles from `d` on, else -1.
+ */
+function followPath(b: Uint8Array, at: number, stop: number, key: Uint8Array, d: number): number {
+  const first = b[at]!;
+  if (d + (stop - at - 1) * 2 + ((first >> 4) & 1) > key.length * 2) return -1;
+  let n = d;
+  if (first & 0x10 && (first & 0x0f) !== keyNibble(key, n++)) return -1;
+  for (let i = at + 1; i < stop; i++) {
+    if (b[i]! >> 4 !== keyNibble(key, n) || (b[i]! & 0x0f) !== keyNibble(key, n + 1)) return -1;
+    n += 2;
+  }
+  return n;
+}
+
+/**
  * Walks `key`'s path from the node with hash `root`, each node asked of `getBin` by its hash.
  * Undefined when `getBin` lacks a node on the path (nothing is read further).
  * Throws DsmError BAD_NODE for bytes that are no trie node (which a node's own hash rules out).
@@ -67,7 +162,6 @@ export function walkPath(
 ): WalkedPath | undefined {
   const hashes: Bin[] = [];
   const nodes: Uint8Array[] = [];
-  const klen = key.length * 2;
   let d = 0;
   let ref: Bin = root;
   for (;;) {
@@ -75,55 +169,11 @@ export function walkPath(
     if (b === undefined) return undefined;
     hashes.push(ref);
     nodes.push(b);
-    header(b, 0, b.length);
-    if (!isList) bad('a trie node must be an RLP list');
-    let start = at;
-    let stop = end;
-    // Inside one node (and the nodes embedded in it): on to the next hash, or the value.
-    for (;;) {
-      header(b, start, stop);
-      const firstAt = at;
-      const firstEnd = end;
-      const firstList = isList;
-      header(b, firstEnd, stop);
-      if (end < stop) {
-        // A branch: 17 items, the first two read.
-        if (d === klen) {
-          for (let i = 2; i <= 16; i++) header(b, end, stop);
-          return { value: end > at ? b.subarray(at, end) : undefined, hashes, nodes };
-        }
-        const n = keyNibble(key, d++);
-        if (n === 0) header(b, start, stop);
-        for (let i = 2; i <= n; i++) header(b, end, stop);
-      } else {
-        // A leaf or an extension: the hex-prefixed path, then the value or the child.
-        if (firstList || firstEnd === firstAt) bad('node path must be a non-empty byte string');
-        const flag = b[firstAt]! >> 4;
-        const odd = flag & 1;
-        const plen = (firstEnd - firstAt - 1) * 2 + odd;
-        let matches = klen - d >= plen;
-        for (let i = 0; matches && i < plen; i++) {
-          const p = i + (odd ? 1 : 2);
-          const byte = b[firstAt + (p >> 1)]!;
-          if ((p & 1 ? byte & 0x0f : byte >> 4) !== keyNibble(key, d + i)) matches = false;
-        }
-        if (flag >= 2) {
-          const found = matches && d + plen === klen;
-          return { value: found ? b.subarray(at, end) : undefined, hashes, nodes };
-        }
-        if (!matches) return { value: undefined, hashes, nodes };
-        d += plen;
-      }
-      // The child at at/end (its header read last).
-      if (isList) {
-        start = at;
-        stop = end;
-        continue;
-      }
-      if (end === at) return { value: undefined, hashes, nodes };
-      if (end - at !== 32) bad(`a child reference of ${end - at} bytes`);
-      ref = byteKeyAt(b, at, at + 32);
-      break;
+    d = descend(b, 0, key, d);
+    if (d < 0) {
+      const value = step.valueEnd < 0 ? undefined : b.subarray(step.valueAt, step.valueEnd);
+      return { value, hashes, nodes };
     }
+    ref = byteKeyAt(b, step.childAt, step.childAt + 32);
   }
 }

@@ -49,6 +49,7 @@ export {
 export {
   CACHE_SHARE,
   defaultTieredStoreOptions,
+  type TieredCounters,
   type TieredStats,
   TieredStore,
   type TieredStoreModules,

@@ -327,6 +327,8 @@ describe.each([
     store.setMemoryBudget(1); // evicts now: the trees go back to one level
     db.requested.length = 0;
     const before = store.tieredStats();
+    // The live counters, held across the reads (what a caller reads around every request).
+    const live = store.counters;
     const readsOf = cold
       .slice(0, 10)
       .flatMap((address) => [1, 2, 3].map(() => reads.account(tiered, HEAD, address)));
@@ -334,6 +336,18 @@ describe.each([
     for (const a of answers) expect((a as { ok?: unknown }).ok).toBeDefined();
     expect(new Set(db.requested).size).toBe(db.requested.length); // no node asked for twice
     expect(store.tieredStats().coalesced).toBeGreaterThan(before.coalesced);
+    // They moved with the reads and say what the stats say.
+    const stats = store.tieredStats();
+    expect(live.nodesFetched).toBeGreaterThan(before.nodesFetched);
+    for (const k of [
+      'roundTrips',
+      'roundTripMs',
+      'nodesFetched',
+      'recordsAsked',
+      'hashesAsked',
+      'evictMs',
+    ] as const)
+      expect(live[k]).toBe(stats[k]);
 
     store.cache.clear();
     store.setMemoryBudget(1);
