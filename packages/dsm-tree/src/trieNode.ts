@@ -26,6 +26,16 @@ export const STUB = 3;
 export type TrieNode = BranchNode | ExtensionNode | LeafNode | HashNode;
 export type InnerNode = BranchNode | ExtensionNode | LeafNode;
 
+/**
+ * A node's `used` while a proveMany builds its bag and the node is in it already (see
+ * DsmTree.writeProof): truthy, as the read it is. Cleared back to `true` when the call ends, so
+ * no node carries it between calls.
+ */
+export const IN_BAG = 2;
+
+/** A node's read mark: false, true (read since the last eviction pass), or IN_BAG. */
+export type UseMark = boolean | typeof IN_BAG;
+
 /** Generation 0 is never a tree's: nodes decoded from bytes are frozen from birth. */
 export const FROZEN_GEN = 0;
 

@@ -863,20 +863,19 @@ export class StorageNode {
     const st = v.state.state;
     st.rootBin();
     const hashed = this.batchKeys(req);
-    const keys: Uint8Array[] = [];
+    const keys = req.queries.map((q, i) => this.checkHeldKey(v, q.address, hashed[i]!));
+    // One bag: the account proofs' union (shared upper nodes once), then each storage trie's.
+    // Each account's value is read on its proof's walk (one walk per key, not two).
+    const values: (Uint8Array | undefined)[] = new Array(keys.length);
+    const bag = st.accounts.getProveMany(keys, req.omitLevels, values);
     const results = req.queries.map((q, i) => {
-      const key = this.checkHeldKey(v, q.address, hashed[i]!);
-      keys.push(key);
-      const accountRlp = st.accounts.get(key);
-      const slotValues = q.slots.map((slot) => st.getStorage(q.address, slot) ?? new Uint8Array(0));
+      const accountRlp = values[i];
+      const slotValues =
+        q.slots.length === 0 ? [] : q.slots.map((slot) => st.getStorage(q.address, slot) ?? NO_BYTES);
       const code =
-        q.code && accountRlp !== undefined
-          ? (st.getCode(codeHashOf(accountRlp)) ?? new Uint8Array(0))
-          : new Uint8Array(0);
+        q.code && accountRlp !== undefined ? (st.getCode(codeHashOf(accountRlp)) ?? NO_BYTES) : NO_BYTES;
       return { address: q.address, accountRlp, slotValues, code };
     });
-    // One bag: the account proofs' union (shared upper nodes once), then each storage trie's.
-    const bag = st.accounts.proveMany(keys, req.omitLevels);
     for (const q of req.queries) if (q.slots.length > 0) bag.push(...st.proveStorageMany(q.address, q.slots));
     return { blockHash: v.hash, number: v.header.number, results, bag };
   }
@@ -908,6 +907,9 @@ export class StorageNode {
     return { version: v, roots: roots.map((r, shard) => ({ shard, root: r ?? new Uint8Array(0) })) };
   }
 }
+
+/** An empty answer (no code, an unset slot), one for all: nothing writes into a zero-length array. */
+const NO_BYTES = new Uint8Array(0);
 
 /** A block's reads of its parent, one per account and slot it updates (see StorageNode.read). */
 function applyProbes(parent: Version, req: ApplyBlockRequest): (() => unknown)[] {
