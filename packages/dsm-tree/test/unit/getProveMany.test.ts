@@ -7,7 +7,7 @@
  */
 import { describe, expect, it } from '@jest/globals';
 import { type DsmError, DsmTree, type VerifiedNodeSource } from '@monsoon/dsm-tree';
-import { Prng } from '@monsoon/test-utils';
+import { Prng, thrown } from '@monsoon/test-utils';
 import { allShortKeys, key32, shortKey, value } from './helpers/keys.js';
 import { randomTrie } from './helpers/randomTrie.js';
 import { unhex } from './helpers/reference.js';
@@ -43,14 +43,10 @@ function packedSource(nodes: Map<string, Uint8Array>, lacking?: string): Verifie
   };
 }
 
+/** What `f` throws, as plain data (code, message, meta), or undefined. */
 function errorOf(f: () => unknown) {
-  try {
-    f();
-  } catch (e) {
-    const d = e as DsmError;
-    return { code: d.code, message: d.message, meta: d.meta };
-  }
-  return undefined;
+  const e = thrown(f) as DsmError | undefined;
+  return e === undefined ? undefined : { code: e.code, message: e.message, meta: e.meta };
 }
 
 describe('getProveMany', () => {
