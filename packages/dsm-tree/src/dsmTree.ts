@@ -26,7 +26,18 @@ import {
 } from './nodeCodec.js';
 import { getPacked, type PackedSource, provePacked, reachPacked } from './readPacked.js';
 import { TreeHasher } from './treeHasher.js';
-import { BRANCH, EXTENSION, IN_BAG, type InnerNode, LEAF, nextGen, STUB, type TrieNode } from './trieNode.js';
+import {
+  BRANCH,
+  EXTENSION,
+  IN_BAG,
+  type InnerNode,
+  LEAF,
+  nextGen,
+  STUB,
+  type TrieNode,
+  UNUSED,
+  USED,
+} from './trieNode.js';
 
 /** Supplies the RLP encoding of a node by its 32-byte hash (a bag, a store, a remote read). */
 export type NodeResolver = (hash: Uint8Array) => Uint8Array | undefined;
@@ -178,7 +189,7 @@ const packedEnds: number[] = [];
 /** Clears the marks of inBag from `from` on (see IN_BAG). */
 function unmark(from: number): void {
   for (let i = from; i < marked; i++) {
-    inBag[i]!.used = true;
+    inBag[i]!.used = USED;
     inBag[i] = undefined;
   }
   marked = from;
@@ -378,15 +389,15 @@ export class DsmTree {
       if (node === undefined) return undefined;
       switch (node.kind) {
         case LEAF:
-          node.used = true;
+          node.used = USED;
           return keyEqualsBin(key, node.key) ? fromBin(node.value) : undefined;
         case BRANCH:
-          node.used = true;
+          node.used = USED;
           if (d === klen) return node.value === undefined ? undefined : fromBin(node.value);
           node = node.child(keyNibble(key, d++));
           break;
         case EXTENSION:
-          node.used = true;
+          node.used = USED;
           if (!keyHasPath(key, d, node.path)) return undefined;
           d += node.path.length;
           node = node.child;
@@ -824,7 +835,7 @@ export class DsmTree {
         else parent.child = n;
         node = n;
       }
-      node.used = true;
+      node.used = USED;
       if (node.kind === LEAF) return;
       if (node.kind === BRANCH) {
         if (d === klen) return;
@@ -890,7 +901,7 @@ export class DsmTree {
       }
       if (!seen.has(n)) {
         seen.add(n);
-        n.used = false;
+        n.used = UNUSED;
         bytes += residentNodeBytes(n);
         for (let i = 0; i < 16; i++) if (n.loaded(i)?.kind === STUB) bytes += STUB_BYTES;
       }
@@ -902,7 +913,7 @@ export class DsmTree {
     if (seen.has(n)) return 0;
     seen.add(n);
     let bytes = residentNodeBytes(n);
-    n.used = false;
+    n.used = UNUSED;
     if (n.kind === LEAF) return bytes;
     const below = level + 1 >= keep;
     if (n.kind === EXTENSION) {
@@ -1297,7 +1308,7 @@ export class DsmTree {
       }
       const n = node;
       if (n.used !== IN_BAG) {
-        n.used = true;
+        n.used = USED;
         if (level >= omitLevels) {
           const start = w.pos;
           if (n.kind === LEAF) writeLeaf(w, n, d);
