@@ -1,7 +1,7 @@
 import type { Bin } from './bytes.js';
 import { HashNode } from './hashNode.js';
-import type { TrieNode } from './trieNode.js';
-import { BRANCH } from './trieNode.js';
+import type { TrieNode, UseMark } from './trieNode.js';
+import { BRANCH, UNUSED } from './trieNode.js';
 
 /** `mask` bit for the branch's value (bits 0–15 are the children). */
 export const VALUE_BIT = 1 << 16;
@@ -46,7 +46,7 @@ export class BranchNode {
   c15: TrieNode | undefined = undefined;
   enc: Bin | undefined = undefined;
   /** Read since the last eviction pass (a CLOCK bit; see DsmTree.evictCold). Not content. */
-  used = false;
+  used: UseMark = UNUSED;
   /** Empty unchanged slots whose encoding names a hash are stubs (see above). */
   lazy = false;
 

@@ -26,7 +26,18 @@ import {
 } from './nodeCodec.js';
 import { getPacked, type PackedSource, provePacked, reachPacked } from './readPacked.js';
 import { TreeHasher } from './treeHasher.js';
-import { BRANCH, EXTENSION, type InnerNode, LEAF, nextGen, STUB, type TrieNode } from './trieNode.js';
+import {
+  BRANCH,
+  EXTENSION,
+  IN_BAG,
+  type InnerNode,
+  LEAF,
+  nextGen,
+  STUB,
+  type TrieNode,
+  UNUSED,
+  USED,
+} from './trieNode.js';
 
 /** Supplies the RLP encoding of a node by its 32-byte hash (a bag, a store, a remote read). */
 export type NodeResolver = (hash: Uint8Array) => Uint8Array | undefined;
@@ -149,19 +160,91 @@ function nibblesKey(path: readonly number[], n: number): Uint8Array {
   return key;
 }
 
+/** A growable list of integers kept between calls (no array to regrow after each reset). */
+class IntList {
+  a = new Int32Array(256);
+  n = 0;
+  push(v: number): void {
+    if (this.n === this.a.length) {
+      const a = new Int32Array(this.a.length * 2);
+      a.set(this.a);
+      this.a = a;
+    }
+    this.a[this.n++] = v;
+  }
+}
+
+/** Where each proof node written to proofWriter ends (see writeProof). */
+const proofEnds = new IntList();
+/** getProveMany's values, as written (see putValue), and where each ends (-1: no value). */
+const valueWriter = new ByteWriter(1 << 12);
+const valueEnds = new IntList();
+/** The nodes a proveMany marked IN_BAG (the first `marked`), to clear when it ends. */
+const inBag: (InnerNode | undefined)[] = [];
+let marked = 0;
+/** Hashes of the nodes a proveMany wrote from a packed source, and their ends (see readPacked.ts). */
+let packedSeen: Set<unknown> | undefined;
+const packedEnds: number[] = [];
+
+/** Clears the marks of inBag from `from` on (see IN_BAG). */
+function unmark(from: number): void {
+  for (let i = from; i < marked; i++) {
+    inBag[i]!.used = USED;
+    inBag[i] = undefined;
+  }
+  marked = from;
+}
+
+function putBinValue(v: Bin | undefined): void {
+  if (v === undefined) valueEnds.push(-1);
+  else {
+    valueWriter.bin(v);
+    valueEnds.push(valueWriter.pos);
+  }
+}
+
+function putValue(v: Uint8Array | undefined): void {
+  if (v === undefined) valueEnds.push(-1);
+  else {
+    valueWriter.ensure(v.length);
+    valueWriter.buf.set(v, valueWriter.pos);
+    valueWriter.pos += v.length;
+    valueEnds.push(valueWriter.pos);
+  }
+}
+
 /**
- * The encodings written to `w`, ending at `ends`, as Uint8Arrays over one copy. From Node's
- * buffer pool when small: a fresh ArrayBuffer per proof is external memory, and in a big heap
- * the GCs that external memory triggers cost more than building the proof.
+ * The encodings written to `w`, ending at `ends`, as Uint8Arrays over one copy; with `values`,
+ * valueWriter's values too (into `values`), over the same copy. From Node's buffer pool when
+ * small: a fresh ArrayBuffer per proof is external memory, and in a big heap the GCs that
+ * external memory triggers cost more than building the proof.
  */
-function slices(w: ByteWriter, ends: readonly number[]): Uint8Array[] {
-  const all = Buffer.allocUnsafe(w.pos);
+function slices(w: ByteWriter, ends: IntList, values: (Uint8Array | undefined)[] | undefined): Uint8Array[] {
+  const extra = values === undefined ? 0 : valueWriter.pos;
+  const all = Buffer.allocUnsafe(w.pos + extra);
   w.buf.copy(all, 0, 0, w.pos);
-  const out: Uint8Array[] = new Array(ends.length);
+  const buffer = all.buffer;
+  const base = all.byteOffset;
+  const n = ends.n;
+  const e = ends.a;
+  const out: Uint8Array[] = new Array(n);
   let s = 0;
-  for (let i = 0; i < ends.length; i++) {
-    out[i] = new Uint8Array(all.buffer, all.byteOffset + s, ends[i]! - s);
-    s = ends[i]!;
+  for (let i = 0; i < n; i++) {
+    out[i] = new Uint8Array(buffer, base + s, e[i]! - s);
+    s = e[i]!;
+  }
+  if (values !== undefined) {
+    valueWriter.buf.copy(all, w.pos, 0, valueWriter.pos);
+    const ve = valueEnds.a;
+    let from = 0;
+    for (let i = 0; i < valueEnds.n; i++) {
+      const end = ve[i]!;
+      if (end < 0) values[i] = undefined;
+      else {
+        values[i] = new Uint8Array(buffer, base + w.pos + from, end - from);
+        from = end;
+      }
+    }
   }
   return out;
 }
@@ -306,15 +389,15 @@ export class DsmTree {
       if (node === undefined) return undefined;
       switch (node.kind) {
         case LEAF:
-          node.used = true;
+          node.used = USED;
           return keyEqualsBin(key, node.key) ? fromBin(node.value) : undefined;
         case BRANCH:
-          node.used = true;
+          node.used = USED;
           if (d === klen) return node.value === undefined ? undefined : fromBin(node.value);
           node = node.child(keyNibble(key, d++));
           break;
         case EXTENSION:
-          node.used = true;
+          node.used = USED;
           if (!keyHasPath(key, d, node.path)) return undefined;
           d += node.path.length;
           node = node.child;
@@ -752,7 +835,7 @@ export class DsmTree {
         else parent.child = n;
         node = n;
       }
-      node.used = true;
+      node.used = USED;
       if (node.kind === LEAF) return;
       if (node.kind === BRANCH) {
         if (d === klen) return;
@@ -818,7 +901,7 @@ export class DsmTree {
       }
       if (!seen.has(n)) {
         seen.add(n);
-        n.used = false;
+        n.used = UNUSED;
         bytes += residentNodeBytes(n);
         for (let i = 0; i < 16; i++) if (n.loaded(i)?.kind === STUB) bytes += STUB_BYTES;
       }
@@ -830,7 +913,7 @@ export class DsmTree {
     if (seen.has(n)) return 0;
     seen.add(n);
     let bytes = residentNodeBytes(n);
-    n.used = false;
+    n.used = UNUSED;
     if (n.kind === LEAF) return bytes;
     const below = level + 1 >= keep;
     if (n.kind === EXTENSION) {
@@ -1131,11 +1214,10 @@ export class DsmTree {
    */
   prove(key: Uint8Array, omitLevels = 0): Uint8Array[] {
     if (this.rootNode === undefined) return [];
-    const w = proofWriter;
-    w.pos = 0;
-    const ends: number[] = [];
-    this.writeProof(key, omitLevels, ends, undefined);
-    return slices(w, ends);
+    proofWriter.pos = 0;
+    proofEnds.n = 0;
+    this.writeProof(key, omitLevels, false, false);
+    return slices(proofWriter, proofEnds, undefined);
   }
 
   /**
@@ -1145,27 +1227,62 @@ export class DsmTree {
    * may repeat an upper node an earlier key's proof already holds: it is a copy.)
    */
   proveMany(keys: readonly Uint8Array[], omitLevels = 0): Uint8Array[] {
-    if (this.rootNode === undefined) return [];
-    const w = proofWriter;
-    w.pos = 0;
-    const ends: number[] = [];
-    const seen = new Set<TrieNode>();
-    for (const key of keys) this.writeProof(key, omitLevels, ends, seen);
-    return slices(w, ends);
+    return this.bagOf(keys, omitLevels, undefined);
   }
 
-  /** Appends key's proof nodes (those not in `seen`, when given) to proofWriter. */
-  private writeProof(
-    key: Uint8Array,
+  /**
+   * get() of every key and proveMany(keys, omitLevels) in one walk per key: `values[i]` is set to
+   * get(keys[i]), and the nodes returned are proveMany's, in its order. A key's value lies at the
+   * end of its proof's path, so a reader that wants both (a storage node's BatchGet) walks once.
+   * The values and the nodes are views of one buffer (a value kept keeps the answer's memory).
+   */
+  getProveMany(
+    keys: readonly Uint8Array[],
     omitLevels: number,
-    ends: number[],
-    seen: Set<TrieNode> | undefined,
-  ): void {
+    values: (Uint8Array | undefined)[],
+  ): Uint8Array[] {
+    if (this.rootNode === undefined) {
+      for (let i = 0; i < keys.length; i++) values[i] = undefined;
+      return [];
+    }
+    return this.bagOf(keys, omitLevels, values);
+  }
+
+  /** proveMany, and with `values` getProveMany. */
+  private bagOf(
+    keys: readonly Uint8Array[],
+    omitLevels: number,
+    values: (Uint8Array | undefined)[] | undefined,
+  ): Uint8Array[] {
+    if (this.rootNode === undefined) return [];
+    proofWriter.pos = 0;
+    proofEnds.n = 0;
+    valueWriter.pos = 0;
+    valueEnds.n = 0;
+    packedSeen = undefined;
+    const want = values !== undefined;
+    try {
+      for (let i = 0; i < keys.length; i++) this.writeProof(keys[i]!, omitLevels, true, want);
+    } finally {
+      // No node keeps the mark past the call (see IN_BAG).
+      unmark(0);
+      packedSeen = undefined;
+    }
+    return slices(proofWriter, proofEnds, values);
+  }
+
+  /**
+   * Appends key's proof nodes to proofWriter (their ends to proofEnds); with `dedup`, only those
+   * not in the bag yet (IN_BAG), marking the ones it writes. With `wantValue`, appends what
+   * get(key) would return to valueWriter (its end to valueEnds; -1 for none): the value is where
+   * the path ends.
+   */
+  private writeProof(key: Uint8Array, omitLevels: number, dedup: boolean, wantValue: boolean): void {
     this.rootBin();
     const w = proofWriter;
     const startPos = w.pos;
-    const startEnds = ends.length;
-    const added: TrieNode[] = [];
+    const startEnds = proofEnds.n;
+    const startBag = marked;
     const klen = key.length * 2;
     let node: TrieNode | undefined = this.rootNode;
     let d = 0;
@@ -1173,36 +1290,49 @@ export class DsmTree {
     while (node !== undefined) {
       if (node.kind === STUB) {
         if (this.source?.readBin !== undefined && this.resolver === undefined) {
-          provePacked(this.source as PackedSource, node.ref, key, d, level, omitLevels, w, ends, seen);
+          const src = this.source as PackedSource;
+          if (dedup) packedSeen ??= new Set();
+          packedEnds.length = 0;
+          provePacked(src, node.ref, key, d, level, omitLevels, w, packedEnds, packedSeen);
+          for (const e of packedEnds) proofEnds.push(e);
+          if (wantValue) putValue(getPacked(src, node.ref, key, d));
           return;
         }
         // Fault the path in (or throw MissingNode), then write this key's proof again.
         w.pos = startPos;
-        ends.length = startEnds;
-        for (const n of added) seen?.delete(n);
+        proofEnds.n = startEnds;
+        unmark(startBag);
         this.materialize(key, undefined);
-        this.writeProof(key, omitLevels, ends, seen);
+        this.writeProof(key, omitLevels, dedup, wantValue);
         return;
       }
       const n = node;
-      n.used = true;
-      if (level >= omitLevels && (seen === undefined || !seen.has(n))) {
-        const start = w.pos;
-        if (n.kind === LEAF) writeLeaf(w, n, d);
-        else w.bin(n.enc!);
-        // Level 0 (the root) is always hashed; below it, only encodings of 32 bytes or more.
-        if (level === 0 || w.pos - start >= 32) {
-          ends.push(w.pos);
-          if (seen !== undefined) {
-            seen.add(n);
-            added.push(n);
-          }
-        } else w.pos = start;
+      if (n.used !== IN_BAG) {
+        n.used = USED;
+        if (level >= omitLevels) {
+          const start = w.pos;
+          if (n.kind === LEAF) writeLeaf(w, n, d);
+          else w.bin(n.enc!);
+          // Level 0 (the root) is always hashed; below it, only encodings of 32 bytes or more.
+          if (level === 0 || w.pos - start >= 32) {
+            proofEnds.push(w.pos);
+            if (dedup) {
+              n.used = IN_BAG;
+              inBag[marked++] = n;
+            }
+          } else w.pos = start;
+        }
       }
       level++;
-      if (n.kind === LEAF) break;
+      if (n.kind === LEAF) {
+        if (wantValue) putBinValue(keyEqualsBin(key, n.key) ? n.value : undefined);
+        return;
+      }
       if (n.kind === BRANCH) {
-        if (d === klen) break;
+        if (d === klen) {
+          if (wantValue) putBinValue(n.value);
+          return;
+        }
         node = n.child(keyNibble(key, d++));
       } else {
         if (!keyHasPath(key, d, n.path)) break;
@@ -1210,6 +1340,7 @@ export class DsmTree {
         node = n.child;
       }
     }
+    if (wantValue) putBinValue(undefined);
   }
 }
 

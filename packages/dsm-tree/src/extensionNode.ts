@@ -1,6 +1,6 @@
 import type { Bin } from './bytes.js';
-import type { TrieNode } from './trieNode.js';
-import { EXTENSION } from './trieNode.js';
+import type { TrieNode, UseMark } from './trieNode.js';
+import { EXTENSION, UNUSED } from './trieNode.js';
 
 /**
  * An extension: a shared run of nibbles leading to one child (a branch, in canonical form).
@@ -12,7 +12,7 @@ export class ExtensionNode {
   enc: Bin | undefined = undefined;
   changed = false;
   /** Read since the last eviction pass (a CLOCK bit; see DsmTree.evictCold). Not content. */
-  used = false;
+  used: UseMark = UNUSED;
 
   constructor(
     /** The nibbles, one char (code 0–15) each; never empty. */

@@ -1,5 +1,5 @@
 import type { Bin } from './bytes.js';
-import { LEAF } from './trieNode.js';
+import { LEAF, UNUSED, type UseMark } from './trieNode.js';
 
 /**
  * A leaf: a key and its value. It stores the whole key, so its path at nibble depth d is
@@ -9,7 +9,7 @@ import { LEAF } from './trieNode.js';
 export class LeafNode {
   declare readonly kind: typeof LEAF;
   /** Read since the last eviction pass (a CLOCK bit; see DsmTree.evictCold). Not content. */
-  used = false;
+  used: UseMark = UNUSED;
   constructor(
     /** The full key, as a binary string. */
     public key: Bin,

@@ -45,6 +45,8 @@ export class TreeHasher {
   /** Hashes of flushed jobs whose parent was not encoded yet (and of the root). */
   private readonly flushed = new Map<number, Bin>();
   private readonly spans = new Int32Array(18);
+  /** encodeBranch's children refs, one array per nibble depth (only the changed slots are read). */
+  private readonly refsAt: (Ref | undefined)[][] = [];
   /** The listener of the commit in progress. */
   private onHashed: NodeListener | undefined = undefined;
 
@@ -120,8 +122,13 @@ export class TreeHasher {
   private encodeBranch(b: BranchNode, depth: number): number {
     const tpl = b.enc;
     const mask = tpl === undefined ? ALL_SLOTS : b.mask;
-    // Children first (post-order): nothing of this node is written until they are.
-    const refs: (Ref | undefined)[] = new Array(16);
+    // Children first (post-order): nothing of this node is written until they are. Their refs go
+    // in scratch kept per depth (a child is deeper, so no two branches encoding at once share it).
+    let refs = this.refsAt[depth];
+    if (refs === undefined) {
+      refs = new Array<Ref | undefined>(16);
+      this.refsAt[depth] = refs;
+    }
     for (let i = 0; i < 16; i++) {
       if (mask & (1 << i)) {
         const c = b.child(i);

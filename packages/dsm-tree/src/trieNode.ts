@@ -26,6 +26,18 @@ export const STUB = 3;
 export type TrieNode = BranchNode | ExtensionNode | LeafNode | HashNode;
 export type InnerNode = BranchNode | ExtensionNode | LeafNode;
 
+/**
+ * A node's read mark (`used`), a small integer so the field never changes representation (a
+ * boolean field that once held a number had V8 migrate every node object it met afterwards):
+ * UNUSED, USED (read since the last eviction pass: see DsmTree.evictCold), or IN_BAG while a
+ * proveMany builds its bag and the node is in it already (see DsmTree.writeProof; a read too,
+ * cleared back to USED when the call ends, so no node carries it between calls). Truthy when read.
+ */
+export const UNUSED = 0;
+export const USED = 1;
+export const IN_BAG = 2;
+export type UseMark = typeof UNUSED | typeof USED | typeof IN_BAG;
+
 /** Generation 0 is never a tree's: nodes decoded from bytes are frozen from birth. */
 export const FROZEN_GEN = 0;
 

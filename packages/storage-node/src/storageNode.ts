@@ -147,8 +147,8 @@ export class StorageNode {
   readonly layout: ShardLayout;
   readonly versions: VersionStore;
   private readonly keccak: Keccak;
-  /** Hashed account keys of batches being read (see batchKeys). */
-  private readonly hashedBatches = new WeakMap<BatchGetRequest, Uint8Array[]>();
+  /** Hashed account and slot keys of batches being read (see batchKeys). */
+  private readonly hashedBatches = new WeakMap<BatchGetRequest, BatchKeys>();
   private readonly log: Logger;
   private readonly beforeInstall: ((req: ApplyBlockRequest) => Promise<void>) | undefined;
   /** Blocks are applied one at a time, in arrival order. */
@@ -843,15 +843,22 @@ export class StorageNode {
   }
 
   /**
-   * The hashed keys of a batch's accounts, in one keccak call (one call per key costs several
-   * times more across the N-API boundary), kept for the request: a tiered read runs the batch
-   * and its probes again after each round trip.
+   * The hashed keys of a batch's accounts and of their slots, in one keccak call (one call per key
+   * costs several times more across the N-API boundary), kept for the request: a tiered read runs
+   * the batch and its probes again after each round trip.
    */
-  private batchKeys(req: BatchGetRequest): Uint8Array[] {
+  private batchKeys(req: BatchGetRequest): BatchKeys {
     let keys = this.hashedBatches.get(req);
     if (keys === undefined) {
-      const packed = this.keccak.keccak256Batch(req.queries.map((q) => q.address));
-      keys = req.queries.map((_, i) => packed.subarray(32 * i, 32 * i + 32));
+      const inputs: Uint8Array[] = req.queries.map((q) => q.address);
+      for (const q of req.queries) for (const slot of q.slots) inputs.push(slot);
+      const packed = this.keccak.keccak256Batch(inputs);
+      const at = (k: number) => packed.subarray(32 * k, 32 * k + 32);
+      let k = req.queries.length;
+      keys = {
+        accounts: req.queries.map((_, i) => at(i)),
+        slots: req.queries.map((q) => q.slots.map(() => at(k++))),
+      };
       this.hashedBatches.set(req, keys);
     }
     return keys;
@@ -863,21 +870,24 @@ export class StorageNode {
     const st = v.state.state;
     st.rootBin();
     const hashed = this.batchKeys(req);
-    const keys: Uint8Array[] = [];
+    const keys = req.queries.map((q, i) => this.checkHeldKey(v, q.address, hashed.accounts[i]!));
+    // One bag: the account proofs' union (shared upper nodes once), then each storage trie's.
+    // Each account's value is read on its proof's walk (one walk per key, not two).
+    const values: (Uint8Array | undefined)[] = new Array(keys.length);
+    const bag = st.accounts.getProveMany(keys, req.omitLevels, values);
     const results = req.queries.map((q, i) => {
-      const key = this.checkHeldKey(v, q.address, hashed[i]!);
-      keys.push(key);
-      const accountRlp = st.accounts.get(key);
-      const slotValues = q.slots.map((slot) => st.getStorage(q.address, slot) ?? new Uint8Array(0));
+      const accountRlp = values[i];
+      const slotKeys = hashed.slots[i]!;
+      const slotValues =
+        slotKeys.length === 0 ? [] : slotKeys.map((k) => st.getStorageAtKey(keys[i]!, k) ?? NO_BYTES);
       const code =
-        q.code && accountRlp !== undefined
-          ? (st.getCode(codeHashOf(accountRlp)) ?? new Uint8Array(0))
-          : new Uint8Array(0);
+        q.code && accountRlp !== undefined ? (st.getCode(codeHashOf(accountRlp)) ?? NO_BYTES) : NO_BYTES;
       return { address: q.address, accountRlp, slotValues, code };
     });
-    // One bag: the account proofs' union (shared upper nodes once), then each storage trie's.
-    const bag = st.accounts.proveMany(keys, req.omitLevels);
-    for (const q of req.queries) if (q.slots.length > 0) bag.push(...st.proveStorageMany(q.address, q.slots));
+    for (let i = 0; i < keys.length; i++) {
+      const slotKeys = hashed.slots[i]!;
+      if (slotKeys.length > 0) bag.push(...(st.storageTrieAt(keys[i]!)?.proveMany(slotKeys) ?? []));
+    }
     return { blockHash: v.hash, number: v.header.number, results, bag };
   }
 
@@ -890,13 +900,10 @@ export class StorageNode {
     const st = this.version(req.at).state.state;
     const probes: (() => unknown)[] = [];
     const hashed = this.batchKeys(req);
-    for (const [i, q] of req.queries.entries()) {
-      const key = hashed[i]!;
+    for (let i = 0; i < req.queries.length; i++) {
+      const key = hashed.accounts[i]!;
       probes.push(() => st.accounts.faultPath(key));
-      for (const slot of q.slots) {
-        const slotKey = this.keccak.keccak256(slot);
-        probes.push(() => st.storageTrieAt(key)?.faultPath(slotKey));
-      }
+      for (const slotKey of hashed.slots[i]!) probes.push(() => st.storageTrieAt(key)?.faultPath(slotKey));
     }
     return probes;
   }
@@ -908,6 +915,15 @@ export class StorageNode {
     return { version: v, roots: roots.map((r, shard) => ({ shard, root: r ?? new Uint8Array(0) })) };
   }
 }
+
+/** A batch's hashed keys: each query's account, and each of its slots. */
+interface BatchKeys {
+  accounts: Uint8Array[];
+  slots: Uint8Array[][];
+}
+
+/** An empty answer (no code, an unset slot), one for all: nothing writes into a zero-length array. */
+const NO_BYTES = new Uint8Array(0);
 
 /** A block's reads of its parent, one per account and slot it updates (see StorageNode.read). */
 function applyProbes(parent: Version, req: ApplyBlockRequest): (() => unknown)[] {

@@ -61,13 +61,30 @@ const idOf = toHex;
 
 export class VersionStore {
   private readonly byId = new Map<string, Version>();
+  /**
+   * Each held version's parent's id, made once when the version is added: prune walks the head's
+   * chain after every block (~256 versions deep), and naming each parent by the hex of its hash
+   * there was two strings and a hash per step.
+   */
+  private readonly parentIds = new Map<string, string>();
   private headVersion: Version;
   readonly opts: VersionStoreOptions;
 
   constructor(genesis: Version, opts: Partial<VersionStoreOptions> = {}) {
     this.opts = { ...defaultVersionStoreOptions, ...opts };
-    this.byId.set(genesis.id, genesis);
+    this.hold(genesis);
     this.headVersion = genesis;
+  }
+
+  private hold(v: Version): void {
+    this.byId.set(v.id, v);
+    this.parentIds.set(v.id, idOf(v.header.parentHash));
+  }
+
+  /** The version's parent, when it is held. */
+  private parentOf(v: Version): Version | undefined {
+    const p = this.parentIds.get(v.id);
+    return p === undefined ? undefined : this.byId.get(p);
   }
 
   static idOf(hash: Uint8Array): string {
@@ -91,13 +108,13 @@ export class VersionStore {
     if (ref.kind === 'head') return this.headVersion;
     if (ref.kind === 'hash') return this.byHash(ref.hash);
     let v: Version | undefined = this.headVersion;
-    while (v !== undefined && v.header.number > ref.number) v = this.byId.get(idOf(v.header.parentHash));
+    while (v !== undefined && v.header.number > ref.number) v = this.parentOf(v);
     return v !== undefined && v.header.number === ref.number ? v : undefined;
   }
 
   /** Adds a version (its parent must be here); it becomes the head if its chain is heavier (or as heavy and longer). */
   add(v: Version): void {
-    this.byId.set(v.id, v);
+    this.hold(v);
     const h = this.headVersion;
     if (
       v.totalDifficulty > h.totalDifficulty ||
@@ -110,7 +127,8 @@ export class VersionStore {
   /** Drops every version and starts again from `v` (a node that joined from a checkpoint). */
   reset(v: Version): void {
     this.byId.clear();
-    this.byId.set(v.id, v);
+    this.parentIds.clear();
+    this.hold(v);
     this.headVersion = v;
   }
 
@@ -121,7 +139,7 @@ export class VersionStore {
     const lowest = head.header.number - BigInt(Math.max(this.opts.window, this.opts.forkWindow));
     for (let v: Version | undefined = head; v !== undefined && v.header.number >= lowest; ) {
       canonical.add(v.id);
-      v = this.byId.get(idOf(v.header.parentHash));
+      v = this.parentOf(v);
     }
     // How deep the head's chain is kept: the window, or less where its updates exceed the cap.
     const kept = windowLength(this.headChainUpdates(), {
@@ -136,6 +154,7 @@ export class VersionStore {
       const keep = canonical.has(id) ? below <= depth : below <= BigInt(this.opts.forkWindow);
       if (!keep) {
         this.byId.delete(id);
+        this.parentIds.delete(id);
         freed.push(v);
       }
     }
@@ -146,7 +165,7 @@ export class VersionStore {
   private *headChainUpdates(): Generator<number> {
     for (let v: Version | undefined = this.headVersion; v !== undefined; ) {
       yield v.updates ?? 0;
-      v = this.byId.get(idOf(v.header.parentHash));
+      v = this.parentOf(v);
     }
   }
 
