@@ -42,6 +42,7 @@ export {
   defaultSenderRecoveryPoolOptions,
   type EcdsaSignature,
   ecdsaSign,
+  keysAt,
   nativeCustomCrypto,
   nativeEcrecover,
   type RecoverableTx,

@@ -406,11 +406,15 @@ function claimedKeysAt(
     throw new RangeError(
       `claimed keys for ${txs} transactions are ${64 * txs} bytes, found ${claimed.length}`,
     );
-  if (indices.length === txs) return claimed;
-  const keys = new Uint8Array(64 * indices.length);
+  return indices.length === txs ? claimed : keysAt(claimed, indices);
+}
+
+/** The 64-byte keys of `keys` (packed, one per transaction) at `indices`, packed in that order. */
+export function keysAt(keys: Uint8Array, indices: readonly number[]): Uint8Array {
+  const out = new Uint8Array(64 * indices.length);
   for (let j = 0; j < indices.length; j++)
-    keys.set(claimed.subarray(64 * indices[j]!, 64 * indices[j]! + 64), 64 * j);
-  return keys;
+    out.set(keys.subarray(64 * indices[j]!, 64 * indices[j]! + 64), 64 * j);
+  return out;
 }
 
 /** Checks every signature, writing refusals into `out`; packs the rest, hashing messages in one call. */

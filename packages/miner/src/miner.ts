@@ -31,6 +31,7 @@ import {
   type ExecutedBlock,
   ExecutionError,
   ExecutionErrorCode,
+  keysAt,
   makeCommon,
   nativeEcrecover,
   orderedTrieRoot,
@@ -1100,10 +1101,7 @@ export class Miner {
  */
 function claimedKeysOf(req: SubmitRequest, at: readonly number[]): Uint8Array | undefined {
   const keys = req.senderKeys;
-  if (keys === undefined || at.length === req.transactions.length) return keys;
-  const out = new Uint8Array(64 * at.length);
-  for (let k = 0; k < at.length; k++) out.set(keys.subarray(64 * at[k]!, 64 * at[k]! + 64), 64 * k);
-  return out;
+  return keys === undefined || at.length === req.transactions.length ? keys : keysAt(keys, at);
 }
 
 function result(txHash: Uint8Array, status: TxStatus, reason: string): TxResult {
