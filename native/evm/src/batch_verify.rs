@@ -27,6 +27,7 @@ extern "C" {
         m: usize,
         rand16: *const u8,
         window: c_int,
+        jacobian: c_int,
     ) -> c_int;
 }
 
@@ -56,8 +57,9 @@ fn check_lengths(request: &[u8], m: usize, out_len: Option<usize>) -> Result<()>
 }
 
 /// Whether every signature of the request was made by its claimed key (weights `rand16`, 16 bytes
-/// a signature; bucket window `window`, 0 for the default). Lengths checked by the caller.
-fn verify(request: &[u8], m: usize, rand16: &[u8], window: i32) -> bool {
+/// a signature; bucket window `window`, 0 for the default; `jacobian`: libsecp256k1's own
+/// Pippenger rather than the affine-bucket one). Lengths checked by the caller.
+fn verify(request: &[u8], m: usize, rand16: &[u8], window: i32, jacobian: bool) -> bool {
     let (hashes, rest) = request.split_at(32 * m);
     let (sigs, rest) = rest.split_at(64 * m);
     let (recids, keys) = rest.split_at(m);
@@ -71,6 +73,7 @@ fn verify(request: &[u8], m: usize, rand16: &[u8], window: i32) -> bool {
             m,
             rand16.as_ptr(),
             window,
+            jacobian as c_int,
         ) == 1
     }
 }
@@ -85,7 +88,7 @@ pub fn recover_packed_with_keys(request: &[u8], count: u32, out: Out<'_>) -> Res
     let mut rand16 = vec![0u8; 16 * m];
     // SAFETY: rand16 is 16·m writable bytes.
     let seeded = unsafe { monsoon_batch_random(rand16.as_mut_ptr(), rand16.len()) } == 1;
-    if m > 0 && seeded && verify(request, m, &rand16, 0) {
+    if m > 0 && seeded && verify(request, m, &rand16, 0, false) {
         let (keys, status) = out.split_at_mut(64 * m);
         keys.copy_from_slice(&request[97 * m..]);
         status.fill(1);
@@ -97,9 +100,16 @@ pub fn recover_packed_with_keys(request: &[u8], count: u32, out: Out<'_>) -> Res
 
 /// The batch check alone, with the caller's weights (`16·count` bytes) and bucket window (0:
 /// libsecp256k1's choice for the size): for tests and benchmarks, which need them fixed. Nodes
-/// use [`recover_packed_with_keys`], whose weights nobody can know in advance.
+/// use [`recover_packed_with_keys`], whose weights nobody can know in advance. `jacobian`:
+/// libsecp256k1's own Pippenger instead of the affine-bucket one nodes use (both must agree).
 #[napi]
-pub fn batch_verify_packed(request: &[u8], count: u32, weights: &[u8], window: u32) -> Result<bool> {
+pub fn batch_verify_packed(
+    request: &[u8],
+    count: u32,
+    weights: &[u8],
+    window: u32,
+    jacobian: Option<bool>,
+) -> Result<bool> {
     let m = count as usize;
     check_lengths(request, m, None)?;
     if weights.len() != 16 * m {
@@ -111,5 +121,5 @@ pub fn batch_verify_packed(request: &[u8], count: u32, weights: &[u8], window: u
     if window > 12 {
         return Err(Error::new(Status::InvalidArg, format!("a bucket window is 0 to 12, found {window}")));
     }
-    Ok(m == 0 || verify(request, m, weights, window as i32))
+    Ok(m == 0 || verify(request, m, weights, window as i32, jacobian.unwrap_or(false)))
 }

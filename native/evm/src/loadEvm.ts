@@ -45,9 +45,16 @@ export interface EvmAddon {
   recoverPackedWithKeys(request: Uint8Array, count: number, out: Uint8Array): void;
   /**
    * The batch check alone with fixed `weights` (16·count bytes) and bucket window (0: default),
-   * for tests and benchmarks: whether every signature was made by its claimed key.
+   * for tests and benchmarks: whether every signature was made by its claimed key. `jacobian`:
+   * libsecp256k1's own Pippenger (Jacobian buckets) instead of the affine-bucket one nodes use.
    */
-  batchVerifyPacked(request: Uint8Array, count: number, weights: Uint8Array, window: number): boolean;
+  batchVerifyPacked(
+    request: Uint8Array,
+    count: number,
+    weights: Uint8Array,
+    window: number,
+    jacobian?: boolean,
+  ): boolean;
   /** Signs a 32-byte hash with a 32-byte key (RFC 6979, low s): r‖s and the recovery id into `out` (65). */
   signRecoverable(hash: Uint8Array, key: Uint8Array, out: Uint8Array): void;
 }

@@ -61,7 +61,7 @@ import {
   type TxResult,
   TxStatus,
 } from '@monsoon/protocol';
-import { detachAll, windowLength } from '@monsoon/util';
+import { byteKey, detachAll, windowLength } from '@monsoon/util';
 
 export interface MinerOptions {
   /** Retention level r: the top layer keeps the account trie's levels 0 … r−1. */
@@ -298,6 +298,7 @@ interface Pending {
   state: StateTree;
   raws: Uint8Array[];
   bytes: number;
+  /** Its transactions' hashes as {@link txKey}s. */
   hashes: Set<string>;
 }
 
@@ -316,7 +317,7 @@ export class Miner {
   };
   private readonly blocks = new Map<string, ChainBlock>();
   /**
-   * The held blocks each transaction (by hash, hex) is in, and each block's transaction hashes:
+   * The held blocks each transaction (by {@link txKey}) is in, and each block's transaction keys:
    * a resubmitted transaction already on the head's chain is answered accepted, not executed
    * again (its nonce would refuse it as invalid, and its client would then reuse the nonce).
    */
@@ -665,7 +666,7 @@ export class Miner {
     for (let j = i; j < items.length; j++) {
       const item = items[j]!;
       if ('refused' in item) break;
-      const k = toHex(item.tx.hash);
+      const k = txKey(item.tx.hash);
       if (p.hashes.has(k) || seen.has(k) || this.txBlocks.has(k)) break;
       bytes += item.tx.raw.length;
       gas += item.tx.gasLimit;
@@ -702,7 +703,7 @@ export class Miner {
     bag: NodeBag,
     prefetchedRoot: Uint8Array,
   ): Promise<TxResult> {
-    const k = toHex(tx.hash);
+    const k = txKey(tx.hash);
     if (this.pending.hashes.has(k) || this.onHeadChain(k)) {
       this.counters.known++;
       return result(tx.hash, TxStatus.Accepted, '');
@@ -718,7 +719,7 @@ export class Miner {
 
   /**
    * The pending block takes an executed transaction's outcome: its result for the submitter.
-   * `key`: its hash as hex (the pending block's index), made once per transaction by the caller.
+   * `key`: its {@link txKey} (the pending block's index), made once per transaction by the caller.
    */
   private settle(tx: SignedTx, o: TxOutcome, prefetchedRoot: Uint8Array, key: string): TxResult {
     const hash = tx.hash;
@@ -904,7 +905,7 @@ export class Miner {
     }
   }
 
-  /** Whether the transaction with hash `k` (hex) is in a held block of the head's chain. */
+  /** Whether the transaction with {@link txKey} `k` is in a held block of the head's chain. */
   private onHeadChain(k: string): boolean {
     for (const b of this.txBlocks.get(k) ?? []) {
       let at: ChainBlock | undefined = this.headBlock;
@@ -1047,7 +1048,7 @@ export class Miner {
         header,
         state,
         [...pb.transactions],
-        txs.map((tx) => toHex(tx.hash)),
+        txs.map((tx) => txKey(tx.hash)),
         done,
         receipts,
         [...pb.bag],
@@ -1062,7 +1063,7 @@ export class Miner {
   /** After the head moved to another branch: a fresh pending block; what only the old branch had is re-submitted. */
   private async reorg(oldHead: ChainBlock): Promise<void> {
     const orphaned = new Map<string, Uint8Array>();
-    for (const raw of this.pending.raws) orphaned.set(toHex(this.keccak.keccak256(raw)), raw);
+    for (const raw of this.pending.raws) orphaned.set(txKey(this.keccak.keccak256(raw)), raw);
     // Content-addressed, so the old branch's witnesses are safe to offer: only nodes whose
     // hashes the new head's tree still has are ever used.
     const bag = new NodeBag({ hash: this.keccak });
@@ -1072,11 +1073,11 @@ export class Miner {
     let b: ChainBlock | undefined = this.headBlock;
     while (a !== undefined && b !== undefined && !bytesEqual(a.hash, b.hash)) {
       if (a.header.number >= b.header.number) {
-        for (const raw of a.transactions) orphaned.set(toHex(this.keccak.keccak256(raw)), raw);
+        for (const raw of a.transactions) orphaned.set(txKey(this.keccak.keccak256(raw)), raw);
         bag.addNodes(a.witness);
         a = a.parent;
       } else {
-        for (const raw of b.transactions) onNew.add(toHex(this.keccak.keccak256(raw)));
+        for (const raw of b.transactions) onNew.add(txKey(this.keccak.keccak256(raw)));
         b = b.parent;
       }
     }
@@ -1093,6 +1094,15 @@ export class Miner {
       else this.counters.dropped++;
     }
   }
+}
+
+/**
+ * A transaction's key in the miner's indexes (the pending block's, the held blocks'): its 32-byte
+ * hash as a binary string. Not hex: one is made and looked up per transaction submitted, and a
+ * 66-char hex string cost a conversion and twice the hashing of a 32-char one.
+ */
+function txKey(hash: Uint8Array): string {
+  return byteKey(hash);
 }
 
 /**

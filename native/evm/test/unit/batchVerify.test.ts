@@ -302,6 +302,49 @@ maybe('batch verification of claimed sender keys', () => {
     expect(Buffer.from(recoverWithKeys(b))).toEqual(Buffer.from(truth));
   });
 
+  it("answers as libsecp256k1's own Pippenger does (Jacobian buckets), corrupted or not, at every window", () => {
+    const good = signed(60, 'agree');
+    const weights = WEIGHTS(60, 'agree');
+    const both = (b: Batch, w: number) => [
+      addon!.batchVerifyPacked(request(b, true), b.m, weights, w),
+      addon!.batchVerifyPacked(request(b, true), b.m, weights, w, true),
+    ];
+    for (const w of [0, 1, 2, 4, 6, 9]) {
+      expect([w, ...both(good, w)]).toEqual([w, true, true]);
+      for (const [k, [name, corrupt]] of Object.entries(CORRUPTIONS).entries()) {
+        const b = clone(good);
+        corrupt(b, (7 * k + w) % 60);
+        expect([w, name, ...both(b, w)]).toEqual([w, name, false, false]);
+      }
+    }
+  });
+
+  it('passes a batch whose buckets add equal points (one signature repeated, equal weights)', () => {
+    // Under equal weights every copy of a point has the same digits, so the affine buckets meet
+    // pairs with equal x (doublings) in every window: they must go to the Jacobian remainder.
+    const one = signed(1, 'repeat');
+    const m = 64;
+    const b: Batch = {
+      m,
+      hashes: new Uint8Array(32 * m),
+      sigs: new Uint8Array(64 * m),
+      recids: new Uint8Array(m).fill(one.recids[0]!),
+      keys: new Uint8Array(64 * m),
+    };
+    for (let i = 0; i < m; i++) {
+      b.hashes.set(one.hashes, 32 * i);
+      b.sigs.set(one.sigs, 64 * i);
+      b.keys.set(one.keys, 64 * i);
+    }
+    const equal = new Uint8Array(16 * m).fill(0x3c);
+    for (const w of [0, 2, 5])
+      expect([w, addon!.batchVerifyPacked(request(b, true), m, equal, w)]).toEqual([w, true]);
+    const bad = clone(b);
+    CORRUPTIONS['a bit of the hash']!(bad, 9);
+    expect(addon!.batchVerifyPacked(request(bad, true), m, equal, 0)).toBe(false);
+    expect(addon!.batchVerifyPacked(request(bad, true), m, equal, 0, true)).toBe(false);
+  });
+
   it('checks lengths: a request, an answer and the weights of the wrong size throw', () => {
     const b = signed(3, 'len');
     expect(() => addon!.recoverPackedWithKeys(request(b, false), 3, new Uint8Array(65 * 3))).toThrow(
