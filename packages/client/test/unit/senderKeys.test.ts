@@ -5,8 +5,8 @@
  * keys give the same senders and the same refusals; the key the client keeps for its Submit to a
  * miner is the one the signature recovers to, never a claimed one; a bad signature among good
  * ones is refused alone; keys of the wrong length are a caller's bug. And the batch check is
- * given each decodable transaction's own key (a transaction that does not decode takes no slot),
- * so true keys are never wasted on the one-by-one fallback.
+ * given each decodable transaction's own key (one that does not decode, or whose r or s is out of
+ * range, takes no slot), so true keys are never wasted on the one-by-one fallback.
  */
 import { createFeeMarket1559Tx, createLegacyTx } from '@ethereumjs/tx';
 import { bigIntToUnpaddedBytes, privateToAddress, privateToPublic } from '@ethereumjs/util';
@@ -64,8 +64,14 @@ const raws = [
   signed(keys[2]!, 1n),
   signed(keys[0]!, 2n),
   signed(keys[1]!, 2n),
+  // r = 0: refused before any curve arithmetic, so it takes no slot in the batch either.
+  createLegacyTx(
+    { nonce: 0n, to, value: 1n, gasLimit: 21_000n, gasPrice: 1n, v: 2709n, r: 0n, s: 1n },
+    { common },
+  ).serialize(),
+  signed(keys[2]!, 2n),
 ];
-const signers = [0, -1, 1, -1, 2, 0, 1, 2, 0, 1];
+const signers = [0, -1, 1, -1, 2, 0, 1, 2, 0, 1, -1, 2];
 
 /** Claimed keys for `raws`: signer i's key where `pick(i)` names one, zeros elsewhere. */
 function claim(pick: (i: number) => Uint8Array | undefined): Uint8Array {
@@ -99,6 +105,7 @@ describe('decodeWithSenders with claimed sender keys', () => {
       else expect(without[i]).toBe(Buffer.from(privateToAddress(keys[signers[i]!]!)).toString('hex'));
     }
     expect(without[3]).toMatch(/does not recover/);
+    expect(without[10]).toMatch(/^refused: /);
   });
 
   const cases: [string, Uint8Array][] = [
@@ -147,8 +154,9 @@ describe('decodeWithSenders with claimed sender keys', () => {
       addon.recoverPackedWithKeys!(request, count, out);
     });
     expect(decisions(trueKeys)).toEqual(without);
-    // All but transaction 1 decode (3's signature is refused by the curve, not the decoder).
-    const decodable = [0, 2, 3, 4, 5, 6, 7, 8, 9];
+    // All but transaction 1 decode; 10's r = 0 is refused before the batch; 3's signature is
+    // refused by the curve, in the batch.
+    const decodable = [0, 2, 3, 4, 5, 6, 7, 8, 9, 11];
     expect(decodable.length).toBeGreaterThanOrEqual(MIN_CLAIMED_KEYS_BATCH);
     expect(claimedSeen).toEqual([
       Buffer.from(decodable.flatMap((i) => [...trueKeys.subarray(64 * i, 64 * i + 64)])),
