@@ -1,8 +1,10 @@
 /**
  * The client's gRPC edge: ClientService.SendTransactions, the bulk path for load generators.
  * Each transaction goes through exactly what eth_sendRawTransaction does (the senders of one call
- * recovered in one batch); results come back in request order. A client that cannot reach any miner or storage node fails the whole call
- * (UNAVAILABLE) rather than blaming the transactions. A transaction no miner answered for while
+ * recovered in one batch, or, when the call carries its signers' public keys, checked against
+ * them in one batch: the same senders either way); results come back in request order. A client
+ * that cannot reach any miner or storage node fails the whole call (UNAVAILABLE) rather than
+ * blaming the transactions. A transaction no miner answered for while
  * others of the call were answered ends `fateUnknown` on its own (issue 15): one slow Submit call
  * towards a miner no longer fails every transaction of a bulk call, and so every sender's nonce.
  */
@@ -87,8 +89,8 @@ export class ClientServer {
       {
         sendTransactions: unaryRpc({
           decode: sendTransactionsRequestFromProto,
-          run: async (raws) => {
-            const submitted = client.submitTransactions(raws);
+          run: async ({ transactions: raws, senderKeys }) => {
+            const submitted = client.submitTransactions(raws, senderKeys);
             const fates = await Promise.all(raws.map((raw, i) => fateOf(raw, submitted[i]!)));
             if (fates.every((f) => 'result' in f)) throw (fates[0] as Unanswered).error;
             return fates.map((f) => ('result' in f ? f.result : f));

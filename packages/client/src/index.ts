@@ -49,6 +49,7 @@ export {
   decodeWithSender,
   decodeWithSenders,
   defaultReadBackendOptions,
+  MIN_CLAIMED_KEYS_BATCH,
   nextEnv,
   ReadBackend,
   type ReadBackendModules,

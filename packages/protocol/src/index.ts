@@ -118,7 +118,7 @@ export {
   forkAtLeast,
   parseChainConfig,
 } from './domain/chainConfig.js';
-export type { RefusedBy, SendResult } from './domain/clientApi.js';
+export type { RefusedBy, SendResult, SendTransactionsRequest } from './domain/clientApi.js';
 export {
   DEFAULT_MIN_DIFFICULTY,
   type Genesis,

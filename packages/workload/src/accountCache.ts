@@ -1,15 +1,16 @@
 /**
- * The on-disk cache of an {@link AccountSet}: every account's private key and address, so a
+ * The on-disk cache of an {@link AccountSet}: every account's private key, address and public key, so a
  * second run with the same seed and count loads a million accounts in well under a second
  * instead of re-deriving them (~30 s, bound by secp256k1 public-key creation).
  *
  * File layout (all integers big-endian):
  *
- *   [0, 8)    magic "MNSACCT1" (the 1 is the format version)
+ *   [0, 8)    magic "MNSACCT2" (the 2 is the format version; 1 had no public keys)
  *   [8, 16)   uint64 count
  *   [16, 48)  keccak256(seed): the file is for this seed only
  *   [48, 80)  keccak256(body): catches any flipped or truncated byte
- *   [80, …)   body: count records of 52 bytes, record i = private key i (32) ‖ address i (20)
+ *   [80, …)   body: count records of 116 bytes, record i = private key i (32) ‖ address i (20) ‖
+ *             public key i (64, x ‖ y)
  *
  * A file is trusted only if all of that checks out and a sample of records re-derives to the
  * same bytes (which also catches a file written by a different derivation rule).
@@ -17,14 +18,13 @@
 import { mkdir, open, readFile, rename, rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import { keccak } from '@monsoon/keccak';
-import { ADDRESS_BYTES, deriveAccount, PRIVATE_KEY_BYTES } from './deriveAccount.js';
+import { ACCOUNT_RECORD_BYTES, deriveAccount } from './deriveAccount.js';
 import { WorkloadError, WorkloadErrorCode } from './workloadError.js';
 
-/** Bytes of one account record: private key ‖ address. */
-export const ACCOUNT_RECORD_BYTES = PRIVATE_KEY_BYTES + ADDRESS_BYTES;
+export { ACCOUNT_RECORD_BYTES };
 /** Bytes before the first record. */
 export const ACCOUNT_CACHE_HEADER_BYTES = 80;
-const MAGIC = new TextEncoder().encode('MNSACCT1');
+const MAGIC = new TextEncoder().encode('MNSACCT2');
 /** Records re-derived when a cache is loaded (first, last and evenly spaced between). */
 const SAMPLE = 8;
 
@@ -43,7 +43,7 @@ function sameBytes(a: Uint8Array, b: Uint8Array): boolean {
 }
 
 /**
- * The records (count × 52 bytes) stored in `file`, or `undefined` when there is no such file.
+ * The records (count × 116 bytes) stored in `file`, or `undefined` when there is no such file.
  * Throws BadCache when the file exists but fails any check.
  */
 export async function readAccountCache(
@@ -75,20 +75,21 @@ export async function readAccountCache(
   if (!sameBytes(data.subarray(48, 80), keccak.keccak256(body))) corrupt(file, 'body checksum mismatch');
   for (let k = 0; k < Math.min(SAMPLE, count); k++) {
     const i = count === 1 ? 0 : Math.round((k * (count - 1)) / (Math.min(SAMPLE, count) - 1));
-    const { privateKey, address } = deriveAccount(seed, i);
+    const { privateKey, address, publicKey } = deriveAccount(seed, i);
     const at = i * ACCOUNT_RECORD_BYTES;
-    if (
-      !sameBytes(body.subarray(at, at + PRIVATE_KEY_BYTES), privateKey) ||
-      !sameBytes(body.subarray(at + PRIVATE_KEY_BYTES, at + ACCOUNT_RECORD_BYTES), address)
-    ) {
-      corrupt(file, `account ${i} does not re-derive to the stored key and address`, { index: i });
+    const expected = new Uint8Array(ACCOUNT_RECORD_BYTES);
+    expected.set(privateKey);
+    expected.set(address, privateKey.length);
+    expected.set(publicKey, privateKey.length + address.length);
+    if (!sameBytes(body.subarray(at, at + ACCOUNT_RECORD_BYTES), expected)) {
+      corrupt(file, `account ${i} does not re-derive to the stored keys and address`, { index: i });
     }
   }
   return body;
 }
 
 /**
- * Writes `records` (count × 52 bytes) for `seed` to `file`, atomically: a temporary file in the
+ * Writes `records` (count × 116 bytes) for `seed` to `file`, atomically: a temporary file in the
  * same directory, fsynced, then renamed over `file`, so a crash leaves the old file or none.
  */
 export async function writeAccountCache(

@@ -9,7 +9,7 @@ import {
   readAccountCache,
   writeAccountCache,
 } from './accountCache.js';
-import { ADDRESS_BYTES, deriveAccountRecords, PRIVATE_KEY_BYTES } from './deriveAccount.js';
+import { ADDRESS_BYTES, deriveAccountRecords, PRIVATE_KEY_BYTES, PUBLIC_KEY_BYTES } from './deriveAccount.js';
 import { deriveAccountRecordsInWorkers } from './publicKeyWorkers.js';
 import { isWorkloadError, WorkloadError, WorkloadErrorCode } from './workloadError.js';
 
@@ -63,7 +63,7 @@ export class AccountSet {
   readonly cacheStatus: AccountCacheStatus;
   /** The cache file, when there is one. */
   readonly cacheFile: string | undefined;
-  /** Record i (52 bytes at 52·i) = private key i ‖ address i; zero until derived. */
+  /** Record i (116 bytes at 116·i) = private key i ‖ address i ‖ public key i; zero until derived. */
   private readonly records: Uint8Array;
   /** Per account, 1 once derived; `undefined` once all are. */
   private derived: Uint8Array | undefined;
@@ -207,6 +207,16 @@ export class AccountSet {
   address(index: number): Uint8Array {
     const at = this.ensure(index) + PRIVATE_KEY_BYTES;
     return this.records.subarray(at, at + ADDRESS_BYTES);
+  }
+
+  /**
+   * Account `index`'s 64-byte public key (x ‖ y): a view into the set's buffer, do not modify it.
+   * What a load driver sends beside a transaction so that a client checks its signature
+   * instead of recovering it.
+   */
+  publicKey(index: number): Uint8Array {
+    const at = this.ensure(index) + PRIVATE_KEY_BYTES + ADDRESS_BYTES;
+    return this.records.subarray(at, at + PUBLIC_KEY_BYTES);
   }
 
   /** The record offset of `index`, deriving it first when needed. */

@@ -2,24 +2,31 @@
  * How the workload's accounts are made: private key i is keccak256(seed ‖ uint64be(i)),
  * re-hashed until it is a valid secp256k1 scalar (in [1, n), so a re-hash happens with
  * probability ~2^-128), and its address is the last 20 bytes of keccak256 of the 64-byte
- * uncompressed public key (x ‖ y), as Ethereum defines it.
+ * uncompressed public key (x ‖ y), as Ethereum defines it. The public key is kept too: a load
+ * driver sends it with each transaction so a client checks signatures instead of recovering them.
  */
 import { keccak } from '@monsoon/keccak';
 import secp256k1 from 'secp256k1';
 import { WorkloadError, WorkloadErrorCode } from './workloadError.js';
 
-/** A private key and its address. */
+/** A private key, its address and its public key. */
 export interface DerivedAccount {
   /** 32 bytes. */
   readonly privateKey: Uint8Array;
   /** 20 bytes. */
   readonly address: Uint8Array;
+  /** 64 bytes: x ‖ y. */
+  readonly publicKey: Uint8Array;
 }
 
 /** Bytes of a private key. */
 export const PRIVATE_KEY_BYTES = 32;
 /** Bytes of an address. */
 export const ADDRESS_BYTES = 20;
+/** Bytes of an uncompressed public key without its 0x04 prefix (x ‖ y). */
+export const PUBLIC_KEY_BYTES = 64;
+/** Bytes of one account record: private key ‖ address ‖ public key. */
+export const ACCOUNT_RECORD_BYTES = PRIVATE_KEY_BYTES + ADDRESS_BYTES + PUBLIC_KEY_BYTES;
 
 /** The largest index {@link deriveAccount} accepts (indices are encoded as uint64). */
 export const MAX_ACCOUNT_INDEX = Number.MAX_SAFE_INTEGER;
@@ -41,21 +48,26 @@ export function derivePrivateKey(seed: Uint8Array, index: number): Uint8Array {
   return key;
 }
 
+/** The public key (x ‖ y, 64 bytes) of a private key. */
+export function privateKeyToPublicKey(privateKey: Uint8Array): Uint8Array {
+  return secp256k1.publicKeyCreate(privateKey, false).subarray(1); // drops the 0x04
+}
+
 /** The Ethereum address of a private key (20 bytes). */
 export function privateKeyToAddress(privateKey: Uint8Array): Uint8Array {
-  const pub = secp256k1.publicKeyCreate(privateKey, false); // 0x04 ‖ x ‖ y
-  return keccak.keccak256(pub.subarray(1)).subarray(12);
+  return keccak.keccak256(privateKeyToPublicKey(privateKey)).subarray(12);
 }
 
 /** Account `index` under `seed`. */
 export function deriveAccount(seed: Uint8Array, index: number): DerivedAccount {
   const privateKey = derivePrivateKey(seed, index);
-  return { privateKey, address: privateKeyToAddress(privateKey) };
+  const publicKey = privateKeyToPublicKey(privateKey);
+  return { privateKey, address: keccak.keccak256(publicKey).subarray(12), publicKey };
 }
 
 /**
- * Derives accounts [from, to) into `records` as 52-byte records (private key ‖ address), record i
- * at byte 52·i. The bulk path of {@link deriveAccount}: same result, but the address hashes of
+ * Derives accounts [from, to) into `records` as {@link ACCOUNT_RECORD_BYTES}-byte records
+ * (private key ‖ address ‖ public key), record i at byte 116·i. The bulk path of {@link deriveAccount}: same result, but the address hashes of
  * the whole range go to native keccak in one call and buffers are reused.
  */
 export function deriveAccountRecords(seed: Uint8Array, from: number, to: number, records: Uint8Array): void {
@@ -66,7 +78,7 @@ export function deriveAccountRecords(seed: Uint8Array, from: number, to: number,
       to,
     });
   }
-  const stride = PRIVATE_KEY_BYTES + ADDRESS_BYTES;
+  const stride = ACCOUNT_RECORD_BYTES;
   if (records.length < to * stride) {
     throw new WorkloadError(
       WorkloadErrorCode.BadOptions,
@@ -90,6 +102,7 @@ export function deriveAccountRecords(seed: Uint8Array, from: number, to: number,
     records.set(key, (from + k) * stride);
     secp256k1.publicKeyCreate(key, false, pub);
     pubs.set(pub.subarray(1), 64 * k);
+    records.set(pub.subarray(1), (from + k) * stride + PRIVATE_KEY_BYTES + ADDRESS_BYTES);
     offsets[k + 1] = 64 * (k + 1);
   }
   const digests = keccak.keccak256Packed(pubs, offsets, n);

@@ -32,7 +32,9 @@ export {
   derivePrivateKey,
   MAX_ACCOUNT_INDEX,
   PRIVATE_KEY_BYTES,
+  PUBLIC_KEY_BYTES,
   privateKeyToAddress,
+  privateKeyToPublicKey,
 } from './deriveAccount.js';
 export {
   BlockWatcher,

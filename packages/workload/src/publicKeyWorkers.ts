@@ -14,7 +14,7 @@ import { createRequire } from 'node:module';
 import { Worker } from 'node:worker_threads';
 import { keccak } from '@monsoon/keccak';
 import secp256k1 from 'secp256k1';
-import { ADDRESS_BYTES, PRIVATE_KEY_BYTES } from './deriveAccount.js';
+import { ACCOUNT_RECORD_BYTES, ADDRESS_BYTES, PRIVATE_KEY_BYTES } from './deriveAccount.js';
 import { WorkloadError, WorkloadErrorCode } from './workloadError.js';
 
 /** The part of the `secp256k1` package the worker uses. */
@@ -126,7 +126,7 @@ function secp256k1Path(): string {
 }
 
 /**
- * Derives accounts [0, count) into `records` (52 bytes each: private key ‖ address) with
+ * Derives accounts [0, count) into `records` (116 bytes each: private key ‖ address ‖ public key) with
  * `workers` threads, `chunk` accounts per request, two requests in flight per worker so none
  * waits on the calling thread. `onChunk(from, to)` reports each finished chunk (in completion
  * order).
@@ -152,7 +152,7 @@ export async function deriveAccountRecordsInWorkers(
       },
     );
   }
-  const stride = PRIVATE_KEY_BYTES + ADDRESS_BYTES;
+  const stride = ACCOUNT_RECORD_BYTES;
   const pool = await Promise.all(Array.from({ length: workers }, () => KeyWorker.start(secp256k1Path())));
   const input = new Uint8Array(seed.length + 8);
   input.set(seed);
@@ -178,6 +178,10 @@ export async function deriveAccountRecordsInWorkers(
       const digests = keccak.keccak256Packed(pubs, offsets, n);
       for (let k = 0; k < n; k++) {
         records.set(digests.subarray(32 * k + 12, 32 * k + 32), (from + k) * stride + PRIVATE_KEY_BYTES);
+        records.set(
+          pubs.subarray(64 * k, 64 * k + 64),
+          (from + k) * stride + PRIVATE_KEY_BYTES + ADDRESS_BYTES,
+        );
       }
       onChunk?.(from, to);
     }

@@ -33,6 +33,8 @@ export interface KeySource {
   readonly count: number;
   privateKey(index: number): Uint8Array;
   address(index: number): Uint8Array;
+  /** The 64-byte public key (x ‖ y), where the source keeps it: a driver sends it along. */
+  publicKey?(index: number): Uint8Array;
 }
 
 /** How the transactions are serialized: built directly (fast) or through @ethereumjs/tx objects (reference). */

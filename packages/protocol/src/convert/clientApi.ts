@@ -1,18 +1,31 @@
 /** Converters for ClientService. */
-import type { RefusedBy, SendResult } from '../domain/clientApi.js';
+import type { RefusedBy, SendResult, SendTransactionsRequest } from '../domain/clientApi.js';
 import type * as pb from '../generated/monsoon/client/v1/client.js';
 import { badEnum, eachIn, fixed, nonEmptyList } from './checks.js';
+import { SENDER_KEY_LENGTH } from './submit.js';
 
 const REFUSERS: readonly RefusedBy[] = ['client', 'miner', 'stale'];
 
-export function sendTransactionsRequestToProto(
-  transactions: readonly Uint8Array[],
-): pb.SendTransactionsRequest {
-  return { transactions: nonEmptyList(transactions, 'transactions') };
+export function sendTransactionsRequestToProto(r: SendTransactionsRequest): pb.SendTransactionsRequest {
+  const transactions = nonEmptyList(r.transactions, 'transactions');
+  return {
+    transactions,
+    senderKeys:
+      r.senderKeys === undefined
+        ? new Uint8Array(0)
+        : fixed(r.senderKeys, SENDER_KEY_LENGTH * transactions.length, 'senderKeys'),
+  };
 }
 
-export function sendTransactionsRequestFromProto(r: pb.SendTransactionsRequest): Uint8Array[] {
-  return nonEmptyList(r.transactions, 'transactions');
+/** Throws ProtocolError (INVALID_ARGUMENT at the edge) for sender keys that are not 64 bytes a transaction. */
+export function sendTransactionsRequestFromProto(r: pb.SendTransactionsRequest): SendTransactionsRequest {
+  const transactions = nonEmptyList(r.transactions, 'transactions');
+  return r.senderKeys.length === 0
+    ? { transactions }
+    : {
+        transactions,
+        senderKeys: fixed(r.senderKeys, SENDER_KEY_LENGTH * transactions.length, 'senderKeys'),
+      };
 }
 
 export function sendResultsToProto(results: readonly SendResult[]): pb.SendTransactionsResponse {

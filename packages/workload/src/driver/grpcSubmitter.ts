@@ -5,7 +5,7 @@ import { ClientServiceClient, sendResultsFromProto, sendTransactionsRequestToPro
 import { DriverError, DriverErrorCode } from './driverError.js';
 import { ACCEPTED, type SubmitOutcome, type TxSubmitter } from './txSubmitter.js';
 
-/** Sends each batch as one SendTransactions call with a deadline. */
+/** Sends each batch as one SendTransactions call with a deadline (and its signers' public keys when given). */
 export class GrpcSubmitter implements TxSubmitter {
   private readonly client: ClientServiceClient;
 
@@ -16,8 +16,11 @@ export class GrpcSubmitter implements TxSubmitter {
     this.client = new ClientServiceClient(name, credentials.createInsecure(), channelOptions());
   }
 
-  async send(raws: readonly Uint8Array[]): Promise<SubmitOutcome[]> {
-    const res = await unary(this.client, this.client.sendTransactions, sendTransactionsRequestToProto(raws), {
+  async send(raws: readonly Uint8Array[], senderKeys?: Uint8Array): Promise<SubmitOutcome[]> {
+    const request = sendTransactionsRequestToProto(
+      senderKeys === undefined ? { transactions: raws } : { transactions: raws, senderKeys },
+    );
+    const res = await unary(this.client, this.client.sendTransactions, request, {
       deadline: Date.now() + this.deadlineMs,
     });
     const results = sendResultsFromProto(res);

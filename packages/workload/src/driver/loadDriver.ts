@@ -96,6 +96,12 @@ export interface LoadDriverOptions {
   readonly reasonSamples: number;
   /** Free-form facts copied into the result's config (seed, genesis file, …). */
   readonly meta: Readonly<Record<string, string | number>>;
+  /**
+   * Send each transaction's signer's public key with it where the key source keeps them (gRPC
+   * clients then check signatures in one batch instead of recovering each: less client CPU,
+   * the same outcome).
+   */
+  readonly senderKeys: boolean;
 }
 
 /** Closed loop, 256 in flight, for a minute; 5 ms batches of at most 500. */
@@ -115,6 +121,7 @@ export const defaultLoadDriverOptions: Omit<LoadDriverOptions, 'clients' | 'mine
   progressIntervalMs: 250,
   reasonSamples: 5,
   meta: {},
+  senderKeys: true,
 };
 
 /** A snapshot of a running load, for a progress line. */
@@ -471,12 +478,21 @@ export class LoadDriver {
         const batch = list.slice(i, i + this.options.maxBatch);
         const raws = batch.map((t) => this.prepare(t, now));
         this.submittedPerSecond[second] = (this.submittedPerSecond[second] ?? 0) + batch.length;
-        this.submitters[c]!.send(raws).then(
+        this.submitters[c]!.send(raws, this.senderKeys(batch)).then(
           (outcomes) => this.answered(batch, outcomes),
           (e: unknown) => this.callFailed(batch, e),
         );
       }
     }
+  }
+
+  /** The public keys of `batch`'s senders, packed (a renumbered transaction keeps its signer); undefined without. */
+  private senderKeys(batch: readonly Tracked[]): Uint8Array | undefined {
+    const accounts = this.accounts;
+    if (!this.options.senderKeys || accounts.publicKey === undefined) return undefined;
+    const keys = new Uint8Array(64 * batch.length);
+    for (let i = 0; i < batch.length; i++) keys.set(accounts.publicKey(batch[i]!.tx.from), 64 * i);
+    return keys;
   }
 
   /** The bytes to send for `t` (signed again under a lower nonce after refusals of its sender). */

@@ -26,8 +26,11 @@ export interface TxSubmitter {
    * Sends `raws` in one call (or a few, for a transport with a batch limit); resolves with one
    * outcome per transaction, in order, once each is accepted or refused. Rejects when the whole
    * call failed (unreachable, deadline, malformed answer): then nothing is known of any of them.
+   * `senderKeys`: each transaction's signer's public key (x ‖ y, 64 bytes a transaction, in
+   * order), for a transport that can carry them (gRPC: the client checks the signatures against
+   * them in one batch instead of recovering each); others ignore them.
    */
-  send(raws: readonly Uint8Array[]): Promise<SubmitOutcome[]>;
+  send(raws: readonly Uint8Array[], senderKeys?: Uint8Array): Promise<SubmitOutcome[]>;
   close(): void;
 }
 

@@ -183,6 +183,8 @@ export class FakeClientServer {
   txs = 0;
   /** Transactions it answered refused. */
   refused = 0;
+  /** Each transaction received, in order, with the signer's public key sent beside it (hex; '' without). */
+  readonly received: { readonly raw: Uint8Array; readonly senderKey: string }[] = [];
 
   private constructor(
     private readonly server: Server,
@@ -197,7 +199,14 @@ export class FakeClientServer {
         call: ServerUnaryCall<clientPb.SendTransactionsRequest, clientPb.SendTransactionsResponse>,
         cb: sendUnaryData<clientPb.SendTransactionsResponse>,
       ) {
-        const raws = sendTransactionsRequestFromProto(call.request);
+        const { transactions: raws, senderKeys } = sendTransactionsRequestFromProto(call.request);
+        for (let i = 0; i < raws.length; i++) {
+          const key = senderKeys?.subarray(64 * i, 64 * i + 64);
+          self!.received.push({
+            raw: raws[i]!,
+            senderKey: key === undefined ? '' : Buffer.from(key).toString('hex'),
+          });
+        }
         self!.calls++;
         self!.txs += raws.length;
         core.handle(raws).then(

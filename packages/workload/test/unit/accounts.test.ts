@@ -1,7 +1,7 @@
 /** AccountSet: the derivation rule, determinism, lazy and eager derivation, and the on-disk cache. */
 
 import { open, readFile, stat, truncate } from 'node:fs/promises';
-import { privateToAddress } from '@ethereumjs/util';
+import { privateToAddress, privateToPublic } from '@ethereumjs/util';
 import { describe, expect, it } from '@jest/globals';
 import { makeTmpDir, removeDir } from '@monsoon/test-utils';
 import { toHex as hex } from '@monsoon/util';
@@ -70,10 +70,20 @@ describe('account derivation', () => {
     deriveAccountRecords(SEED, 10, 40, records);
     expect(records.subarray(0, 10 * ACCOUNT_RECORD_BYTES).every((b) => b === 0)).toBe(true);
     for (let i = 10; i < 40; i++) {
-      const { privateKey, address } = deriveAccount(SEED, i);
+      const { privateKey, address, publicKey } = deriveAccount(SEED, i);
       expect(hex(records.subarray(i * ACCOUNT_RECORD_BYTES, (i + 1) * ACCOUNT_RECORD_BYTES))).toBe(
-        hex(privateKey) + hex(address),
+        hex(privateKey) + hex(address) + hex(publicKey),
       );
+    }
+  });
+
+  it('keeps each public key (x ‖ y): what @ethereumjs/util derives, lazily or eagerly', async () => {
+    const eager = await AccountSet.create({ seed: SEED, count: 64, eager: true });
+    const lazy = await AccountSet.create({ seed: SEED, count: 64 });
+    for (let i = 0; i < eager.count; i++) {
+      expect(hex(eager.publicKey(i))).toBe(hex(privateToPublic(eager.privateKey(i))));
+      expect(hex(lazy.publicKey(63 - i))).toBe(hex(privateToPublic(eager.privateKey(63 - i))));
+      expect(hex(deriveAccount(SEED, i).publicKey)).toBe(hex(eager.publicKey(i)));
     }
   });
 
@@ -134,7 +144,8 @@ describe('account derivation', () => {
     for (let i = 0; i < count; i++) {
       if (
         hex(parallel.privateKey(i)) !== hex(single.privateKey(i)) ||
-        hex(parallel.address(i)) !== hex(single.address(i))
+        hex(parallel.address(i)) !== hex(single.address(i)) ||
+        hex(parallel.publicKey(i)) !== hex(single.publicKey(i))
       )
         differ++;
     }
@@ -175,8 +186,10 @@ describe('account cache', () => {
       expect(second.derivedCount).toBe(COUNT);
       expect(progress).toEqual([COUNT]);
       expect(addresses(second)).toEqual(addresses(first));
-      for (const i of [0, 123, COUNT - 1])
+      for (const i of [0, 123, COUNT - 1]) {
         expect(hex(second.privateKey(i))).toBe(hex(deriveAccount(SEED, i).privateKey));
+        expect(hex(second.publicKey(i))).toBe(hex(deriveAccount(SEED, i).publicKey));
+      }
     });
   });
 
@@ -229,6 +242,34 @@ describe('account cache', () => {
       const wrong = new Uint8Array(COUNT * ACCOUNT_RECORD_BYTES);
       deriveAccountRecords(OTHER_SEED, 0, COUNT, wrong);
       await writeAccountCache(file, SEED, COUNT, wrong); // valid checksum, header for SEED
+    });
+  });
+
+  it('detects a well-formed file whose public key of a sampled account is wrong', async () => {
+    await expectRebuilt(async (file) => {
+      const records = (await readAccountCache(file, SEED, COUNT))!.slice();
+      // A byte of the last account's public key (the last account is always re-derived on load).
+      records[(COUNT - 1) * ACCOUNT_RECORD_BYTES + 80]! ^= 0x01;
+      await writeAccountCache(file, SEED, COUNT, records);
+    });
+  });
+
+  it('replaces a file of the previous format (no public keys) with a new one', async () => {
+    await expectRebuilt(async (file) => {
+      // Format 1: magic MNSACCT1, 52-byte records (private key ‖ address), its own checksum.
+      const records = (await readAccountCache(file, SEED, COUNT))!;
+      const old = new Uint8Array(COUNT * 52);
+      for (let i = 0; i < COUNT; i++)
+        old.set(records.subarray(i * ACCOUNT_RECORD_BYTES, i * ACCOUNT_RECORD_BYTES + 52), 52 * i);
+      const header = new Uint8Array(ACCOUNT_CACHE_HEADER_BYTES);
+      header.set(new TextEncoder().encode('MNSACCT1'));
+      new DataView(header.buffer).setBigUint64(8, BigInt(COUNT));
+      header.set(keccak_256(SEED), 16);
+      header.set(keccak_256(old), 48);
+      const fh = await open(file, 'w');
+      await fh.write(header);
+      await fh.write(old);
+      await fh.close();
     });
   });
 

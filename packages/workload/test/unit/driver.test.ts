@@ -5,6 +5,8 @@
  * percentiles reflect the miner's delays, and the drain reports what never made it into a block.
  */
 import { afterEach, beforeAll, describe, expect, it } from '@jest/globals';
+import { decodeSignedTx, makeCommon, recoverSenders } from '@monsoon/execution';
+import { keccak } from '@monsoon/keccak';
 import {
   AccountSet,
   DriverErrorCode,
@@ -137,6 +139,34 @@ describe('LoadDriver, closed loop', () => {
       'insufficient funds #1',
       'insufficient funds #2',
     ]);
+  });
+
+  it('sends each transaction with its signer’s public key (renumbered ones too), none when told not to', async () => {
+    const policy = {
+      answerDelayMs: 2,
+      refuse: (a: { index: number }) =>
+        a.index % 5 === 2 ? { by: 'client' as const, error: 'insufficient funds' } : undefined,
+    };
+    cluster = await startFakeCluster(accounts, { clients: 2, policy });
+    const r = await drive(cluster, { load: { concurrency: 24 }, until: { count: 200 } });
+    expect(r.counts.renumbered).toBeGreaterThan(0);
+    const received = cluster.clients.flatMap((c) => c.received);
+    expect(received).toHaveLength(r.counts.submitted);
+    const common = makeCommon(1337n);
+    const senders = recoverSenders(received.map(({ raw }) => decodeSignedTx(raw, common)));
+    received.forEach(({ senderKey }, i) => {
+      expect(senderKey).toMatch(/^[0-9a-f]{128}$/);
+      const address = Buffer.from(keccak.keccak256(Buffer.from(senderKey, 'hex')).subarray(12));
+      expect(address).toEqual(Buffer.from(senders[i] as Uint8Array));
+    });
+    await cluster.close();
+
+    cluster = await startFakeCluster(accounts, { policy });
+    const off = await drive(cluster, { load: { concurrency: 24 }, until: { count: 50 }, senderKeys: false });
+    expect(off.counts.submitted).toBeGreaterThan(0);
+    expect(cluster.clients[0]!.received.map((x) => x.senderKey)).toEqual(
+      Array(off.counts.submitted).fill(''),
+    );
   });
 
   it('retires the senders of a failed call: their later transactions are never sent', async () => {

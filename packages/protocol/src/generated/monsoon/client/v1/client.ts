@@ -28,6 +28,15 @@ export const protobufFileName = "monsoon/client/v1/client.proto";
 export interface SendTransactionsRequest {
   /** Signed transactions: legacy RLP or a typed envelope (EIP-2718), as in eth_sendRawTransaction. */
   transactions: Uint8Array[];
+  /**
+   * Optional: the public key (x‖y, 64 bytes) of each transaction's signer, concatenated in
+   * transaction order (64 bytes per transaction), or empty; any other length is INVALID_ARGUMENT.
+   * A load generator knows the keys it signs with: the client then checks the call's signatures
+   * in one batch instead of recovering each, and recovers one by one only if that check fails,
+   * so a wrong key costs the call the per-signature price and nothing else: senders always come
+   * from the signatures.
+   */
+  senderKeys: Uint8Array;
 }
 
 /** Response of SendTransactions. */
@@ -59,13 +68,16 @@ export interface SendResult {
 }
 
 function createBaseSendTransactionsRequest(): SendTransactionsRequest {
-  return { transactions: [] };
+  return { transactions: [], senderKeys: new Uint8Array(0) };
 }
 
 export const SendTransactionsRequest: MessageFns<SendTransactionsRequest> = {
   encode(message: SendTransactionsRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
     for (const v of message.transactions) {
       writer.uint32(10).bytes(v!);
+    }
+    if (message.senderKeys.length !== 0) {
+      writer.uint32(18).bytes(message.senderKeys);
     }
     return writer;
   },
@@ -91,6 +103,14 @@ export const SendTransactionsRequest: MessageFns<SendTransactionsRequest> = {
             message.transactions.push(reader.bytes());
             continue;
           }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.senderKeys = reader.bytes();
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -109,6 +129,7 @@ export const SendTransactionsRequest: MessageFns<SendTransactionsRequest> = {
   fromPartial<I extends Exact<DeepPartial<SendTransactionsRequest>, I>>(object: I): SendTransactionsRequest {
     const message = createBaseSendTransactionsRequest();
     message.transactions = object.transactions?.map((e) => e) || [];
+    message.senderKeys = object.senderKeys ?? new Uint8Array(0);
     return message;
   },
 };
