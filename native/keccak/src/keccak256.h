@@ -220,6 +220,50 @@ inline bool HaveX4() {
   static const bool have = __builtin_cpu_supports("avx2");
   return have;
 }
+
+typedef uint64_t Lanes8 __attribute__((vector_size(64)));
+
+__attribute__((target("avx512f"), always_inline)) inline Lanes8 Rol(Lanes8 x, unsigned n) {
+  return (x << n) | (x >> (64 - n));
+}
+
+__attribute__((target("avx512f"))) inline void KeccakF1600x8(Lanes8* s) { KECCAK_F1600_BODY(Lanes8) }
+
+__attribute__((target("avx512f"))) inline void Keccak256x8(const uint8_t* const* in, const size_t* len,
+                                                           uint8_t* const* out, size_t count) {
+  Lanes8 s[25] = {};
+  size_t blocks[8] = {0, 0, 0, 0, 0, 0, 0, 0};
+  size_t most = 0;
+  for (size_t m = 0; m < count; ++m) {
+    blocks[m] = len[m] / kRate + 1;
+    if (blocks[m] > most) most = blocks[m];
+  }
+  uint8_t last[kRate];
+  for (size_t b = 0; b < most; ++b) {
+    for (size_t m = 0; m < count; ++m) {
+      if (b >= blocks[m]) continue;
+      const uint8_t* block = in[m] + kRate * b;
+      if (b + 1 == blocks[m]) {
+        const size_t tail = len[m] - kRate * b;
+        std::memset(last, 0, kRate);
+        if (tail != 0) std::memcpy(last, block, tail);
+        last[tail] |= 0x01;
+        last[kRate - 1] |= 0x80;
+        block = last;
+      }
+      for (size_t i = 0; i < kRateLanes; ++i) s[i][m] ^= Load64(block + 8 * i);
+    }
+    KeccakF1600x8(s);
+    for (size_t m = 0; m < count; ++m)
+      if (b + 1 == blocks[m])
+        for (size_t i = 0; i < kDigest / 8; ++i) Store64(out[m] + 8 * i, s[i][m]);
+  }
+}
+
+inline bool HaveX8() {
+  static const bool have = __builtin_cpu_supports("avx512f");
+  return have;
+}
 #endif
 
 // Keccak-256 of count independent messages: in[i][0..len[i]) into out[i][0..32), four at a time
@@ -242,16 +286,18 @@ inline void Keccak256Many(const uint8_t* const* in, const size_t* len, uint8_t* 
       const size_t g = len[i] / kRate < kGroups - 1 ? len[i] / kRate : kGroups - 1;
       order[start[g]++] = static_cast<uint32_t>(i);
     }
-    for (size_t i = 0; i < count; i += 4) {
-      const size_t n = count - i < 4 ? count - i : 4;
-      const uint8_t* ins[4];
-      size_t lens[4];
-      uint8_t* outs[4];
+    const size_t width = HaveX8() ? 8 : 4;
+    for (size_t i = 0; i < count; i += width) {
+      const size_t n = count - i < width ? count - i : width;
+      const uint8_t* ins[8];
+      size_t lens[8];
+      uint8_t* outs[8];
       for (size_t m = 0; m < n; ++m) {
         const uint32_t j = order[i + m];
         ins[m] = in[j], lens[m] = len[j], outs[m] = out[j];
       }
       if (n == 1) Keccak256(ins[0], lens[0], outs[0]);
+      else if (n > 4) Keccak256x8(ins, lens, outs, n);
       else Keccak256x4(ins, lens, outs, n);
     }
     return;

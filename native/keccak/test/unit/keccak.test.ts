@@ -384,12 +384,12 @@ describe.each(backends)('%s backend', (name, backend) => {
       expect(k().keccak256Packed(u8(0), u32([0]), 0).length).toBe(0);
     });
 
-    it('hashes any count of inputs around the block edges (four at a time where the CPU allows)', () => {
-      // 1..13 inputs: whole groups of four and every tail; lengths either side of one and two
-      // 136-byte blocks, so inputs that share a permutation absorb different numbers of blocks.
+    it('hashes any count of inputs around the block edges (four or eight at a time where the CPU allows)', () => {
+      // 1..19 inputs: whole groups of four and of eight and every tail; lengths either side of one
+      // and two 136-byte blocks, so inputs that share a permutation absorb different numbers of blocks.
       const rand = new Prng(9);
       const edges = [0, 1, 31, 32, 135, 136, 137, 271, 272, 273, 600];
-      for (let count = 1; count <= 13; count++) {
+      for (let count = 1; count <= 19; count++) {
         const some = Array.from({ length: count }, () => rand.bytes(edges[rand.int(edges.length)]!));
         const { data, offsets } = pack(some);
         expect(hex(k().keccak256Packed(data, offsets, count))).toBe(
