@@ -46,6 +46,88 @@ void HashPacked(const uint8_t* data, const Offset* off, size_t count, uint8_t* o
   Keccak256Many(in.data(), len.data(), dst.data(), count);
 }
 
+// keccak256Tree's work, as if one input at a time in index order: input j's digest goes to
+// out[32j, 32j + 32) and, when patch[j] >= 0, into data at patch[j], inside a later input
+// (validated). Runs of up to four adjacent inputs none of which patches another of the run,
+// hashed together, then their patches written.
+void HashTreeInOrder(uint8_t* data, const uint32_t* off, const int32_t* patch, size_t count, uint8_t* out) {
+  for (size_t i = 0; i < count;) {
+    size_t n = 1;
+    while (n < 4 && i + n < count) {
+      const int64_t lo = off[i + n], hi = off[i + n + 1];
+      bool patched = false;
+      for (size_t j = i; j < i + n; ++j) patched |= patch[j] >= lo && patch[j] < hi;
+      if (patched) break;
+      n++;
+    }
+    HashPacked(data, off + i, n, out + kDigest * i);
+    for (size_t j = i; j < i + n; ++j)
+      if (patch[j] >= 0) std::memcpy(data + patch[j], out + kDigest * j, kDigest);
+    i += n;
+  }
+}
+
+// keccak256Tree's work (see HashTreeInOrder), by height: an input no other patches is height 0,
+// any other one more than its highest child's, and all inputs of one height go in one
+// Keccak256Many call (none of them patches another). A post-order tree's leaves, and its nodes
+// of a level, are many inputs of one length, which four-way hashing needs; its adjacent inputs
+// are mostly a child and its parent, so runs of them hashed mostly one at a time. The result
+// is the in-order one as long as each input's patches, in index order, are at increasing
+// non-overlapping places (a trie node's children's holes are); when they are not, the order
+// writes land in could matter, and the inputs are hashed in order instead.
+void HashTree(uint8_t* data, const uint32_t* off, const int32_t* patch, size_t count, uint8_t* out) {
+  thread_local std::vector<uint32_t> height;
+  thread_local std::vector<uint32_t> start;
+  thread_local std::vector<uint32_t> order;
+  thread_local std::vector<const uint8_t*> in;
+  thread_local std::vector<size_t> len;
+  thread_local std::vector<uint8_t*> dst;
+  thread_local std::vector<uint32_t> nextFree;  // per input: where the next patch into it may start
+  height.assign(count, 0);
+  nextFree.assign(count, 0);
+  uint32_t top = 0;
+  for (size_t j = 0; j < count; ++j) {
+    if (patch[j] < 0) continue;
+    // The input holding byte patch[j]: the last p with off[p] <= patch[j] (validated: p > j).
+    const uint32_t at = static_cast<uint32_t>(patch[j]);
+    const size_t p = static_cast<size_t>(std::upper_bound(off + j + 1, off + count, at) - off) - 1;
+    if (at < nextFree[p]) {
+      HashTreeInOrder(data, off, patch, count, out);
+      return;
+    }
+    nextFree[p] = at + kDigest;
+    if (height[j] + 1 > height[p]) height[p] = height[j] + 1;
+    if (height[p] > top) top = height[p];
+  }
+  // Counting sort by height; within one height the inputs keep their order.
+  start.assign(top + 2, 0);
+  for (size_t j = 0; j < count; ++j) start[height[j] + 1]++;
+  for (uint32_t h = 0; h <= top; ++h) start[h + 1] += start[h];
+  order.resize(count);
+  in.resize(count);
+  len.resize(count);
+  dst.resize(count);
+  {
+    thread_local std::vector<uint32_t> next;
+    next.assign(start.begin(), start.end() - 1);
+    for (size_t j = 0; j < count; ++j) order[next[height[j]]++] = static_cast<uint32_t>(j);
+  }
+  for (uint32_t h = 0; h <= top; ++h) {
+    const size_t a = start[h], b = start[h + 1];
+    for (size_t k = a; k < b; ++k) {
+      const uint32_t j = order[k];
+      in[k] = data + off[j];
+      len[k] = off[j + 1] - off[j];
+      dst[k] = out + kDigest * j;
+    }
+    Keccak256Many(in.data() + a, len.data() + a, dst.data() + a, b - a);
+    for (size_t k = a; k < b; ++k) {
+      const uint32_t j = order[k];
+      if (patch[j] >= 0) std::memcpy(data + patch[j], out + kDigest * j, kDigest);
+    }
+  }
+}
+
 // ---- argument handling ----------------------------------------------------------
 
 const char* TypedArrayName(napi_typedarray_type type) {
@@ -340,24 +422,7 @@ class KeccakAddon final : public Napi::Addon<KeccakAddon> {
 
   Napi::Value Tree(const Napi::CallbackInfo& info) {
     const PackedCall call = ParsePackedCall(info, "keccak256Tree", true);
-    const uint32_t* off = call.offsets.data;
-    const int32_t* patch = call.patch.data;
-    // Runs of up to four inputs none of which patches another of the run (children come before
-    // their parent, so siblings share a permutation), hashed together, then their patches written.
-    for (size_t i = 0; i < call.count;) {
-      size_t n = 1;
-      while (n < 4 && i + n < call.count) {
-        const int64_t lo = off[i + n], hi = off[i + n + 1];
-        bool patched = false;
-        for (size_t j = i; j < i + n; ++j) patched |= patch[j] >= lo && patch[j] < hi;
-        if (patched) break;
-        n++;
-      }
-      HashPacked(call.data.data, off + i, n, call.out + kDigest * i);
-      for (size_t j = i; j < i + n; ++j)  // validated: inside a later input
-        if (patch[j] >= 0) std::memcpy(call.data.data + patch[j], call.out + kDigest * j, kDigest);
-      i += n;
-    }
+    HashTree(call.data.data, call.offsets.data, call.patch.data, call.count, call.out);
     return call.outValue;
   }
 

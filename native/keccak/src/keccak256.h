@@ -167,8 +167,8 @@ inline void Keccak256(const uint8_t* in, size_t len, uint8_t* out) {
 // ---- four messages at once ----------------------------------------------------------
 //
 // Where the CPU has AVX2 (checked at run time, so one build runs anywhere), four independent
-// messages share each permutation: lane k of the state is a vector holding lane k of each of the
-// four. The round is KECCAK_ROUND itself over that vector type (GCC/Clang vector extensions give
+// messages share each permutation (eight with AVX-512F): lane k of the state is a vector holding
+// lane k of each of them. The round is KECCAK_ROUND itself over that vector type (GCC/Clang vector extensions give
 // it ^, & and ~), so the scalar and the four-way permutation cannot drift apart. Callers with many
 // independent inputs (a level of a verified walk, a batch of nodes) call Keccak256Many.
 #if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
@@ -182,42 +182,69 @@ __attribute__((target("avx2"), always_inline)) inline Lanes4 Rol(Lanes4 x, unsig
 
 __attribute__((target("avx2"))) inline void KeccakF1600x4(Lanes4* s) { KECCAK_F1600_BODY(Lanes4) }
 
-// Keccak-256 of up to four messages (count 1..4) into out[i][0..32). Each message absorbs its own
-// blocks; one that has finished rides along (its lanes are not read again) until the longest is
-// done, so inputs of similar length waste least.
+// The body of Keccak256x4 / Keccak256x8 over W-message lanes of type L, permuted by PERMUTE: up to
+// W messages (count 1..W) into out[i][0..32). Each message absorbs its own blocks; one that has
+// finished rides along (its lanes are not read again) until the longest is done, so inputs of
+// similar length waste least. A last block's whole lanes are read in place, its partial lane with
+// the 0x01 pad byte after it, and 0x80 set in the rate's last byte (as Keccak256 does).
+#define KECCAK256_MANY_BODY(L, W, PERMUTE)                                           \
+  L s[25] = {};                                                                      \
+  size_t blocks[W] = {};                                                             \
+  size_t most = 0;                                                                   \
+  for (size_t m = 0; m < count; ++m) {                                               \
+    blocks[m] = len[m] / kRate + 1;                                                  \
+    if (blocks[m] > most) most = blocks[m];                                          \
+  }                                                                                  \
+  for (size_t b = 0; b < most; ++b) {                                                \
+    for (size_t m = 0; m < count; ++m) {                                             \
+      if (b >= blocks[m]) continue;                                                  \
+      const uint8_t* block = in[m] + kRate * b;                                      \
+      if (b + 1 < blocks[m]) {                                                       \
+        for (size_t i = 0; i < kRateLanes; ++i) s[i][m] ^= Load64(block + 8 * i);    \
+        continue;                                                                    \
+      }                                                                              \
+      const size_t tail = len[m] - kRate * b;                                        \
+      const size_t lanes = tail / 8;                                                 \
+      for (size_t i = 0; i < lanes; ++i) s[i][m] ^= Load64(block + 8 * i);           \
+      uint8_t last[8] = {};                                                          \
+      if (tail % 8 != 0) std::memcpy(last, block + 8 * lanes, tail % 8);             \
+      last[tail % 8] = 0x01;                                                         \
+      s[lanes][m] ^= Load64(last);                                                   \
+      s[kRateLanes - 1][m] ^= 0x8000000000000000ULL;                                 \
+    }                                                                                \
+    PERMUTE(s);                                                                      \
+    for (size_t m = 0; m < count; ++m)                                               \
+      if (b + 1 == blocks[m])                                                        \
+        for (size_t i = 0; i < kDigest / 8; ++i) Store64(out[m] + 8 * i, s[i][m]);   \
+  }
+
+// Keccak-256 of up to four messages (count 1..4) into out[i][0..32).
 __attribute__((target("avx2"))) inline void Keccak256x4(const uint8_t* const* in, const size_t* len,
                                                          uint8_t* const* out, size_t count) {
-  Lanes4 s[25] = {};
-  size_t blocks[4] = {0, 0, 0, 0};  // permutations per message: whole blocks + the padded last one
-  size_t most = 0;
-  for (size_t m = 0; m < count; ++m) {
-    blocks[m] = len[m] / kRate + 1;
-    if (blocks[m] > most) most = blocks[m];
-  }
-  uint8_t last[kRate];
-  for (size_t b = 0; b < most; ++b) {
-    for (size_t m = 0; m < count; ++m) {
-      if (b >= blocks[m]) continue;
-      const uint8_t* block = in[m] + kRate * b;
-      if (b + 1 == blocks[m]) {  // the last block: the tail, 0x01 after it, 0x80 in the rate's last byte
-        const size_t tail = len[m] - kRate * b;
-        std::memset(last, 0, kRate);
-        if (tail != 0) std::memcpy(last, block, tail);
-        last[tail] |= 0x01;
-        last[kRate - 1] |= 0x80;
-        block = last;
-      }
-      for (size_t i = 0; i < kRateLanes; ++i) s[i][m] ^= Load64(block + 8 * i);
-    }
-    KeccakF1600x4(s);
-    for (size_t m = 0; m < count; ++m)
-      if (b + 1 == blocks[m])
-        for (size_t i = 0; i < kDigest / 8; ++i) Store64(out[m] + 8 * i, s[i][m]);
-  }
+  KECCAK256_MANY_BODY(Lanes4, 4, KeccakF1600x4)
 }
 
 inline bool HaveX4() {
   static const bool have = __builtin_cpu_supports("avx2");
+  return have;
+}
+
+typedef uint64_t Lanes8 __attribute__((vector_size(64)));
+
+__attribute__((target("avx512f"), always_inline)) inline Lanes8 Rol(Lanes8 x, unsigned n) {
+  return (x << n) | (x >> (64 - n));
+}
+
+__attribute__((target("avx512f"))) inline void KeccakF1600x8(Lanes8* s) { KECCAK_F1600_BODY(Lanes8) }
+
+// Keccak-256 of up to eight messages (count 1..8) into out[i][0..32).
+__attribute__((target("avx512f"))) inline void Keccak256x8(const uint8_t* const* in, const size_t* len,
+                                                           uint8_t* const* out, size_t count) {
+  KECCAK256_MANY_BODY(Lanes8, 8, KeccakF1600x8)
+}
+
+inline bool HaveX8() {
+  static const bool have = __builtin_cpu_supports("avx512f");
   return have;
 }
 #endif
@@ -242,16 +269,18 @@ inline void Keccak256Many(const uint8_t* const* in, const size_t* len, uint8_t* 
       const size_t g = len[i] / kRate < kGroups - 1 ? len[i] / kRate : kGroups - 1;
       order[start[g]++] = static_cast<uint32_t>(i);
     }
-    for (size_t i = 0; i < count; i += 4) {
-      const size_t n = count - i < 4 ? count - i : 4;
-      const uint8_t* ins[4];
-      size_t lens[4];
-      uint8_t* outs[4];
+    const size_t width = HaveX8() ? 8 : 4;
+    for (size_t i = 0; i < count; i += width) {
+      const size_t n = count - i < width ? count - i : width;
+      const uint8_t* ins[8];
+      size_t lens[8];
+      uint8_t* outs[8];
       for (size_t m = 0; m < n; ++m) {
         const uint32_t j = order[i + m];
         ins[m] = in[j], lens[m] = len[j], outs[m] = out[j];
       }
       if (n == 1) Keccak256(ins[0], lens[0], outs[0]);
+      else if (n > 4) Keccak256x8(ins, lens, outs, n);
       else Keccak256x4(ins, lens, outs, n);
     }
     return;
@@ -260,6 +289,7 @@ inline void Keccak256Many(const uint8_t* const* in, const size_t* len, uint8_t* 
   for (size_t i = 0; i < count; ++i) Keccak256(in[i], len[i], out[i]);
 }
 
+#undef KECCAK256_MANY_BODY
 #undef KECCAK_F1600_BODY
 #undef KECCAK_ROUND
 

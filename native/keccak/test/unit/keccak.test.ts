@@ -384,12 +384,12 @@ describe.each(backends)('%s backend', (name, backend) => {
       expect(k().keccak256Packed(u8(0), u32([0]), 0).length).toBe(0);
     });
 
-    it('hashes any count of inputs around the block edges (four at a time where the CPU allows)', () => {
-      // 1..13 inputs: whole groups of four and every tail; lengths either side of one and two
-      // 136-byte blocks, so inputs that share a permutation absorb different numbers of blocks.
+    it('hashes any count of inputs around the block edges (four or eight at a time where the CPU allows)', () => {
+      // 1..19 inputs: whole groups of four and of eight and every tail; lengths either side of one
+      // and two 136-byte blocks, so inputs that share a permutation absorb different numbers of blocks.
       const rand = new Prng(9);
       const edges = [0, 1, 31, 32, 135, 136, 137, 271, 272, 273, 600];
-      for (let count = 1; count <= 13; count++) {
+      for (let count = 1; count <= 19; count++) {
         const some = Array.from({ length: count }, () => rand.bytes(edges[rand.int(edges.length)]!));
         const { data, offsets } = pack(some);
         expect(hex(k().keccak256Packed(data, offsets, count))).toBe(
@@ -445,6 +445,58 @@ describe.each(backends)('%s backend', (name, backend) => {
       expect(hex(k().keccak256Tree(data.slice(), offsets, none, count))).toBe(
         hex(k().keccak256Packed(data, offsets, count)),
       );
+    });
+
+    // A forest in post-order as TreeHasher flushes one: parents of 0-16 children at random depths,
+    // inputs of trie-node lengths (so many of one length can share a permutation), empty inputs
+    // and roots whose digests patch nothing. By hand: one input at a time in index order.
+    function randomForest(seed: number) {
+      const rand = new Prng(seed);
+      const nodes: Uint8Array[] = [];
+      const holes: { node: number; at: number }[] = []; // per node: where its digest goes
+      const emit = (depth: number): number => {
+        const kids = depth < 5 && rand.chance(0.7) ? rand.int(17) : 0;
+        const ids = Array.from({ length: kids }, () => emit(depth + 1));
+        const parts: Uint8Array[] = [];
+        let at = 0;
+        const slots: number[] = [];
+        for (let c = 0; c < kids; c++) {
+          const filler = rand.bytes(rand.chance(0.8) ? 1 : rand.int(40));
+          parts.push(filler, u8(32));
+          slots.push(at + filler.length);
+          at += filler.length + 32;
+        }
+        const tail = rand.bytes(kids === 0 ? [0, 1, 70, 110, 135, 136, 300][rand.int(7)]! : rand.int(8));
+        parts.push(tail);
+        const id = nodes.length;
+        nodes.push(concat(parts));
+        ids.forEach((child, c) => {
+          holes[child] = { node: id, at: slots[c]! };
+        });
+        return id;
+      };
+      while (nodes.length < 300) emit(rand.int(3));
+      const { data, offsets } = pack(nodes, 5);
+      const patch = new Int32Array(nodes.length).fill(-1);
+      holes.forEach((h, i) => {
+        if (h !== undefined) patch[i] = offsets[h.node]! + h.at;
+      });
+      const filled = data.slice();
+      const digests: Uint8Array[] = [];
+      for (let i = 0; i < nodes.length; i++) {
+        digests.push(keccak_256(filled.subarray(offsets[i]!, offsets[i + 1]!)));
+        if (patch[i]! >= 0) filled.set(digests[i]!, patch[i]!);
+      }
+      return { data, offsets, patch, count: nodes.length, digests, filled };
+    }
+
+    it('hashes a random forest as one input at a time in order would', () => {
+      for (const seed of [11, 12, 13]) {
+        const { data, offsets, patch, count, digests, filled } = randomForest(seed);
+        const out = k().keccak256Tree(data, offsets, patch, count);
+        expect(hex(out)).toBe(hex(concat(digests)));
+        expect(hex(data)).toBe(hex(filled));
+      }
     });
 
     it('changes nothing when it rejects a later patch', () => {
