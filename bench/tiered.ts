@@ -47,7 +47,11 @@
  *    always mapped apart; freed slabs written again): the main heap grows 12-22 instead of 51-54,
  *    the chunks hold 27-29 resident. Growth, the tiered child alone alternating with main's store
  *    (`--store-module` a dist copy, 3 pairs, load 10-13): 84.7 / 83.1 / 85.6 (and 83.0, 76.5,
- *    76.7 in later runs) against 87.4 / 88.5 / 87.9. At 10M (330.6 MiB, 180 s of warm-up, load
+ *    76.7 in later runs) against 87.4 / 88.5 / 87.9; four more pairs at load 2.8-5.0 (13:21-13:28):
+ *    84.4 / 84.4 / 84.7 / 78.6 against 91.2 / 93.1 / 92.5 / 90.9, proofs/s 27.2K / 24.3K / 25.3K /
+ *    27.9K against 25.4K / 23.6K / 22.8K / 29.9K (90/10), cold p99 (90/10) 0.89 / 0.86 / 0.27 /
+ *    0.28 against 0.22 / 0.29 / 0.31 / 0.64 ms (the first two pairs worse, the last two better:
+ *    noise as far as four pairs tell). At 10M (330.6 MiB, 180 s of warm-up, load
  *    11-18, two pairs of which one per side filled its cache): 382.0 (peak 389.0, 282.9
  *    accounted) against 394.4 (402.3, 284.9); main heap +30 against +281 (slabs 243, index ~24,
  *    the rest holes). The unfilled runs (not comparable): 239.2 / 293.8.
