@@ -23,7 +23,11 @@
  *     [--sync-reads] [--skip-mpt] [--no-heap-cap] [--ab <pct> [--rounds 3]] [--closure <pct>]
  *     [--out tiered.json (in bench/results; an absolute path as given)]
  *     [--cache-share <0-1>] [--ab-shares 0.1,0.7] [--ab-base <another storage-node build's dist/index.js>]
+ *     [--store-module <another build's dist/index.js> (the tiered child alone over it)]
+ *     [--max-open-files N (the in-process LevelDB's table cache)]
  *   MONSOON_BENCH_CPU_PROF=<dir> …: a CPU profile of every child process there.
+ *   MONSOON_BENCH_SMAPS=<dir> …: each tiered child's /proc/self/smaps before its state and at the
+ *   end (what grew: malloc's main heap, its threads' arenas, V8's 256 KiB pages, the cache's chunks).
  * `--ab` with `--ab-shares` runs one tiered child per cache share, and `--ab-base` one more whose
  * @monsoon/storage-node is another build (main's dist copied aside): main's store code and this
  * tree's measured in the same turns (each tiered child over its own copy of the built LevelDB).
@@ -31,6 +35,41 @@
  * numbers a loaded box does not change) and where the RSS went (V8 heap committed, external,
  * new space).
  *
+ * Session 17 (where the anonymous RSS beyond the budget goes), 12:24-13:15 UTC, three other
+ * helpers' jobs on the 2 cores, load 5-18 (figures in MiB, 1M accounts, 10% = 33.7 MiB unless
+ * said; "growth": anonymous RSS at the end over the child's base, after a full GC):
+ *  - Where it goes (smaps before/after, MONSOON_BENCH_SMAPS; heap spaces and external now in the
+ *    row): of ~88 MiB, malloc's main heap +51-54 (the arena's 256 KiB slabs, 25-29 live, and
+ *    the holes they pinned), malloc's per-thread arenas +24-26 (libuv's and LevelDB's threads:
+ *    LevelDB's reads), V8's pages +9-13 (the trees' top levels, ~9 accounted, and code).
+ *    The bench's base already holds V8's young generation (32 MiB of new space at the base).
+ *  - Slabs now come from a SlabPool (33 MiB chunks, past glibc's largest mmap threshold, so
+ *    always mapped apart; freed slabs written again): the main heap grows 12-22 instead of 51-54,
+ *    the chunks hold 27-29 resident. Growth, the tiered child alone alternating with main's store
+ *    (`--store-module` a dist copy, 3 pairs, load 10-13): 84.7 / 83.1 / 85.6 (and 83.0, 76.5,
+ *    76.7 in later runs) against 87.4 / 88.5 / 87.9; four more pairs at load 2.8-5.0 (13:21-13:28):
+ *    84.4 / 84.4 / 84.7 / 78.6 against 91.2 / 93.1 / 92.5 / 90.9, proofs/s 27.2K / 24.3K / 25.3K /
+ *    27.9K against 25.4K / 23.6K / 22.8K / 29.9K (90/10), cold p99 (90/10) 0.89 / 0.86 / 0.27 /
+ *    0.28 against 0.22 / 0.29 / 0.31 / 0.64 ms (the first two pairs worse, the last two better:
+ *    noise as far as four pairs tell). At 10M (330.6 MiB, 180 s of warm-up, load
+ *    11-18, two pairs of which one per side filled its cache): 382.0 (peak 389.0, 282.9
+ *    accounted) against 394.4 (402.3, 284.9); main heap +30 against +281 (slabs 243, index ~24,
+ *    the rest holes). The unfilled runs (not comparable): 239.2 / 293.8.
+ *  - The per-thread arenas are the largest part left: +24-27 at 1M, +70-74 at 10M, whatever the
+ *    budget. Not LevelDB's open tables at 1M (163 tables): --max-open-files 64 against 1000
+ *    left them at 24.4 against 27.3. glibc keeps freed memory in each arena up to its trim
+ *    threshold, which rises with the largest mapped chunk freed (dynamic mmap threshold): with
+ *    MALLOC_MMAP_THRESHOLD_=131072 (fixed thresholds) the growth was 67.4 (arenas +17.7, main
+ *    heap +6.4), with MALLOC_ARENA_MAX=2 72.5, the pool's code alone 83.0 (one run each,
+ *    load 9-11; before the pool 72.2 and, with MALLOC_ARENA_MAX=1, 69.8). Those are the
+ *    process' environment (the storage role's deployment), not this package's to set.
+ *  - At 10M (1,772 tables) about 30 MiB of those arenas is LevelDB's open tables (their index
+ *    and filter blocks): --max-open-files 128 against the default 1,000, the pool's code, 180 s
+ *    of warm-up, both caches full (322.8 accounted; 13:13-13:20, load 3.6-6.7): growth 403.9
+ *    (peak 411.9; arenas +42.5) against 433.8 (441.9; +71.6), but 7,848 / 5,157 against 14,436 /
+ *    9,496 proofs/s and cold single p50 0.30 / 0.33 against 0.13 / 0.13 ms (p99 1.9 / 1.8 against
+ *    1.1 / 0.42): every cold read then opens tables. Not made the default. The RSS goal at 10M
+ *    (budget + 20% = 397) is missed by 7-37 MiB in these runs (s16: 468-474).
  * Session 16 (where the slowest 1% of cold single reads go), 10:19-11:10 UTC, three other helpers'
  * jobs on the 2 cores, load 8-15 (bench/results/tiered14-single/):
  *  - Each slow read is now split on one clock: its round trips (the store's counters), the GC
@@ -540,6 +579,7 @@ const { values: args } = parseArgs({
     'ab-base': { type: 'string' },
     // A child: the @monsoon/storage-node build its tiered node runs (--ab-base).
     'store-module': { type: 'string' },
+    'max-open-files': { type: 'string' },
     // A child: its tiered node runs over its own copy of the built LevelDB (one process may open
     // a LevelDB: an A/B with several tiered children).
     'leveldb-copy': { type: 'boolean', default: false },
@@ -905,6 +945,10 @@ async function applyRate(node: StorageNode, addresses: Buffer, seed: number): Pr
 
 const rss = () => process.memoryUsage().rss;
 
+/** V8's heap spaces as committed (bytes), by name: where a heap's growth went. */
+const spaceSizes = (): Record<string, number> =>
+  Object.fromEntries(getHeapSpaceStatistics().map((x) => [x.space_name, x.physical_space_size]));
+
 /**
  * Resident anonymous memory (heap, buffers, LevelDB's caches), from /proc: the RSS without
  * file pages mapped in (LevelDB maps its table files; those pages are the OS page cache).
@@ -1179,9 +1223,18 @@ async function tieredSide(
     forceGc();
     const baseRss = rss();
     const baseAnon = rssAnon();
+    const baseMem = process.memoryUsage();
+    const baseSpaces = spaceSizes();
+    // MONSOON_BENCH_SMAPS=<dir>: the child's /proc/self/smaps before its state and at the end (where native memory went).
+    const smapsDir = process.env.MONSOON_BENCH_SMAPS;
+    if (smapsDir !== undefined)
+      writeFileSync(join(smapsDir, `smaps.${process.pid}.base`), readFileSync('/proc/self/smaps'));
     const db =
       remote === undefined
-        ? await sn.openLocalNodeDb(leveldbDir, { cacheBytes: leveldbCacheBytes })
+        ? await sn.openLocalNodeDb(leveldbDir, {
+            cacheBytes: leveldbCacheBytes,
+            ...(args['max-open-files'] !== undefined ? { maxOpenFiles: Number(args['max-open-files']) } : {}),
+          })
         : await sn.connectRemoteNodeDb(remote.address);
     const store = new sn.TieredStore(
       {
@@ -1258,6 +1311,14 @@ async function tieredSide(
     // malloc arenas, code).
     out.heapTotalBytes = m.heapTotal;
     out.externalBytes = m.external;
+    out.arrayBufferBytes = m.arrayBuffers;
+    out.baseHeapTotalBytes = baseMem.heapTotal;
+    out.baseExternalBytes = baseMem.external;
+    out.baseArrayBufferBytes = baseMem.arrayBuffers;
+    out.baseHeapSpaces = baseSpaces;
+    out.heapSpaces = spaceSizes();
+    if (smapsDir !== undefined)
+      writeFileSync(join(smapsDir, `smaps.${process.pid}.end`), readFileSync('/proc/self/smaps'));
     out.newSpaceBytes = getHeapSpaceStatistics().find((x) => x.space_name === 'new_space')?.space_size;
     out.baseRssBytes = baseRss;
     out.rssGrowthBytes = m.rss - baseRss;
@@ -1332,6 +1393,11 @@ function childArgs(extra: string[], heapMiB: number): string[] {
     ...(args['state-dir'] !== undefined ? ['--state-dir', args['state-dir']] : []),
     ...(args['no-governor'] ? ['--no-governor'] : []),
     ...(args['cache-share'] !== undefined ? ['--cache-share', args['cache-share']] : []),
+    ...(args['max-open-files'] !== undefined ? ['--max-open-files', args['max-open-files']] : []),
+    // The tiered child alone over another build (an A/B's base without memory mode's turns).
+    ...(args['store-module'] !== undefined && !extra.includes('--store-module')
+      ? ['--store-module', resolve(args['store-module'])]
+      : []),
     ...extra,
   ];
 }

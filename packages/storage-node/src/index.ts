@@ -46,6 +46,7 @@ export {
   type RegionExportOptions,
   type RegionInfo,
 } from './nodeStore/regionExport.js';
+export { CHUNK_SLABS, SLAB_BYTES, SlabPool } from './nodeStore/slabPool.js';
 export {
   CACHE_SHARE,
   defaultTieredStoreOptions,

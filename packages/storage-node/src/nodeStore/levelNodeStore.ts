@@ -93,6 +93,11 @@ export interface LocalNodeDbOptions {
    * TieredStoreOptions.leveldbCacheBytes and leveldbCacheFor).
    */
   cacheBytes: number;
+  /**
+   * Tables LevelDB keeps open (classic-level's default: 1,000), each holding its index and bloom
+   * filter in this process' memory (LevelDB's threads' malloc arenas): see bench/tiered.ts.
+   */
+  maxOpenFiles?: number;
 }
 
 /** classic-level's default block cache. */
@@ -115,6 +120,7 @@ export async function openLocalNodeDb(
   const db = new ClassicLevel<Buffer, Buffer>(dir, {
     ...ENCODING,
     cacheSize: opts.cacheBytes ?? DEFAULT_LEVELDB_CACHE_BYTES,
+    ...(opts.maxOpenFiles !== undefined ? { maxOpenFiles: opts.maxOpenFiles } : {}),
   });
   await db.open();
   const level = db as unknown as BufferLevel;

@@ -1,23 +1,25 @@
 /**
  * The resident node cache of a tiered node: verified node encodings by hash, packed in an arena
- * (a log of Buffer slabs outside the V8 heap, each entry its hash, length, CLOCK bits and
- * encoding) found through an open-addressing index of typed arrays: no JS object, string or Map
- * entry per node. An entry costs its encoding + ENTRY_HEADER + about 16-32 bytes of index,
- * where a Map of latin1 strings cost its encoding + ~160 (so a budget caches ~1.6x the nodes of
- * the hot set's mix) and every node was one more object for the garbage collector to trace.
+ * (a log of slabs outside the V8 heap, lent by a SlabPool of 33 MiB chunks so that malloc's
+ * heap never holds them, each entry its hash, length, CLOCK bits and encoding) found through an
+ * open-addressing index of typed arrays: no JS object, string or Map entry per node. An entry
+ * costs its encoding + ENTRY_HEADER + about 16-32 bytes of index, where a Map of latin1 strings
+ * cost its encoding + ~160 (so a budget caches ~1.6x the nodes of the hot set's mix) and every
+ * node was one more object for the garbage collector to trace.
  *
- * Eviction goes over the log from its oldest end: an entry that stays is copied to the newest end,
- * the others are dropped, and a slab whose every entry was dropped or moved is freed. What stays:
- * with a frequency estimate (evictTo's `wants`: TieredStore's sketch), the entries wanted at least
- * `keepWants` times lately, the bar rising when a trim has to (it went over every entry without
- * freeing enough) and falling by one after each trim that did not; without one, CLOCK: those used since the last visit
- * (their bit set by a hit; it is cleared as they move). Why frequency: at a budget below the hot
- * set CLOCK keeps whatever came last, the one-off reads of cold accounts as long as the hot
- * nodes (measured: as many nodes fetched a batch with 2.4x the cache). Pinned entries (a request
- * in progress fetched them and has not re-run yet) always stay, so a request always makes
- * progress however small the budget.
+ * Eviction goes over the log from its oldest end: an entry that stays is copied to the newest
+ * end, the others are dropped, and a slab whose every entry was dropped or moved goes back to
+ * the pool. What stays: with a frequency estimate (evictTo's `wants`: TieredStore's sketch), the
+ * entries wanted at least `keepWants` times lately, the bar rising when a trim has to (it went
+ * over every entry without freeing enough) and falling by one after each trim that did not;
+ * without one, CLOCK: those used since the last visit (their bit set by a hit; it is cleared as
+ * they move). Why frequency: at a budget below the hot set CLOCK keeps whatever came last, the
+ * one-off reads of cold accounts as long as the hot nodes (measured: as many nodes fetched a
+ * batch with 2.4x the cache). Pinned entries (a request in progress fetched them and has not
+ * re-run yet) always stay, so a request always makes progress however small the budget.
  */
 import { StorageError, StorageErrorCode } from '../storageError.js';
+import { SLAB_BYTES, SlabPool } from './slabPool.js';
 
 /** Bytes of an entry's header in the arena: its 32-byte hash, its length (u32) and its bits. */
 export const ENTRY_HEADER = 37;
@@ -28,8 +30,6 @@ export const ENTRY_HEADER = 37;
  */
 export const CACHE_ENTRY_OVERHEAD = ENTRY_HEADER + 16;
 
-/** A slab of the arena; an entry larger than this gets a slab of its own. */
-const SLAB_BYTES = 256 * 1024;
 /** A location in the arena: slab id × SLAB_SPAN + offset (an entry's offset stays below it). */
 const SLAB_SPAN = 2 ** 24;
 const MIN_INDEX = 1024;
@@ -55,6 +55,9 @@ export class NodeCache {
   /** Slabs by id (ids reused once a slab is freed), and the ids in log order, oldest first. */
   private readonly slabs: (Buffer | undefined)[] = [];
   private readonly freeIds: number[] = [];
+  /** Where slabs come from (an entry larger than a slab gets a Buffer of its own), and each id's number there (-1: its own). */
+  private readonly pool = new SlabPool();
+  private readonly poolSlabs: number[] = [];
   private order: number[] = [];
   /** Where the next entry goes in the newest slab, where the oldest live part starts in the oldest. */
   private headPos = 0;
@@ -85,7 +88,12 @@ export class NodeCache {
     return this.payload + this.locs.length * 12;
   }
 
-  /** Bytes of slabs allocated (the live entries, and what the log's two ends have not filled or freed yet). */
+  /** Chunks of slabs mapped (see SlabPool). */
+  get poolChunks(): number {
+    return this.pool.chunkCount;
+  }
+
+  /** Bytes of slabs held (the live entries, and what the log's two ends have not filled or freed yet). */
   get slabBytes(): number {
     let s = 0;
     for (const id of this.order) s += this.slabs[id]!.length;
@@ -103,7 +111,7 @@ export class NodeCache {
    * back) the whole cache before dropping anything. A node faulted in again after a tree evicted
    * it is a use. A view of the arena, not a copy (a tree decodes it into strings at once): an
    * entry's bytes never change where they were written (the log only appends, a moved entry is
-   * a copy and a freed slab is never reused), but a view held keeps its whole slab alive, so a
+   * a copy), but a freed slab is written again by a later set (see freeSlab), so a
    * caller must not keep it.
    */
   get(hash: string): Uint8Array | undefined {
@@ -266,6 +274,9 @@ export class NodeCache {
 
   private reset(): void {
     this.slabs.length = 0;
+    // The slabs go back to the pool, which keeps a chunk (an emptied cache fills again).
+    for (const id of this.order) if (this.poolSlabs[id]! >= 0) this.pool.give(this.poolSlabs[id]!);
+    this.poolSlabs.length = 0;
     this.freeIds.length = 0;
     this.ends.length = 0;
     this.order = [];
@@ -289,7 +300,14 @@ export class NodeCache {
     let id = this.order.at(-1);
     if (id === undefined || this.headPos + size > this.slabs[id]!.length) {
       id = this.freeIds.pop() ?? this.slabs.length;
-      this.slabs[id] = Buffer.allocUnsafeSlow(Math.max(SLAB_BYTES, size));
+      if (size <= SLAB_BYTES) {
+        const got = this.pool.take();
+        this.slabs[id] = got.buf;
+        this.poolSlabs[id] = got.slab;
+      } else {
+        this.slabs[id] = Buffer.allocUnsafeSlow(size);
+        this.poolSlabs[id] = -1;
+      }
       this.ends[id] = 0;
       if (this.order.length === 0) this.tailPos = 0;
       this.order.push(id);
@@ -301,9 +319,13 @@ export class NodeCache {
     return { buf: this.slabs[id]!, off, loc: id * SLAB_SPAN + off };
   }
 
-  /** The oldest slab goes (every entry in it was dropped or moved on). */
+  /**
+   * The oldest slab goes (every entry in it was dropped or moved on) back to the pool, which
+   * lends it again to a later reserve (see SlabPool): a view of it is good until the next trim.
+   */
   private freeSlab(): void {
     const id = this.order.shift()!;
+    if (this.poolSlabs[id]! >= 0) this.pool.give(this.poolSlabs[id]!);
     this.slabs[id] = undefined;
     this.freeIds.push(id);
     this.tailPos = 0;

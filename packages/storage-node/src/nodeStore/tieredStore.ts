@@ -239,6 +239,8 @@ export interface TieredStats {
   cacheMoved: number;
   cacheBytes: number;
   cacheNodes: number;
+  /** Bytes of the cache's arena slabs as allocated (cacheBytes counts the live entries and the index). */
+  cacheSlabBytes: number;
   /** Bytes of nodes held as objects in the trees: counted at each eviction pass, estimated between. */
   residentBytes: number;
   /** Eviction passes over the held versions (CLOCK), and those that had to evict every node below the top levels. */
@@ -447,6 +449,7 @@ export class TieredStore implements VersionObserver, VerifiedNodeSource, NodeFau
       cacheMoved: this.cache.moved,
       cacheBytes: this.cache.bytes,
       cacheNodes: this.cache.size,
+      cacheSlabBytes: this.cache.slabBytes,
       residentBytes: this.residentBytes,
       keepWants: this.keepWants,
       cacheKeepWants: this.cache.keepWants,
