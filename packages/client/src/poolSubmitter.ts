@@ -20,7 +20,7 @@ import type { ChainView, ClientBlock } from './chain.js';
 import type { ChainFollower } from './chainFollower.js';
 import { ClientError, ClientErrorCode } from './clientError.js';
 import { type ReadBackend, stateAt } from './readBackend.js';
-import type { ReadTree } from './remoteState.js';
+import type { PriorRead } from './remoteState.js';
 import type { SlotPredictor } from './slotPredictor.js';
 import { firstReads } from './speculate.js';
 import type { SubmitQueue } from './submitQueue.js';
@@ -33,10 +33,11 @@ export interface PooledTx extends PoolTx {
   /** The state head its admission read the sender (and the pre-execution's first keys) at. */
   readonly readAt: ClientBlock;
   /**
-   * The tree that read them, while its admission runs: a pre-execution starting at once (the
-   * sender's turn) runs on it; one that waits reads anew, and the tree is let go.
+   * What read them (the tree, or a plain transfer's walked paths), while its admission runs: a
+   * pre-execution starting at once (the sender's turn) starts from it; one that waits reads
+   * anew, and it is let go.
    */
-  readTree: ReadTree | undefined;
+  readTree: PriorRead | undefined;
 }
 
 export interface PoolSubmitterOptions {
@@ -166,7 +167,7 @@ export class PoolSubmitter {
   private async submit(e: PoolEntry<PooledTx>): Promise<void> {
     const { pool, submitter } = this.modules;
     const { tx } = e;
-    // Taken once: the tree is the pre-execution's to change.
+    // Taken once: a tree is the pre-execution's to change.
     const readTree = tx.readTree;
     tx.readTree = undefined;
     try {

@@ -31,7 +31,7 @@ import { createAccessList } from './accessList.js';
 import { callOutput, estimateGas, runCall } from './calls.js';
 import type { ChainView, ClientBlock } from './chain.js';
 import { ClientError, ClientErrorCode } from './clientError.js';
-import type { ReadTree, RemoteState, StateRef } from './remoteState.js';
+import type { PriorRead, RemoteState, StateRef } from './remoteState.js';
 import type {
   AccessListView,
   AccountProofView,
@@ -184,12 +184,15 @@ export class ReadBackend {
     return (await this.accountRead(address, at, alsoFetch)).account;
   }
 
-  /** accountAt, with the tree that read it (unchanged: a next read at `at` can start from it). */
+  /**
+   * accountAt, with what read it: the tree (unchanged), or the accounts' walked paths where no
+   * tree was needed; a next read at `at` can start from either.
+   */
   async accountRead(
     address: Uint8Array,
     at: StateRef,
     alsoFetch: readonly AccountQuery[] = [],
-  ): Promise<{ account: Account | undefined; read: ReadTree | undefined }> {
+  ): Promise<{ account: Account | undefined; read: PriorRead }> {
     // The account is asked for once: a query of it among `alsoFetch` (the sender in a
     // pre-execution's first reads) proves it too, and a second probe of the same path was a
     // second miss thrown and caught at every admission.
@@ -199,7 +202,10 @@ export class ReadBackend {
     // Accounts alone (a plain transfer's reads): walked over cached paths, no tree.
     const reads = await this.modules.remote.readAccounts(at, first);
     if (reads !== undefined)
-      return { account: reads.find((r) => bytesEqual(r.address, address))!.account, read: undefined };
+      return {
+        account: reads.find((r) => bytesEqual(r.address, address))!.account,
+        read: { stateRoot: at.stateRoot, reads },
+      };
     const { value, read } = await this.modules.remote.withState(at, first, (t) => t.getAccount(address));
     return { account: value, read };
   }

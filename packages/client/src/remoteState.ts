@@ -57,6 +57,19 @@ export interface ReadTree {
   readonly served: NodeBag;
 }
 
+/**
+ * Accounts read by walking cached paths at a state root (RemoteState.readAccounts), handed on
+ * like a ReadTree: a plain transfer's admission reads its three accounts, and its pre-execution
+ * at the same root takes those reads (their paths are its witness) instead of walking again.
+ */
+export interface AccountReads {
+  readonly stateRoot: Uint8Array;
+  readonly reads: readonly AccountRead[];
+}
+
+/** What a read at a state root leaves for a next run there: its tree, or its accounts' paths. */
+export type PriorRead = ReadTree | AccountReads;
+
 /** An account read from cached nodes at a state root (see RemoteState.readAccounts). */
 export interface AccountRead {
   readonly address: Uint8Array;

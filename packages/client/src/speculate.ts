@@ -37,7 +37,14 @@ import {
   type TxOutcome,
 } from '@monsoon/execution';
 import type { AccountQuery } from '@monsoon/protocol';
-import { PathWitness, type ReadTree, type RemoteState, type StateRef, type Witness } from './remoteState.js';
+import {
+  type AccountRead,
+  PathWitness,
+  type PriorRead,
+  type RemoteState,
+  type StateRef,
+  type Witness,
+} from './remoteState.js';
 import type { SlotPredictor } from './slotPredictor.js';
 
 export interface Speculation {
@@ -97,19 +104,24 @@ export async function speculate(
   tx: SignedTx,
   sender: Uint8Array,
   evms: EvmPool,
-  /** A tree that read at `at` and was left unchanged, to run on (see RemoteState.withState). */
-  from?: ReadTree,
+  /**
+   * What read at `at` before: a tree left unchanged, to run on (see RemoteState.withState), or
+   * accounts' walked paths, taken for a plain transfer's reads where they are its three.
+   */
+  from?: PriorRead,
   /** Guesses the callee's slots with the first reads, and learns from this run. */
   slots?: SlotPredictor,
 ): Promise<Speculation> {
   if (plainShaped(tx)) {
     // What can only be a plain transfer reads three accounts: walked over cached paths (shared
     // by every transaction at the state), no tree. Anything else goes the tree's way below.
-    const reads = await remote.readAccounts(at, [
-      { address: sender, slots: [], code: false },
-      { address: tx.to!, slots: [], code: false },
-      { address: env.coinbase, slots: [], code: false },
-    ]);
+    const reads =
+      priorReads(from, at, sender, tx.to!, env.coinbase) ??
+      (await remote.readAccounts(at, [
+        { address: sender, slots: [], code: false },
+        { address: tx.to!, slots: [], code: false },
+        { address: env.coinbase, slots: [], code: false },
+      ]));
     if (reads !== undefined) {
       let account = reads[0]!.account;
       if (account !== undefined && account.nonce < tx.nonce)
@@ -150,11 +162,35 @@ export async function speculate(
         executor.release();
       }
     },
-    { from },
+    { from: from !== undefined && 'tree' in from ? from : undefined },
   );
   // A run stopped at a slot it lacked: the next call like it fetches what this one read up front.
   slots?.learn(tx, sender, calleeSlots, runs > 1, guess.length > 0);
   return { outcome: value, served, rounds };
+}
+
+/**
+ * The reads of `sender`, `to` and `coinbase`, in that order, from `from` (an admission's reads of
+ * them at the same state root, walked over the same cache: the same accounts and paths a walk now
+ * gives); undefined where `from` is no such reads or lacks one of them.
+ */
+function priorReads(
+  from: PriorRead | undefined,
+  at: StateRef,
+  sender: Uint8Array,
+  to: Uint8Array,
+  coinbase: Uint8Array,
+): AccountRead[] | undefined {
+  if (from === undefined || !('reads' in from) || !bytesEqual(from.stateRoot, at.stateRoot)) return undefined;
+  const s = readOf(from.reads, sender);
+  const t = readOf(from.reads, to);
+  const c = readOf(from.reads, coinbase);
+  return s === undefined || t === undefined || c === undefined ? undefined : [s, t, c];
+}
+
+function readOf(reads: readonly AccountRead[], address: Uint8Array): AccountRead | undefined {
+  for (const r of reads) if (bytesEqual(r.address, address)) return r;
+  return undefined;
 }
 
 /** The largest balance an account can hold. */

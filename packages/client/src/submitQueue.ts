@@ -34,7 +34,7 @@ import { ClientError, ClientErrorCode } from './clientError.js';
 import type { MinerPool } from './minerPool.js';
 import { MinerRefused } from './minerRefused.js';
 import { nextEnv, stateAt } from './readBackend.js';
-import type { ReadTree, RemoteState, StateRef, Witness } from './remoteState.js';
+import type { PriorRead, RemoteState, StateRef, Witness } from './remoteState.js';
 import { RpcError, RpcErrorCode } from './rpc/rpcError.js';
 import type { SlotPredictor } from './slotPredictor.js';
 import { speculate } from './speculate.js';
@@ -164,14 +164,15 @@ export class SubmitQueue {
    * The first pre-execution runs there while the state head is at most one block past it: the
    * reads are cached, where the newer head would cost a storage round (a block changes the
    * upper trie nodes of every path), and the miner revises a witness a block old. `readTree`:
-   * the tree that read them, unchanged, which that pre-execution then runs on (it is changed).
+   * the tree that read them, unchanged, which that pre-execution then runs on (it is changed), or
+   * a plain transfer's walked paths, which it takes as its reads.
    */
   async send(
     tx: SignedTx,
     from: Uint8Array,
     raw: Uint8Array,
     readAt?: ClientBlock,
-    readTree?: ReadTree,
+    readTree?: PriorRead,
   ): Promise<void> {
     const { follower, counters } = this.modules;
     for (let attempt = 0; ; attempt++) {

@@ -105,6 +105,33 @@ describe('plain transfers without an executor', () => {
     });
   }
 
+  it("takes its admission's reads (the same outcome and witness, node for node in order) only at their root", async () => {
+    for (const [, make, from] of cases) {
+      const t = make();
+      const sender = senders[from]!;
+      const r = await remote();
+      // What an admission leaves (ReadBackend.accountRead): the first reads' walked paths.
+      const reads = (await r.readAccounts(at, firstReads(t, sender, coinbase)))!;
+      const taken = await speculate(r, at, env, rules, common, t, sender, evms, {
+        stateRoot: at.stateRoot,
+        reads,
+      });
+      const walked = await speculate(await remote(), at, env, rules, common, t, sender, evms);
+      expect(outcomeOf(taken.outcome)).toEqual(outcomeOf(walked.outcome));
+      expect(taken.served.values()).toEqual(walked.served.values());
+      expect(taken.rounds).toBe(0);
+      // The reads were taken, not walked again.
+      const witnessReads = (taken.served as unknown as { reads: unknown[] }).reads;
+      expect(witnessReads.every((x) => reads.includes(x as (typeof reads)[number]))).toBe(true);
+      // Reads at another root are not taken.
+      const elsewhere = { stateRoot: new Uint8Array(32).fill(1), reads };
+      const other = await speculate(r, at, env, rules, common, t, sender, evms, elsewhere);
+      const otherReads = (other.served as unknown as { reads: unknown[] }).reads;
+      expect(otherReads.some((x) => reads.includes(x as (typeof reads)[number]))).toBe(false);
+      r.storage.close();
+    }
+  });
+
   it("asks a storage node for a callee's code only where the transaction can be more than a plain transfer", () => {
     const codeAsked = (t: SignedTx) => firstReads(t, senders[0]!, coinbase).map((q) => q.code);
     expect(codeAsked(tx(0, holder))).toEqual([false, false, false]);
