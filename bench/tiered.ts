@@ -35,6 +35,30 @@
  * numbers a loaded box does not change) and where the RSS went (V8 heap committed, external,
  * new space).
  *
+ * Session 17, malloc17 (glibc's malloc settings of the tiered child, as a cluster starts a tiered
+ * storage node: TIERED_MALLOC_ENV of @monsoon/cli, set on a tiered child unless --default-malloc;
+ * the row's mallocEnv says what it ran with, warmCpuUsPerProof the process' CPU a warm-up proof).
+ * `--accounts 1000000 --budgets 10 --skip-mpt --state-bytes-given 353798439 --state-nodes-given
+ * 1358859 --seconds 3 --warm-seconds 40`, the child alone, variants alternating (one other helper's
+ * e2e runs on the 2 cores; bench/results/malloc17/, MiB, growth at the end / peak, 90/10 proofs/s):
+ *  - 13:54-14:06, load 3.8-10.3, 6 rounds of default / ARENA_MAX=2 + MMAP_THRESHOLD_=131072
+ *    (3 with MMAP_THRESHOLD_ alone): default 78.4-89.3 / 87.5-95.8, both 66.4-71.9 / 77.2-82.1,
+ *    mmap alone 69.3-73.0 / 83.2-86.9; proof rates 6.7-30.3K, too noisy to tell.
+ *  - 14:07-14:16, load 2-4, 5 rounds default / both (3 also ARENA_MAX=2 alone, MMAP alone):
+ *    default 85.5-93.7 / 94.4-100.8, 33.9-40.0K (mean 37.1K), 39.8-44.2 µs CPU a warm-up proof
+ *    (mean 42.5); both 65.3-78.4 / 77.1-88.4, 33.1-35.9K (34.4K), 43.8-48.1 µs (46.1): 18 MiB less
+ *    but 8% more CPU a proof, 7% fewer proofs/s; arena alone 77.9-80.1, 43.0-44.2 µs; mmap alone
+ *    70.0-77.9 / 85.1-91.2, 32.2-37.8K, 41.1-43.1 µs. Two arenas make LevelDB's and libuv's threads
+ *    share (and lock) them; the fixed mmap threshold only maps ≥ 128 KiB blocks apart and holds
+ *    the trim threshold at 128 KiB. The mmap threshold alone is what a tiered node starts with.
+ *  - 14:16-14:19, load 1.0-2.5, 3 pairs default / the mmap threshold (the code as landed):
+ *    growth 91.1 / 82.4 / 90.9 against 72.6 / 81.3 / 70.3, peak 101.2 / 97.9 / 100.5 against
+ *    87.2 / 90.6 / 85.2; but 40.8 / 40.5 / 41.4 against 41.6 / 43.0 / 42.8 µs CPU a warm-up proof
+ *    (2-6% more), 90/10 38.5K / 39.2K / 38.5K against 37.9K / 38.3K / 36.8K proofs/s (1.5-4.5%
+ *    fewer), uniform 30.7K / 32.5K / 31.0K against 31.4K / 28.9K / 30.5K; cold p99 (90/10 /
+ *    uniform) 0.27 / 0.46, 0.38 / 0.41, 0.39 / 0.27 against 0.36 / 0.40, 0.42 / 0.38, 0.40 / 0.24
+ *    ms. Not free: ~3% of a proof's CPU for 10-20 MiB (a fifth of the growth). The growth is still
+ *    70-81 MiB against the goal's ~40 (budget + 20%).
  * Session 17 (where the anonymous RSS beyond the budget goes), 12:24-13:15 UTC, three other
  * helpers' jobs on the 2 cores, load 5-18 (figures in MiB, 1M accounts, 10% = 33.7 MiB unless
  * said; "growth": anonymous RSS at the end over the child's base, after a full GC):
@@ -583,8 +607,14 @@ const { values: args } = parseArgs({
     // A child: its tiered node runs over its own copy of the built LevelDB (one process may open
     // a LevelDB: an A/B with several tiered children).
     'leveldb-copy': { type: 'boolean', default: false },
+    // The tiered children start with glibc's default malloc settings, not TIERED_MALLOC_ENV (what
+    // `monsoon cluster` starts a tiered storage node with): the A/B's other side.
+    'default-malloc': { type: 'boolean', default: false },
   },
 });
+// What `monsoon cluster` starts a tiered storage node's process with (the parent's only: a child
+// does not load the cli's modules into the heap and RSS it measures).
+const TIERED_MALLOC_ENV = args.side === undefined ? (await import('@monsoon/cli')).TIERED_MALLOC_ENV : {};
 const SECONDS = Number(args.seconds);
 const BATCH = 1000;
 const root = join(dirname(fileURLToPath(import.meta.url)), '..', '..');
@@ -1271,6 +1301,8 @@ async function tieredSide(
       syncReads: args['sync-reads'],
       governor: !args['no-governor'],
       heapLimitBytes: getHeapStatistics().heap_size_limit,
+      // glibc's malloc settings it started with (TIERED_MALLOC_ENV unless --default-malloc).
+      mallocEnv: Object.fromEntries(Object.entries(process.env).filter(([k]) => k.startsWith('MALLOC_'))),
       loadS,
     };
     // Warm-up: skewed batches, so the hot set is measured resident as in a node that has been
@@ -1279,11 +1311,16 @@ async function tieredSide(
     const warmUntil = performance.now() + Number(args['warm-seconds']) * 1000;
     const warmProofs = Number(args['warm-proofs'] ?? n / 2);
     const warmStarted = performance.now();
+    const warmCpu = process.cpuUsage();
     let warmed = 0;
     while (performance.now() < warmUntil && warmed < warmProofs)
       warmed += await batchRead(node, addresses, warm);
     out.warmProofs = warmed;
     out.warmS = (performance.now() - warmStarted) / 1000;
+    // The process' CPU (all threads: LevelDB's reads, GC) a warm-up proof: a fixed amount of work
+    // when the warm-up ends on its proof count, which a loaded box changes less than proofs/s.
+    const { user, system } = process.cpuUsage(warmCpu);
+    out.warmCpuUsPerProof = (user + system) / warmed;
     if (args.serve) {
       await serve(node, addresses, n, store);
       clearInterval(sampler);
@@ -1402,9 +1439,19 @@ function childArgs(extra: string[], heapMiB: number): string[] {
   ];
 }
 
+/**
+ * A child's environment: a tiered side's gets the malloc settings a cluster starts a tiered storage
+ * node with (TIERED_MALLOC_ENV, read by glibc at start), unless --default-malloc.
+ */
+function childEnv(extra: string[]): NodeJS.ProcessEnv {
+  const tiered = extra.some((a, i) => a === '--side' && extra[i + 1] === 'tiered');
+  return tiered && !args['default-malloc'] ? { ...process.env, ...TIERED_MALLOC_ENV } : process.env;
+}
+
 /** Runs this benchmark as a child for one side; its last line is the result (JSON). */
 function child(extra: string[], heapMiB = 16384): Record<string, unknown> {
   const stdout = execFileSync(process.execPath, childArgs(extra, heapMiB), {
+    env: childEnv(extra),
     encoding: 'utf8',
     stdio: ['ignore', 'pipe', 'inherit'],
     maxBuffer: 64 << 20,
@@ -1419,6 +1466,7 @@ function servingChild(
   heapMiB = 16384,
 ): { proc: ChildProcess; next: () => Promise<Record<string, unknown>> } {
   const proc = spawn(process.execPath, childArgs(['--serve', ...extra], heapMiB), {
+    env: childEnv(extra),
     stdio: ['pipe', 'pipe', 'inherit'],
   });
   const lines = createInterface({ input: proc.stdout! })[Symbol.asyncIterator]();

@@ -29,8 +29,8 @@ export function roleOptions(
       ...parsedFlags.filter((f) => f.role === role).map((f) => f.flag),
       ...extraNodeArgs,
     ],
-    roleEnv: (role: Role, i: number) => ({
-      ...roleEnv(role, i),
+    roleEnv: (role: Role, i: number, a: readonly string[]) => ({
+      ...roleEnv(role, i, a),
       ...Object.fromEntries(
         parsedEnvs.filter((e) => e.role === role && (e.index ?? i) === i).map((e) => [e.name, e.value]),
       ),

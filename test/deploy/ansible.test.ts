@@ -8,7 +8,7 @@ import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSyn
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
-import { type Role, roleNodeArgs } from '@monsoon/cli';
+import { type Role, roleEnv, roleNodeArgs } from '@monsoon/cli';
 import { ShardLayout } from '@monsoon/protocol';
 import { INSTALL_TIMEOUT_MS, installDeployTools, ROOT, run, runOk, TOOL } from './deployTools.js';
 import { loadRole, roleSpec } from './roleLoad.js';
@@ -32,7 +32,19 @@ interface Inventory {
 interface RenderedHost {
   role: string;
   unit: string;
+  /** The unit had its options file named the tiered backend. */
+  unitTiered: string;
   config: string;
+}
+
+/** The MALLOC_* variables a systemd unit sets (`Environment=` lines). */
+function mallocEnvOf(unit: string): Record<string, string> {
+  return Object.fromEntries(
+    unit
+      .split('\n')
+      .filter((l) => l.startsWith('Environment=MALLOC_'))
+      .map((l) => l.slice('Environment='.length).split('=') as [string, string]),
+  );
 }
 
 let inventory: Inventory;
@@ -152,6 +164,16 @@ describe('rendered for every host', () => {
       }
       expectLine('WantedBy=multi-user.target');
       const config = JSON.parse(r.config) as Record<string, string>;
+      // glibc's malloc settings, as the local cluster starts this role (a tiered storage node's own).
+      const backend = (b: string | undefined) => (b === undefined ? [] : ['--backend', b]);
+      expect([host, mallocEnvOf(r.unit)]).toEqual([
+        host,
+        roleEnv(r.role as Role, 0, backend(config.backend)),
+      ]);
+      expect([host, mallocEnvOf(r.unitTiered)]).toEqual([
+        host,
+        roleEnv(r.role as Role, 0, backend('tiered')),
+      ]);
       // Only a storage node writes, and only to its data folder.
       expect([host, lines.filter((l) => l.startsWith('ReadWritePaths='))]).toEqual([
         host,

@@ -11,7 +11,7 @@ import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, relative } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
-import { parseTopology, type Role, roleNodeArgs, shardGroups } from '@monsoon/cli';
+import { parseTopology, type Role, roleEnv, roleNodeArgs, shardGroups } from '@monsoon/cli';
 import { ShardLayout } from '@monsoon/protocol';
 import { AccountSet, buildGenesis } from '@monsoon/workload';
 import {
@@ -311,6 +311,9 @@ describe.each(REGIONS)('region %s', (region) => {
           where,
           ['node', ...roleNodeArgs(role as Role, argv), 'packages/cli/dist/cli/monsoon.js', 'node'],
         ]);
+        // glibc's malloc settings the local cluster starts this role with (a tiered storage node's).
+        const malloc = Object.fromEntries(Object.entries(env).filter(([k]) => k.startsWith('MALLOC_')));
+        expect([where, malloc]).toEqual([where, roleEnv(role as Role, 0, argv)]);
         const spec = roleSpec(role);
         // Variables set on the container itself are this role's; shared ones some role's.
         const own = roleEnvNames(spec);

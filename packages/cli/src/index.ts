@@ -14,12 +14,14 @@ export {
   type ClusterProgress,
   type DialedProcess,
   defaultClusterOptions,
+  isTieredStorage,
   type MinerEndpoint,
   minerCoinbase,
   roleEnv,
   roleNodeArgs,
   type StoppedProcess,
   type StorageEndpoint,
+  TIERED_MALLOC_ENV,
 } from './cluster.js';
 export { ClusterError, ClusterErrorCode, isClusterError } from './clusterError.js';
 export { type ClusterGenesis, generateGenesis } from './clusterGenesis.js';

@@ -3,7 +3,7 @@
  * of the real CLIs, so start order, flags, failure reports, timeouts, aborts and stops are
  * checked in milliseconds: real processes, real signals, no network.
  */
-import { existsSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import { mkdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -74,6 +74,16 @@ function options(extra: Partial<ClusterOptions> = {}): ClusterOptions & { events
       extra.onProgress?.(p);
     },
   };
+}
+
+/** The MALLOC_* variables a live process was started with (its /proc/<pid>/environ). */
+function mallocEnvOf(pid: number): Record<string, string> {
+  return Object.fromEntries(
+    readFileSync(`/proc/${pid}/environ`, 'utf8')
+      .split('\0')
+      .filter((kv) => kv.startsWith('MALLOC_'))
+      .map((kv) => [kv.slice(0, kv.indexOf('=')), kv.slice(kv.indexOf('=') + 1)]),
+  );
 }
 
 const pidsOf = (events: ClusterProgress[]) => events.flatMap((e) => (e.kind === 'spawned' ? [e.pid] : []));
@@ -167,6 +177,13 @@ describe('Cluster with fake roles', () => {
       for (const p of cluster.clients)
         expect(await execArgvOf(p.logFile)).toEqual(['--max-semi-space-size=64']);
       for (const p of cluster.storage) expect(await execArgvOf(p.logFile)).toEqual([]);
+      // The tiered storage processes (only they) run with TIERED_MALLOC_ENV: glibc reads it at start.
+      const own = mallocEnvOf(process.pid);
+      for (const p of cluster.processes)
+        expect([p.name, mallocEnvOf(p.pid)]).toEqual([
+          p.name,
+          p.role === 'storage' ? { ...own, MALLOC_MMAP_THRESHOLD_: '131072' } : own,
+        ]);
     } finally {
       await cluster.stop();
     }
@@ -176,6 +193,7 @@ describe('Cluster with fake roles', () => {
     );
     try {
       expect(await execArgvOf(memory.storage[0]!.logFile)).toEqual(['--title=monsoon-storage']);
+      expect(mallocEnvOf(memory.storage[0]!.pid)).toEqual(mallocEnvOf(process.pid));
     } finally {
       await memory.stop();
     }
