@@ -2,7 +2,7 @@
 import type { RefusedBy, SendResult, SendTransactionsRequest } from '../domain/clientApi.js';
 import type * as pb from '../generated/monsoon/client/v1/client.js';
 import { badEnum, eachIn, fixed, nonEmptyList } from './checks.js';
-import { SENDER_KEY_LENGTH } from './submit.js';
+import { senderKeys } from './submit.js';
 
 const REFUSERS: readonly RefusedBy[] = ['client', 'miner', 'stale'];
 
@@ -11,9 +11,7 @@ export function sendTransactionsRequestToProto(r: SendTransactionsRequest): pb.S
   return {
     transactions,
     senderKeys:
-      r.senderKeys === undefined
-        ? new Uint8Array(0)
-        : fixed(r.senderKeys, SENDER_KEY_LENGTH * transactions.length, 'senderKeys'),
+      r.senderKeys === undefined ? new Uint8Array(0) : senderKeys(r.senderKeys, transactions.length),
   };
 }
 
@@ -24,7 +22,7 @@ export function sendTransactionsRequestFromProto(r: pb.SendTransactionsRequest):
     ? { transactions }
     : {
         transactions,
-        senderKeys: fixed(r.senderKeys, SENDER_KEY_LENGTH * transactions.length, 'senderKeys'),
+        senderKeys: senderKeys(r.senderKeys, transactions.length),
       };
 }
 

@@ -51,8 +51,11 @@ function txResult(
 /** Bytes of one sender key in `senderKeys`: x‖y. */
 export const SENDER_KEY_LENGTH = 64;
 
-/** `keys` (empty: none), which must hold one 64-byte key per transaction. */
-function senderKeys(keys: Uint8Array, transactions: number): Uint8Array {
+/**
+ * `keys` (empty: none), which must hold one 64-byte key per transaction: SubmitRequest's and
+ * SendTransactionsRequest's `sender_keys`. Throws ProtocolError otherwise.
+ */
+export function senderKeys(keys: Uint8Array, transactions: number): Uint8Array {
   return fixed(keys, SENDER_KEY_LENGTH * transactions, 'senderKeys');
 }
 

@@ -36,6 +36,7 @@ import type { Common } from '@ethereumjs/common';
 import { formatHostPort, parseHostPort } from '@monsoon/edge';
 import { makeCommon } from '@monsoon/execution';
 import { bytesToHex } from '@monsoon/util';
+import { PUBLIC_KEY_BYTES } from '../deriveAccount.js';
 import type { GeneratedTx, KeySource, TrafficGenerator } from '../traffic.js';
 import { WorkloadError, WorkloadErrorCode } from '../workloadError.js';
 import { BlockWatcher, type WatchedBlock } from './blockWatcher.js';
@@ -490,8 +491,9 @@ export class LoadDriver {
   private senderKeys(batch: readonly Tracked[]): Uint8Array | undefined {
     const accounts = this.accounts;
     if (!this.options.senderKeys || accounts.publicKey === undefined) return undefined;
-    const keys = new Uint8Array(64 * batch.length);
-    for (let i = 0; i < batch.length; i++) keys.set(accounts.publicKey(batch[i]!.tx.from), 64 * i);
+    const keys = new Uint8Array(PUBLIC_KEY_BYTES * batch.length);
+    for (let i = 0; i < batch.length; i++)
+      keys.set(accounts.publicKey(batch[i]!.tx.from), PUBLIC_KEY_BYTES * i);
     return keys;
   }
 
