@@ -90,12 +90,12 @@ export class PoolSubmitter {
   ) {
     modules.follower.onStateMoved(() => void this.refresh());
     modules.chain.onHead((b) => {
-      for (const h of b.txHashes) {
-        const e = modules.pool.included(h, b.header.number);
+      for (const k of b.txKeys) {
+        const e = modules.pool.includedKey(k, b.header.number);
         if (e === undefined) continue;
         if (e.sentAt !== undefined) modules.onInclusion?.(Date.now() - e.sentAt);
         // Mined without us submitting it (another client did): nothing more to wait for.
-        if (e.state === 'queued') this.settle(h);
+        if (e.state === 'queued') this.settleKey(k);
         this.pump(e.tx.sender);
       }
     });
@@ -241,7 +241,11 @@ export class PoolSubmitter {
   }
 
   private settle(hash: Uint8Array, err?: unknown): void {
-    const k = byteKey(hash);
+    this.settleKey(byteKey(hash), err);
+  }
+
+  /** `settle` by the hash's binary string. */
+  private settleKey(k: string, err?: unknown): void {
     const w = this.waiters.get(k);
     if (w === undefined) return;
     this.waiters.delete(k);
