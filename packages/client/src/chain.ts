@@ -6,7 +6,15 @@
  * their receipts, an index of transactions by hash, and waiters for a transaction's inclusion.
  * A block at a height already held replaces it and everything above (a reorg).
  */
-import { bytesEqual, listItems, orderedRoot, type RlpSpan, readWhole, toHex } from '@monsoon/dsm-tree';
+import {
+  bytesEqual,
+  listItems,
+  orderedRoot,
+  type RlpSpan,
+  readSpan,
+  readWhole,
+  toHex,
+} from '@monsoon/dsm-tree';
 import { BLOOM_BYTES, type Log, logsBloom, type Receipt } from '@monsoon/execution';
 import { keccak } from '@monsoon/keccak';
 import {
@@ -16,7 +24,7 @@ import {
   decodeHeader,
   headerHash,
 } from '@monsoon/protocol';
-import { byteKey, bytesToBigint, detachAll, windowLength } from '@monsoon/util';
+import { byteKey, byteKeyAt, bytesToBigint, windowLength } from '@monsoon/util';
 import { ClientError, ClientErrorCode } from './clientError.js';
 
 export interface ClientBlock {
@@ -24,6 +32,11 @@ export interface ClientBlock {
   readonly header: BlockHeader;
   readonly transactions: readonly Uint8Array[];
   readonly txHashes: readonly Uint8Array[];
+  /**
+   * The transactions' hashes as binary strings (byteKey's), in order: what the chain's index and
+   * the pool look them up by, made once a block (each made its own from `txHashes` before).
+   */
+  readonly txKeys: readonly string[];
   readonly receipts: readonly Receipt[];
   readonly logsBloom: Uint8Array;
   /** Bytes of header and transactions (eth_getBlock's `size`, approximately). */
@@ -45,18 +58,24 @@ export function decodeReceipt(b: Uint8Array): Receipt {
   const type = typed ? b[0]! : 0;
   const whole = readWhole(b, typed ? 1 : 0);
   if (!whole.list) throw new RangeError('receipt: expected a list of 4');
-  const v = listItems(b, whole);
-  if (v.length !== 4) throw new RangeError('receipt: expected a list of 4');
-  const bytes = (s: RlpSpan, what: string): Uint8Array => b.subarray(scalar(s, what).dataStart, s.end);
+  // The four items read one after another, no array of them and no closure unless there are
+  // logs (a receipt a transaction of every block, on every client): ~30% fewer bytes a receipt.
+  const end = whole.end;
+  const s0 = itemAt(b, whole.dataStart, end);
+  const s1 = itemAt(b, s0.end, end);
+  const s2 = itemAt(b, s1.end, end);
+  const s3 = itemAt(b, s2.end, end);
+  if (s3.end !== end) throw new RangeError('receipt: expected a list of 4');
   // Status, bloom and gas read in place (a view each was ~3 objects a receipt, every block).
-  const status = scalar(v[0]!, 'status');
-  if (scalar(v[2]!, 'bloom').end - v[2]!.dataStart !== BLOOM_BYTES)
+  const status = scalar(s0, 'status');
+  if (scalar(s2, 'bloom').end - s2.dataStart !== BLOOM_BYTES)
     throw new RangeError('receipt bloom: expected 256 bytes');
-  if (!v[3]!.list) throw new RangeError('receipt logs: expected a list');
+  if (!s3.list) throw new RangeError('receipt logs: expected a list');
   // Most receipts have no logs: they share one empty list.
-  const logs: Log[] = v[3]!.end === v[3]!.dataStart ? NO_LOGS : [];
-  if (logs !== NO_LOGS)
-    for (const l of listItems(b, v[3]!)) {
+  const logs: Log[] = s3.end === s3.dataStart ? NO_LOGS : [];
+  if (logs !== NO_LOGS) {
+    const bytes = (s: RlpSpan, what: string): Uint8Array => b.subarray(scalar(s, what).dataStart, s.end);
+    for (const l of listItems(b, s3)) {
       const f = l.list ? listItems(b, l) : [];
       if (f.length !== 3 || !f[1]!.list)
         throw new RangeError('receipt log: expected [address, topics, data]');
@@ -66,13 +85,20 @@ export function decodeReceipt(b: Uint8Array): Receipt {
         data: bytes(f[2]!, 'log data'),
       });
     }
-  const gas = scalar(v[1]!, 'cumulative gas');
+  }
+  const gas = scalar(s1, 'cumulative gas');
   return {
     type,
     status: status.end - status.dataStart === 1 && b[status.dataStart] === 1 ? 1 : 0,
     cumulativeGasUsed: bytesToBigint(b, gas.dataStart, gas.end),
     logs,
   };
+}
+
+/** The item of a receipt's list at `pos` (before `end`), or "expected a list of 4" where the list ended. */
+function itemAt(b: Uint8Array, pos: number, end: number): RlpSpan {
+  if (pos >= end) throw new RangeError('receipt: expected a list of 4');
+  return readSpan(b, pos, end);
 }
 
 /** The logs of a receipt without any, shared (frozen: nothing may add to it). */
@@ -99,43 +125,102 @@ export function clientBlockOf(b: BlockWithReceipts): ClientBlock {
     bad('receipts do not match its receipts root');
   const decoded = b.receipts.map(decodeReceipt);
   const bloom = logsBloom(decoded.flatMap((r) => r.logs));
-  let size = b.headerRlp.length;
-  for (const t of b.transactions) size += t.length;
-  const { transactions, txHashes, receipts } = detachBlock(b.transactions, decoded);
-  return { hash, header, transactions, txHashes, receipts, logsBloom: bloom, size };
+  return new StreamedBlock(hash, header, b.headerRlp.length, b.transactions, decoded, bloom);
 }
 
 /**
- * A block's transactions, their hashes and its receipts' log fields copied into one buffer of
- * their own. Decoded, they are views into the streamed message, which a view keeps whole
- * (receipts with their 256-byte blooms included), and a hash of its own costs a buffer each
- * (~240 bytes for 32): a window of a few hundred thousand transactions held ~2x its bytes.
+ * A streamed block as the chain holds it: its transactions, their hashes and its receipts' log
+ * fields copied into one buffer of its own. Decoded, they are views into the streamed message,
+ * which a view keeps whole (receipts with their 256-byte blooms included), and a hash of its own
+ * costs a buffer each (~240 bytes for 32): a window of a few hundred thousand transactions held
+ * ~2x its bytes. The transactions and their hashes are cut out of it only when first asked for
+ * (JSON-RPC): every client follows every block, and a view each of ~1,400 transactions and
+ * their hashes, a block, was made for nothing but the pool's and the index's keys.
  */
-function detachBlock(
-  txs: readonly Uint8Array[],
-  receipts: readonly Receipt[],
-): Pick<ClientBlock, 'transactions' | 'txHashes' | 'receipts'> {
-  // Every transaction hashed in one native call, not one (and a Buffer) each.
-  const digests = txs.length === 0 ? new Uint8Array(0) : keccak.keccak256Batch(txs);
-  // The digests go over as one part, cut into hashes in the copy (no view of each made twice).
-  const parts: Uint8Array[] = [...txs, digests];
-  for (const r of receipts) for (const l of r.logs) parts.push(l.address, ...l.topics, l.data);
-  const copies = detachAll(parts);
-  let at = 0;
-  const next = () => copies[at++]!;
-  const transactions = txs.map(next);
-  const hashes = next();
-  const txHashes = txs.map((_, i) => hashes.subarray(32 * i, 32 * i + 32));
-  return {
-    transactions,
-    txHashes,
+class StreamedBlock implements ClientBlock {
+  readonly txKeys: string[];
+  readonly receipts: readonly Receipt[];
+  readonly size: number;
+  /** Hashes at [0, 32n), then the transactions, transaction i's ending at ends[i]; then the logs' fields. */
+  private readonly bytes: Uint8Array;
+  private readonly ends: Uint32Array;
+  private txs: Uint8Array[] | undefined;
+  private hashes: Uint8Array[] | undefined;
+
+  constructor(
+    readonly hash: Uint8Array,
+    readonly header: BlockHeader,
+    headerBytes: number,
+    txs: readonly Uint8Array[],
+    receipts: readonly Receipt[],
+    readonly logsBloom: Uint8Array,
+  ) {
+    const n = txs.length;
+    // Every transaction hashed in one native call, not one (and a Buffer) each.
+    const digests = n === 0 ? new Uint8Array(0) : keccak.keccak256Batch(txs);
+    let txBytes = 0;
+    for (const t of txs) txBytes += t.length;
+    let logBytes = 0;
+    for (const r of receipts)
+      for (const l of r.logs) {
+        logBytes += l.address.length + l.data.length;
+        for (const t of l.topics) logBytes += t.length;
+      }
+    const bytes = new Uint8Array(32 * n + txBytes + logBytes);
+    bytes.set(digests, 0);
+    const ends = new Uint32Array(n);
+    let at = 32 * n;
+    for (let i = 0; i < n; i++) {
+      bytes.set(txs[i]!, at);
+      at += txs[i]!.length;
+      ends[i] = at;
+    }
+    const copy = (b: Uint8Array): Uint8Array => {
+      bytes.set(b, at);
+      at += b.length;
+      return bytes.subarray(at - b.length, at);
+    };
     // A receipt without logs holds no view of the message: kept as decoded, not copied.
-    receipts: receipts.map((r) =>
+    this.receipts = receipts.map((r) =>
       r.logs.length === 0
         ? r
-        : { ...r, logs: r.logs.map((l) => ({ address: next(), topics: l.topics.map(next), data: next() })) },
-    ),
-  };
+        : {
+            ...r,
+            logs: r.logs.map((l) => ({
+              address: copy(l.address),
+              topics: l.topics.map(copy),
+              data: copy(l.data),
+            })),
+          },
+    );
+    const keys: string[] = new Array(n);
+    for (let i = 0; i < n; i++) keys[i] = byteKeyAt(bytes, 32 * i, 32 * i + 32);
+    this.txKeys = keys;
+    this.bytes = bytes;
+    this.ends = ends;
+    this.size = headerBytes + txBytes;
+  }
+
+  get transactions(): readonly Uint8Array[] {
+    if (this.txs === undefined) {
+      const n = this.ends.length;
+      const txs: Uint8Array[] = new Array(n);
+      for (let i = 0, at = 32 * n; i < n; at = this.ends[i++]!)
+        txs[i] = this.bytes.subarray(at, this.ends[i]!);
+      this.txs = txs;
+    }
+    return this.txs;
+  }
+
+  get txHashes(): readonly Uint8Array[] {
+    if (this.hashes === undefined) {
+      const n = this.ends.length;
+      const hashes: Uint8Array[] = new Array(n);
+      for (let i = 0; i < n; i++) hashes[i] = this.bytes.subarray(32 * i, 32 * i + 32);
+      this.hashes = hashes;
+    }
+    return this.hashes;
+  }
 }
 
 export interface ChainViewOptions {
@@ -337,7 +422,7 @@ export class ChainView {
       }
       for (const gone of this.canonical.splice(at)) {
         this.byHash.delete(byteKey(gone.hash));
-        for (const h of gone.txHashes) this.txs.delete(byteKey(h));
+        for (const k of gone.txKeys) this.txs.delete(k);
       }
     }
     this.canonical.push(b);
@@ -349,8 +434,7 @@ export class ChainView {
   /** `b` and its transactions by hash; waiters for them answered. */
   private index(b: ClientBlock): void {
     this.byHash.set(byteKey(b.hash), b);
-    b.txHashes.forEach((h, index) => {
-      const k = byteKey(h);
+    b.txKeys.forEach((k, index) => {
       this.txs.set(k, this.place(b, index));
       const w = this.waiters.get(k);
       if (w !== undefined) {
@@ -396,10 +480,10 @@ export class ChainView {
     let room = this.opts.window - this.canonical.length;
     let txRoom = this.opts.maxTransactions - this.txs.size;
     let start = below.length;
-    while (start > 0 && room > 0 && txRoom >= below[start - 1]!.txHashes.length) {
+    while (start > 0 && room > 0 && txRoom >= below[start - 1]!.txKeys.length) {
       start--;
       room--;
-      txRoom -= below[start]!.txHashes.length;
+      txRoom -= below[start]!.txKeys.length;
     }
     const kept = below.slice(start);
     if (kept[0]?.header.number === 0n) this.genesis = undefined;
@@ -426,12 +510,12 @@ export class ChainView {
         continue;
       }
       this.byHash.delete(byteKey(gone.hash));
-      for (const h of gone.txHashes) this.txs.delete(byteKey(h));
+      for (const k of gone.txKeys) this.txs.delete(k);
     }
   }
 
   /** Transactions of each canonical block held (what `maxTransactions` counts), the head first. */
   private *newestTxCounts(): Generator<number> {
-    for (let i = this.canonical.length - 1; i >= 0; i--) yield this.canonical[i]!.txHashes.length;
+    for (let i = this.canonical.length - 1; i >= 0; i--) yield this.canonical[i]!.txKeys.length;
   }
 }

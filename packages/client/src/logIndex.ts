@@ -31,7 +31,8 @@ export function blockLogsOf(b: ClientBlock): BlockLogs {
   const parts: Uint8Array[] = [];
   b.receipts.forEach((r, i) => {
     if (r.logs.length === 0) return;
-    parts.push(b.txHashes[i]!);
+    // From its key: the block's hashes as views are made only for JSON-RPC (see ClientBlock.txKeys).
+    parts.push(Buffer.from(b.txKeys[i]!, 'latin1'));
     for (const l of r.logs) parts.push(l.address, ...l.topics, l.data);
   });
   const copies = detachAll(parts);

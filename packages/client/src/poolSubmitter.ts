@@ -71,11 +71,15 @@ export type SendWait = 'queued' | 'accepted';
 
 interface Waiter {
   readonly accepted: Promise<void>;
-  readonly queued: Promise<void>;
+  /** Settled when the transaction waits behind a gap: made only for a `'queued'` wait. */
+  readonly queued: Promise<void> | undefined;
   readonly resolve: () => void;
   readonly reject: (e: unknown) => void;
   readonly markQueued: () => void;
 }
+
+/** What an `'accepted'` waiter does when its transaction waits behind a gap: nothing. */
+const STAYS_WAITING = (): void => {};
 
 export class PoolSubmitter {
   private readonly waiters = new Map<string, Waiter>();
@@ -90,12 +94,12 @@ export class PoolSubmitter {
   ) {
     modules.follower.onStateMoved(() => void this.refresh());
     modules.chain.onHead((b) => {
-      for (const h of b.txHashes) {
-        const e = modules.pool.included(h, b.header.number);
+      for (const k of b.txKeys) {
+        const e = modules.pool.includedKey(k, b.header.number);
         if (e === undefined) continue;
         if (e.sentAt !== undefined) modules.onInclusion?.(Date.now() - e.sentAt);
         // Mined without us submitting it (another client did): nothing more to wait for.
-        if (e.state === 'queued') this.settle(h);
+        if (e.state === 'queued') this.settleKey(k);
         this.pump(e.tx.sender);
       }
     });
@@ -140,11 +144,11 @@ export class PoolSubmitter {
         admitted.dropped,
         `its sender's queue is full (${pool.opts.accountQueue}): lower nonces came`,
       );
-    const w = this.waiterOf(tx.hash);
+    const w = this.waiterOf(tx.hash, wait);
     if (admitted.gapped) w.markQueued();
     this.pump(from);
     tx.readTree = undefined;
-    await (wait === 'accepted' ? w.accepted : Promise.race([w.accepted, w.queued]));
+    await (w.queued === undefined ? w.accepted : Promise.race([w.accepted, w.queued]));
   }
 
   /** Refuses every waiting caller (CLOSED) and stops looking for stale transactions. */
@@ -241,7 +245,11 @@ export class PoolSubmitter {
   }
 
   private settle(hash: Uint8Array, err?: unknown): void {
-    const k = byteKey(hash);
+    this.settleKey(byteKey(hash), err);
+  }
+
+  /** `settle` by the hash's binary string. */
+  private settleKey(k: string, err?: unknown): void {
     const w = this.waiters.get(k);
     if (w === undefined) return;
     this.waiters.delete(k);
@@ -249,19 +257,22 @@ export class PoolSubmitter {
     else w.reject(err);
   }
 
-  private waiterOf(hash: Uint8Array): Waiter {
+  private waiterOf(hash: Uint8Array, wait: SendWait): Waiter {
     let resolve!: () => void;
     let reject!: (e: unknown) => void;
-    let markQueued!: () => void;
     const accepted = new Promise<void>((res, rej) => {
       resolve = res;
       reject = rej;
     });
-    // Nobody may be listening any more (the caller took the hash when it was queued).
-    accepted.catch(() => {});
-    const queued = new Promise<void>((res) => {
-      markQueued = res;
-    });
+    let queued: Promise<void> | undefined;
+    let markQueued = STAYS_WAITING;
+    if (wait === 'queued') {
+      // Nobody may be listening any more (the caller took the hash when it was queued).
+      accepted.catch(() => {});
+      queued = new Promise<void>((res) => {
+        markQueued = res;
+      });
+    }
     const w = { accepted, queued, resolve, reject, markQueued };
     this.waiters.set(byteKey(hash), w);
     return w;

@@ -70,8 +70,16 @@ export interface ReadBackendModules {
 
 /** The state a block names: where storage nodes are asked (its hash) and what proofs end in (its root). */
 export function stateAt(b: ClientBlock): StateRef {
-  return { blockHash: b.hash, stateRoot: b.header.stateRoot };
+  // The last one made is kept: a block's transactions ask for it one after another.
+  if (b !== lastStateBlock) {
+    lastStateBlock = b;
+    lastState = { blockHash: b.hash, stateRoot: b.header.stateRoot };
+  }
+  return lastState!;
 }
+
+let lastStateBlock: ClientBlock | undefined;
+let lastState: StateRef | undefined;
 
 /** The environment a transaction sent now would run in: the block after `head`. */
 export function nextEnv(head: ClientBlock): BlockEnv {

@@ -133,10 +133,22 @@ interface KnownAccount {
   readonly key: Uint8Array;
   uses: number;
   read: AccountRead | undefined;
+  /**
+   * The path the answer's check walked when readAccounts fetched the account, for the read that
+   * follows the fetch (taken once): that read walked the same nodes again, from the same root.
+   */
+  fresh: WalkedPath | undefined;
 }
 
 /** Reads of an account at a root after which a view keeps its path (see KnownAccount). */
 const HOT_READ_USES = 3;
+
+/**
+ * Hashed keys of addresses kept, per generation (see RemoteState.addressKey): the accounts
+ * transactions read at one root are mostly read again at the next (a hot set sends and receives
+ * most transactions), and a view per root hashed each of them again, every block.
+ */
+const MAX_ADDRESS_KEYS = 32_768;
 
 /** What a run used, to be bagged for a miner: a tree's served nodes, or the paths of accounts read. */
 export type Witness = NodeBag | PathWitness;
@@ -195,7 +207,11 @@ const MAX_SHARED_DECODED = 16_384;
  * A query with its account's hashed key, once computed: a query goes from the probe of what is
  * lacking to the batch's routing and on to the answer's check, and each hashed the address again.
  */
-type KeyedQuery = AccountQuery & { key?: Uint8Array };
+type KeyedQuery = AccountQuery & {
+  key?: Uint8Array;
+  /** readAccounts' own query: the answer's check keeps the path it walked for the read after (KnownAccount.fresh). */
+  keepPath?: boolean;
+};
 
 /** The query's hashed key, computed at most once. */
 function keyOf(keccak: Keccak, q: KeyedQuery): Uint8Array {
@@ -250,6 +266,9 @@ export class RemoteState {
   private keyBlockHex = '';
   /** Batch keys at keyBlock, by route. */
   private readonly routeKeys = new Map<string, string>();
+  /** Hashed keys of addresses by their binary strings, the newer generation and the older one (see addressKey). */
+  private keys = new Map<string, Uint8Array>();
+  private olderKeys = new Map<string, Uint8Array>();
 
   constructor(
     readonly storage: ShardedStorage,
@@ -294,6 +313,23 @@ export class RemoteState {
       // at every call).
       resolver: (h) => this.cached(byteKey(h), served),
     });
+  }
+
+  /**
+   * The hashed key (keccak-256) of `address`, whose binary string is `a`: kept across roots in
+   * two generations of MAX_ADDRESS_KEYS (one found in the older moves to the newer), computed
+   * where neither holds it.
+   */
+  private addressKey(a: string, address: Uint8Array): Uint8Array {
+    let k = this.keys.get(a);
+    if (k !== undefined) return k;
+    k = this.olderKeys.get(a) ?? hashOne(this.keccak, address);
+    if (this.keys.size >= MAX_ADDRESS_KEYS) {
+      this.olderKeys = this.keys;
+      this.keys = new Map();
+    }
+    this.keys.set(a, k);
+    return k;
   }
 
   /** A fresh tree at `stateRoot` that collects what it is handed. */
@@ -342,18 +378,23 @@ export class RemoteState {
     const a = byteKey(address);
     const known = view.get(a);
     if (known?.read !== undefined) return known.read;
-    const k = known?.key ?? key ?? hashOne(this.keccak, address);
-    // Walked at each use until it is hot: the path is this read's witness (and a node let go
-    // since is fetched again).
-    const path = walkPath(root, k, (h) => this.cached(h));
-    if (path === undefined) return k;
+    let path = known?.fresh;
+    let k = known?.key;
+    if (path !== undefined) known!.fresh = undefined;
+    else {
+      k ??= key ?? this.addressKey(a, address);
+      // Walked at each use until it is hot: the path is this read's witness (and a node let go
+      // since is fetched again).
+      path = walkPath(root, k, (h) => this.cached(h));
+      if (path === undefined) return k;
+    }
     if (known !== undefined) {
       const read = { address, account: known.account, path };
       if (++known.uses >= HOT_READ_USES) known.read = read;
       return read;
     }
     const account = path.value === undefined ? undefined : decodeAccount(path.value);
-    view.set(a, { account, key: k, uses: 1, read: undefined });
+    view.set(a, { account, key: k!, uses: 1, read: undefined, fresh: undefined });
     return { address, account, path };
   }
 
@@ -397,7 +438,7 @@ export class RemoteState {
       if (r instanceof Uint8Array) {
         wanted ??= [];
         missed ??= [];
-        wanted.push({ address: q.address, slots: q.slots, code: q.code, key: r });
+        wanted.push({ address: q.address, slots: q.slots, code: q.code, key: r, keepPath: true });
         missed.push(i);
       } else reads.push(r);
     }
@@ -490,13 +531,14 @@ export class RemoteState {
         key: Uint8Array | undefined;
         slots: Map<string, Uint8Array> | undefined;
         code: boolean;
+        keepPath: boolean;
       }
     >();
     for (const q of batch.queries) {
       const k = byteKey(q.address);
       let m = merged.get(k);
       if (m === undefined) {
-        m = { address: q.address, key: q.key, slots: undefined, code: false };
+        m = { address: q.address, key: q.key, slots: undefined, code: false, keepPath: false };
         merged.set(k, m);
       }
       if (q.slots.length > 0) {
@@ -504,6 +546,7 @@ export class RemoteState {
         for (const slot of q.slots) m.slots.set(byteKey(slot), slot);
       }
       m.code ||= q.code;
+      m.keepPath ||= q.keepPath === true;
     }
     const all: KeyedQuery[] = [];
     for (const m of merged.values())
@@ -512,6 +555,7 @@ export class RemoteState {
         slots: m.slots === undefined ? [] : [...m.slots.values()],
         code: m.code,
         ...(m.key === undefined ? {} : { key: m.key }),
+        ...(m.keepPath ? { keepPath: true } : {}),
       });
     try {
       for (let i = 0; i < all.length; i += MAX_BATCH) {
@@ -604,10 +648,14 @@ export class RemoteState {
         refuse(`claims a value for ${where()} that its proof does not give`);
       // Decoded only where a read is kept for the view, or its slots or code are checked.
       const a = view !== undefined && q.slots.length === 0 ? byteKey(q.address) : undefined;
-      const keep = a !== undefined && !view!.has(a);
+      const known = a === undefined ? undefined : view!.get(a);
+      const keep = a !== undefined && known === undefined;
+      // readAccounts reads it next, at this root: it takes this walk's path instead of walking again.
+      const fresh = q.keepPath === true ? walked : undefined;
+      if (known !== undefined && known.read === undefined && fresh !== undefined) known.fresh = fresh;
       if (!keep && q.slots.length === 0 && !q.code) return;
       const proven = provenRlp === undefined ? undefined : decodeAccount(provenRlp);
-      if (keep) view!.set(a, { account: proven, key, uses: 0, read: undefined });
+      if (keep) view!.set(a, { account: proven, key, uses: 0, read: undefined, fresh });
       if (q.slots.length > 0) {
         // Slots proven by walking the account's storage trie from its root, as its account is.
         const storageRoot =
@@ -718,7 +766,7 @@ export class RemoteState {
   private lacking(tree: StateTree, first: readonly AccountQuery[]): KeyedQuery[] {
     const wanted: KeyedQuery[] = [];
     for (const q of first) {
-      const key = hashOne(this.keccak, q.address);
+      const key = this.addressKey(byteKey(q.address), q.address);
       const found = resolvable(() => {
         // Only where slots or code are looked for is the account decoded (its roots name them).
         if (q.slots.length === 0 && !q.code) {

@@ -51,6 +51,9 @@ export const defaultShardedStorageOptions: ShardedStorageOptions = {
   notYetAppliedMs: 5_000,
 };
 
+/** What readableNumber says of a shard no replica has applied a block of. */
+const NONE_APPLIED = -1n;
+
 export class ShardedStorage {
   private closed = false;
   private readonly streams = new Set<{ cancel(): void }>();
@@ -201,14 +204,15 @@ export class ShardedStorage {
    */
   get readableNumber(): bigint {
     let least: bigint | undefined;
-    // Asked for every state-head lookup (a few a transaction): no array of shards each time.
+    // Asked for every state-head lookup (a few a transaction): no array of shards each time, and
+    // no `-1n` in the loop (a negated literal is a new BigInt each time it is evaluated: 17 a call).
     for (let shard = 0; shard < this.layout.count; shard++) {
-      let best = -1n;
+      let best = NONE_APPLIED;
       for (const r of this.replicas)
         if (r.shards.has(shard) && r.appliedNumber > best) best = r.appliedNumber;
       if (least === undefined || best < least) least = best;
     }
-    return least ?? -1n;
+    return least ?? NONE_APPLIED;
   }
 
   /**

@@ -25,7 +25,13 @@ import type { Common } from '@ethereumjs/common';
 import { type ServiceError, status } from '@grpc/grpc-js';
 import { bytesEqual, NodeBag, toHex } from '@monsoon/dsm-tree';
 import { unary } from '@monsoon/edge';
-import { type ChainRules, type EvmPool, recoveredSenderKey, type SignedTx } from '@monsoon/execution';
+import {
+  type BlockEnv,
+  type ChainRules,
+  type EvmPool,
+  recoveredSenderKey,
+  type SignedTx,
+} from '@monsoon/execution';
 import { keccak } from '@monsoon/keccak';
 import { submitRequestToProto, submitResponseFromProto, type TxResult, TxStatus } from '@monsoon/protocol';
 import type { ChainView, ClientBlock } from './chain.js';
@@ -149,6 +155,10 @@ export class SubmitQueue {
   private held = 0;
   /** Transactions waiting for room to pre-execute, in arrival order. */
   private turns: { resolve: () => void; reject: (e: unknown) => void }[] = [];
+  /** The last environment `env` made, for the head and the second it was made at. */
+  private lastEnv: BlockEnv | undefined;
+  private envHead: ClientBlock | undefined;
+  private envSecond = -1;
 
   constructor(
     readonly opts: SubmitQueueOptions,
@@ -177,10 +187,13 @@ export class SubmitQueue {
     const { follower, counters } = this.modules;
     for (let attempt = 0; ; attempt++) {
       // A stale answer's retry goes at once: sent to the back of the line it would wait there
-      // while the state moves on, and come back stale again.
-      await this.turn(attempt > 0);
+      // while the state moves on, and come back stale again. With room, no promise is awaited.
+      if (!this.takeTurn(attempt > 0)) await this.waitTurn();
       const head = follower.stateHead();
-      const first = attempt === 0 && readAt !== undefined && readAt.header.number + 1n >= head.header.number;
+      const first =
+        attempt === 0 &&
+        readAt !== undefined &&
+        (readAt === head || readAt.header.number + 1n >= head.header.number);
       const state = first ? readAt : head;
       const at = stateAt(state);
       const t0 = performance.now();
@@ -190,7 +203,7 @@ export class SubmitQueue {
           this.modules.remote,
           at,
           // The block it lands in follows the chain head (which may be ahead of the state head).
-          nextEnv(this.modules.chain.requireHead()),
+          this.env(this.modules.chain.requireHead()),
           this.opts.rules,
           this.modules.common,
           tx,
@@ -209,7 +222,7 @@ export class SubmitQueue {
         counters.rejectedEarly++;
         throw spec.outcome.error;
       }
-      const result = await this.enqueue({ raw, key: recoveredSenderKey(tx), at, served: spec.served });
+      const result = await this.enqueue(raw, recoveredSenderKey(tx), at, spec.served);
       if (result.status === TxStatus.Accepted) {
         counters.accepted++;
         return;
@@ -243,15 +256,32 @@ export class SubmitQueue {
   }
 
   /**
-   * Resolves once this transaction may pre-execute (fewer than `maxWaiting` held), holding its
-   * place; `now`: at once, past the limit (a retry).
+   * Takes a place to pre-execute where there is room (fewer than `maxWaiting` held, nobody in
+   * line) or `now` (a retry: past the limit); false where the transaction must wait its turn.
    */
-  private turn(now: boolean): Promise<void> {
-    if (now || (this.held < this.opts.maxWaiting && this.turns.length === 0)) {
-      this.held++;
-      return Promise.resolve();
-    }
+  private takeTurn(now: boolean): boolean {
+    if (!now && (this.held >= this.opts.maxWaiting || this.turns.length > 0)) return false;
+    this.held++;
+    return true;
+  }
+
+  /** Resolves once this transaction's turn to pre-execute came, its place held (see release). */
+  private waitTurn(): Promise<void> {
     return new Promise((resolve, reject) => this.turns.push({ resolve, reject }));
+  }
+
+  /**
+   * The environment of the block after `head` (nextEnv's), kept while the head and the second
+   * are the same: every pre-execution of a block's time built its own, bigints and all.
+   */
+  private env(head: ClientBlock): BlockEnv {
+    const second = Math.floor(Date.now() / 1000);
+    if (head !== this.envHead || second !== this.envSecond) {
+      this.envHead = head;
+      this.envSecond = second;
+      this.lastEnv = nextEnv(head);
+    }
+    return this.lastEnv!;
   }
 
   /** `n` held places are free again (handed to a Submit call, or refused): the next in line take them. */
@@ -268,9 +298,14 @@ export class SubmitQueue {
     return this.turns.length;
   }
 
-  private enqueue(q: Omit<Batched, 'resolve' | 'reject'>): Promise<TxResult> {
+  private enqueue(
+    raw: Uint8Array,
+    key: Uint8Array | undefined,
+    at: StateRef,
+    served: Witness,
+  ): Promise<TxResult> {
     return new Promise((resolve, reject) => {
-      this.batch.push({ ...q, resolve, reject });
+      this.batch.push({ raw, key, at, served, resolve, reject });
       if (this.batch.length >= this.opts.maxBatch) this.flush();
       else if (!this.flushScheduled) {
         this.flushScheduled = true;

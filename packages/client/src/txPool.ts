@@ -232,7 +232,12 @@ export class TxPool<T extends PoolTx = PoolTx> {
    * is behind. Returns the entry it was, if the pool held it.
    */
   included(hash: Uint8Array, blockNumber: bigint): PoolEntry<T> | undefined {
-    const e = this.byHash.get(byteKey(hash));
+    return this.includedKey(byteKey(hash), blockNumber);
+  }
+
+  /** `included` by the hash's binary string (byteKey's): a block's hashes come as such (ClientBlock.txKeys). */
+  includedKey(hashKey: string, blockNumber: bigint): PoolEntry<T> | undefined {
+    const e = this.byHash.get(hashKey);
     if (e === undefined) return undefined;
     const s = this.senders.get(byteKey(e.tx.sender))!;
     this.remove(s, e);

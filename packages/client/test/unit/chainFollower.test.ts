@@ -56,6 +56,7 @@ function block(number: bigint, parent?: ClientBlock): ClientBlock {
     header: { parentHash: parent?.hash ?? new Uint8Array(32), number, difficulty: 0n } as BlockHeader,
     transactions: [],
     txHashes: [],
+    txKeys: [],
     receipts: [],
     logsBloom: new Uint8Array(256),
     size: 0,

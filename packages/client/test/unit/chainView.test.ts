@@ -15,7 +15,7 @@ import {
 import { encodeReceipt, receiptsRoot, transactionsRoot } from '@monsoon/execution';
 import { keccak } from '@monsoon/keccak';
 import { type BlockHeader, encodeHeader } from '@monsoon/protocol';
-import { rlpEncode } from '@monsoon/util';
+import { byteKey, rlpEncode } from '@monsoon/util';
 
 /** A block on `parent` (a parent hash of zeros when none is given), told apart by `tag`. */
 function block(
@@ -35,6 +35,7 @@ function block(
     } as BlockHeader,
     transactions: txs,
     txHashes: txs.map((t) => keccak.keccak256(t)),
+    txKeys: txs.map((t) => byteKey(keccak.keccak256(t))),
     receipts: [],
     logsBloom: new Uint8Array(256),
     size: 0,
@@ -429,6 +430,13 @@ describe('ChainView', () => {
     expect(kept[0]!.buffer.byteLength).toBe(2 + 2 + 2 * 32 + 20 + 32 + 1);
     expect(b.transactions).toEqual(txs);
     expect(b.txHashes).toEqual(txs.map((t) => keccak.keccak256(t)));
+    // The keys the index and the pool look transactions up by: each its own hash's.
+    expect(b.txKeys).toEqual(txs.map((t) => byteKey(keccak.keccak256(t))));
+    const chain = new ChainView();
+    chain.add(b);
+    expect(txs.map((t) => chain.transaction(keccak.keccak256(t)))).toEqual(
+      txs.map((_, index) => ({ block: b, index })),
+    );
     expect(log).toEqual(receipt.logs[0]);
   });
 });

@@ -9,7 +9,7 @@ import { describe, expect, it } from '@jest/globals';
 import { bytesEqual } from '@monsoon/dsm-tree';
 import { type Log, logsBloom } from '@monsoon/execution';
 import { Prng } from '@monsoon/test-utils';
-import { detachAll } from '@monsoon/util';
+import { byteKey, detachAll } from '@monsoon/util';
 import type { ClientBlock } from '../../src/chain.js';
 import { isClientError } from '../../src/clientError.js';
 import { blockLogsOf, LogIndex } from '../../src/logIndex.js';
@@ -183,6 +183,7 @@ describe('blockLogsOf', () => {
       header: { number: 9n, timestamp: 99n },
       transactions,
       txHashes,
+      txKeys: txHashes.map(byteKey),
       receipts,
       logsBloom: new Uint8Array(256),
       size: 0,

@@ -36,6 +36,7 @@ function backend(gasCap: bigint): ReadBackend {
     } as BlockHeader,
     transactions: [],
     txHashes: [],
+    txKeys: [],
     receipts: [],
     logsBloom: new Uint8Array(256),
     size: 0,

@@ -399,4 +399,36 @@ describe('RemoteState', () => {
     expect(hex(late.path.nodes)).toEqual(hex(state.proveAccount(picked[0]!)));
     storage.close();
   });
+  it("hands reads fetched together each its own account's path, the one the answer's check walked", async () => {
+    const storage = await ShardedStorage.connect([honest]);
+    const remote = new RemoteState(storage, { compactLevels: 1, maxCachedNodes: 1_000_000 });
+    const hex = (ns: readonly Uint8Array[]) => ns.map((n) => Buffer.from(n).toString('hex'));
+    const q = (a: Uint8Array) => ({ address: a, slots: [], code: false });
+    // Two calls in one turn, sharing accounts: one BatchGet, each account once in it.
+    const one = addrs.slice(20, 32);
+    const two = [...addrs.slice(26, 32).reverse(), ...addrs.slice(32, 36)];
+    const [r1, r2] = await Promise.all([
+      remote.readAccounts(at, one.map(q)),
+      remote.readAccounts(at, two.map(q)),
+    ]);
+    expect(remote.counters.calls).toBe(1);
+    for (const [reads, asked] of [
+      [r1!, one],
+      [r2!, two],
+    ] as const) {
+      expect(reads.map((r) => r.address)).toEqual(asked);
+      reads.forEach((r, i) => {
+        expect(r.account).toEqual(state.getAccount(asked[i]!));
+        expect(hex(r.path.nodes)).toEqual(hex(state.proveAccount(asked[i]!)));
+        expect(r.path.hashes.map((h) => Buffer.from(h, 'latin1').toString('hex'))).toEqual(
+          state.proveAccount(asked[i]!).map((n) => Buffer.from(keccak.keccak256(n)).toString('hex')),
+        );
+      });
+    }
+    // Read once more: nothing fetched, the same paths.
+    const again = (await remote.readAccounts(at, two.map(q)))!;
+    expect(remote.counters.calls).toBe(1);
+    expect(again.map((r) => hex(r.path.nodes))).toEqual(two.map((a) => hex(state.proveAccount(a))));
+    storage.close();
+  });
 });

@@ -5,7 +5,7 @@
  * (ethers polls eth_blockNumber to know when to poll its filters). Logs are the token's ERC-20
  * Transfer events, or whatever a test passes.
  */
-import { fromHex, toHex } from '@monsoon/dsm-tree';
+import { byteKey, fromHex, toHex } from '@monsoon/dsm-tree';
 import { type Log, logsBloom, type Receipt, receiptsRoot, transactionsRoot } from '@monsoon/execution';
 import { keccak } from '@monsoon/keccak';
 import { type BlockHeader, headerHash } from '@monsoon/protocol';
@@ -91,6 +91,7 @@ export class EventChain {
       header,
       transactions,
       txHashes: transactions.map((t) => keccak.keccak256(t)),
+      txKeys: transactions.map((t) => byteKey(keccak.keccak256(t))),
       receipts,
       logsBloom: opts.bloom ?? logsBloom(txs.flat()),
       size: 500,
