@@ -409,8 +409,10 @@
  * 32-byte keys with one fromCharCode call of their bytes (94 -> 24 ns for an address). Both
  * builds in one process, passes ABBA over the same planned blocks
  * (bench/results/miner-s14-ab/abPass.mjs, load 11-16 with three other agents): ERC-20
- * transfers median 130.6 -> 122.5 µs CPU (6 of 6 pairs lower), plain transfers 76.7 -> 74.5 µs
- * (5 of 8); same roots. The bench itself alternating with main (`npm run bench -- miner
+ * transfers median 130.6 -> 122.5 µs CPU (6 of 6 pairs lower; sides swapped 155.5 -> 148.1, 4
+ * of 6 lower and a tie), plain transfers 76.7 -> 74.5 µs (5 of 8); same roots. The get change
+ * alone against main: ERC-20 the same median (121.7 µs), transfers 85.8 -> 83.5 µs (6 of 8):
+ * most of the ERC-20 gain is bytesKey's (bench/results/miner-s18-exec). The bench itself alternating with main (`npm run bench -- miner
  * --engines revm`, new main main new, 15:40-15:49 UTC, load 11-16): transfers in batches
  * 10,303 / 8,136/s (this round) vs 14,661 / 7,413/s (main), ERC-20 in batches 4,016 / 3,544 vs
  * 4,337 / 5,353/s, with native recovery on the same thread swinging 9.2-13.8K/s a core between
