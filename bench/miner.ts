@@ -399,6 +399,26 @@
  * account over with the key string it already made, without a key object and the `a${k}` string.
  * Cutting the reads needs fewer Map operations per faulted node, not fewer objects around them.
  *
+ * Session 18 (issues 16 / 17, exec18). A CPU profile of the `--pass transfer` run (quiet, load
+ * 0.7; recovery 41% of the busy time, left out here) put reading the batch's parties for revm
+ * (`hold`) at ~18% of the rest: dsmTree.get walking to the first stub, materialize walking
+ * from the root again to fault the path in (a stub object per lazy slot each time), get
+ * walking it a third time; bytesKey (String.fromCharCode.apply over a typed array, ~15 keys a
+ * transfer) 5%. Now get faults a stub in where its walk meets it and goes on below (the nodes
+ * above copied where the tree does not own them, as before), and bytesKey names 20- and
+ * 32-byte keys with one fromCharCode call of their bytes (94 -> 24 ns for an address). Both
+ * builds in one process, passes ABBA over the same planned blocks
+ * (bench/results/miner-s14-ab/abPass.mjs, load 11-16 with three other agents): ERC-20
+ * transfers median 130.6 -> 122.5 µs CPU (6 of 6 pairs lower; sides swapped 155.5 -> 148.1, 4
+ * of 6 lower and a tie), plain transfers 76.7 -> 74.5 µs (5 of 8); same roots. The get change
+ * alone against main: ERC-20 the same median (121.7 µs), transfers 85.8 -> 83.5 µs (6 of 8):
+ * most of the ERC-20 gain is bytesKey's (bench/results/miner-s18-exec). The bench itself alternating with main (`npm run bench -- miner
+ * --engines revm`, new main main new, 15:40-15:49 UTC, load 11-16): transfers in batches
+ * 10,303 / 8,136/s (this round) vs 14,661 / 7,413/s (main), ERC-20 in batches 4,016 / 3,544 vs
+ * 4,337 / 5,353/s, with native recovery on the same thread swinging 9.2-13.8K/s a core between
+ * rows: the box's speed decided each row, not the change. What is left of a
+ * read is the fault itself (the source's two Map operations per node, decoding each branch
+ * into a string-backed object), which a miner needs anyway for the writes that follow. *
  * Conclusion before revm: still short of the goals (≥ 30K transfers/s, ≥ 15K ERC-20/s a core). On this
  * machine one keccak256 permutation costs ~0.4–0.8 µs, and a transfer needs ~60 of them (bag,
  * state root, receipts and transactions roots, keys): ~30 µs of hashing alone. An ERC-20 call is

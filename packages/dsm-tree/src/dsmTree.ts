@@ -265,6 +265,14 @@ function otherChildren(b: BranchNode, i: number): { count: number; idx: number }
   return { count, idx };
 }
 
+/** The nodes a get walked through, and the nibble taken at each (-1: an extension's child). */
+const walked: InnerNode[] = [];
+const walkedAt: number[] = [];
+/** Gets begun so far: a fault that sees it move had a get run inside it (see faultOnPath). */
+let walks = 0;
+/** faultOnPath's answer when the path went in from the root: get reads it again from there. */
+const AGAIN = Symbol('again');
+
 /**
  * Decodes the node at nibble depth d on key's path (plus nibble `extra` when ≥ 0), in
  * generation `gen` (see decodeNode).
@@ -380,35 +388,92 @@ export class DsmTree {
 
   // ---------------------------------------------------------------- reads
 
-  /** The value stored at `key`, or undefined. */
+  /**
+   * The value stored at `key`, or undefined. One walk: a stub on the path is faulted in from
+   * where it sits (the rest of the path with it, as materialize would) and put in place through
+   * the nodes above it, copied where this tree does not own them; the walk then goes on below.
+   */
   get(key: Uint8Array): Uint8Array | undefined {
     const klen = key.length * 2;
     let node = this.rootNode;
     let d = 0;
+    // The nodes walked through (branches and extensions), for putting a faulted stub in place.
+    let n = 0;
+    walks++;
     for (;;) {
       if (node === undefined) return undefined;
       switch (node.kind) {
         case LEAF:
           node.used = USED;
           return keyEqualsBin(key, node.key) ? fromBin(node.value) : undefined;
-        case BRANCH:
+        case BRANCH: {
           node.used = USED;
           if (d === klen) return node.value === undefined ? undefined : fromBin(node.value);
-          node = node.child(keyNibble(key, d++));
+          const i = keyNibble(key, d++);
+          walked[n] = node;
+          walkedAt[n++] = i;
+          node = node.child(i);
           break;
+        }
         case EXTENSION:
           node.used = USED;
           if (!keyHasPath(key, d, node.path)) return undefined;
           d += node.path.length;
+          walked[n] = node;
+          walkedAt[n++] = -1;
           node = node.child;
           break;
-        case STUB:
+        case STUB: {
           if (this.source?.readBin !== undefined && this.resolver === undefined)
             return getPacked(this.source as PackedSource, node.ref, key, d);
-          this.materialize(key, undefined);
-          return this.get(key);
+          const sub = this.faultOnPath(node, key, d, n);
+          if (sub !== AGAIN) node = sub;
+          else {
+            // The path is in memory now: read it from the root.
+            node = this.rootNode;
+            d = 0;
+            n = 0;
+          }
+          break;
+        }
       }
     }
+  }
+
+  /**
+   * Faults in `stub` (at nibble depth `d` on key's path, below the first `n` nodes of `walked`)
+   * and the rest of the path under it, puts it in place and returns it: what materialize does
+   * from the root, without walking the nodes above the stub again.
+   */
+  private faultOnPath(
+    stub: HashNode,
+    key: Uint8Array,
+    d: number,
+    n: number,
+  ): TrieNode | undefined | typeof AGAIN {
+    const walk = ++walks;
+    const sub = this.mat(stub, key, d, undefined);
+    if (walks !== walk) {
+      // A source read a tree while serving a node, and that walk wrote over `walked`: the
+      // path is put in place from the root instead (its stubs fault in again, the same nodes).
+      this.materialize(key, undefined);
+      return AGAIN;
+    }
+    const inPlace = this.source?.inPlace === true;
+    let c = sub;
+    for (let j = n - 1; j >= 0; j--) {
+      const p = walked[j]!;
+      const o = inPlace ? p : this.own(p);
+      const i = walkedAt[j]!;
+      if (i >= 0) (o as BranchNode).setChild(i, c);
+      else (o as ExtensionNode).child = c!;
+      // The walk read the copy: it is marked as the node it replaces was.
+      o.used = USED;
+      if (o === p) return sub;
+      c = o;
+    }
+    this.rootNode = c;
+    return sub;
   }
 
   /** keccak256 root; the empty trie gives 56e81f17…b421. Hashes what writes left dirty. */

@@ -308,7 +308,7 @@ export class RevmEngine {
     if (tx.to !== undefined) {
       const key: StateKey = { kind: 'account', address: tx.to };
       this.resolve(key);
-      if (!this.unresolved.has(keyOf(key))) this.feedCode(tx.to);
+      if (this.unresolved.size === 0 || !this.unresolved.has(keyOf(key))) this.feedCode(tx.to);
     }
     // A recording run starts from nothing: the coinbase (every transaction pays it) and the
     // guess would each cost a round; read unrecorded, recorded below where the run used them.
@@ -438,7 +438,8 @@ export class RevmEngine {
     const k = bytesKey(address);
     if (this.held.has(k)) return false;
     this.resolve({ kind: 'account', address });
-    if (this.unresolved.has(`a${k}`)) return false;
+    // The key string only when something is unresolved (a batch's reads seldom are).
+    if (this.unresolved.size > 0 && this.unresolved.has(`a${k}`)) return false;
     this.held.add(k);
     return true;
   }
