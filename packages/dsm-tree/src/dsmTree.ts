@@ -333,6 +333,9 @@ function encodedLength(n: InnerNode, depth: number): number {
   return writeLeaf(proofWriter, n, depth);
 }
 
+/** A value made from the one a key holds (undefined when none): see DsmTree.putWith. */
+export type ValueMaker = (old: Bin | undefined) => Bin;
+
 export class DsmTree {
   private rootNode: TrieNode | undefined;
   /** keccak256 of the root, once computed; cleared by any change. */
@@ -439,6 +442,18 @@ export class DsmTree {
     if (this.changed) this.setRoot(r);
   }
 
+  /**
+   * Stores at `key` the value `make` gives for the one stored there (undefined when none), in
+   * one walk: `put(key, make(get(key)))` for a writer whose new value keeps parts of the old (a
+   * state tree's account update keeps the code hash and storage root). `make` is called once,
+   * before anything changes, and must return a non-empty value; if it throws, nothing changed.
+   */
+  putWith(key: Uint8Array, make: ValueMaker): void {
+    this.changed = false;
+    const r = this.ins(this.rootNode, key, 0, make);
+    if (this.changed) this.setRoot(r);
+  }
+
   /** Removes `key` (a no-op when absent), collapsing the tree back to canonical form. */
   del(key: Uint8Array): void {
     this.changed = false;
@@ -488,29 +503,34 @@ export class DsmTree {
    * needs to know.
    */
 
-  private ins(node: TrieNode | undefined, key: Uint8Array, d: number, v: Bin): TrieNode {
+  /** `v` is the value, or what makes it from the old one (putWith), called where the key ends. */
+  private ins(node: TrieNode | undefined, key: Uint8Array, d: number, v: Bin | ValueMaker): TrieNode {
     if (node === undefined) {
+      const nv = typeof v === 'string' ? v : v(undefined);
       this.changed = true;
-      return new LeafNode(toBin(key), v, this.gen);
+      return new LeafNode(toBin(key), nv, this.gen);
     }
     switch (node.kind) {
       case LEAF: {
         if (keyEqualsBin(key, node.key)) {
-          if (node.value === v) return node;
+          const nv = typeof v === 'string' ? v : v(node.value);
+          if (node.value === nv) return node;
           this.changed = true;
           const l = this.own(node);
-          l.value = v;
+          l.value = nv;
           return l;
         }
+        const nv = typeof v === 'string' ? v : v(undefined);
         this.changed = true;
-        return this.splitLeaf(node, key, d, v);
+        return this.splitLeaf(node, key, d, nv);
       }
       case BRANCH: {
         if (d === key.length * 2) {
-          if (node.value === v) return node;
+          const nv = typeof v === 'string' ? v : v(node.value);
+          if (node.value === nv) return node;
           this.changed = true;
           const b = this.own(node);
-          b.value = v;
+          b.value = nv;
           b.mask |= VALUE_BIT;
           return b;
         }
@@ -532,13 +552,14 @@ export class DsmTree {
           e.changed = true;
           return e;
         }
+        const nv = typeof v === 'string' ? v : v(undefined);
         this.changed = true;
         const b = BranchNode.empty(this.gen);
         b.setChild(
           path.charCodeAt(m),
           m + 1 < path.length ? new ExtensionNode(path.slice(m + 1), node.child, this.gen) : node.child,
         );
-        this.placeNew(b, key, d + m, v);
+        this.placeNew(b, key, d + m, nv);
         return m > 0 ? new ExtensionNode(path.slice(0, m), b, this.gen) : b;
       }
       case STUB: {
