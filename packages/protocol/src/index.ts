@@ -7,6 +7,7 @@
  *   `*ServiceClient`; message types live in the `*Pb` namespaces. Domain code never uses them.
  */
 export {
+  applyBlockRequestFromBytes,
   applyBlockRequestFromProto,
   applyBlockRequestToProto,
   applyBlockResponseFromProto,

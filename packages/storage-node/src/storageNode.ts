@@ -12,7 +12,7 @@ import { keccak as defaultKeccak, type Keccak } from '@monsoon/keccak';
 import {
   type ApplyBlockRequest,
   type ApplyBlockResponse,
-  applyBlockRequestFromProto,
+  applyBlockRequestFromBytes,
   applyBlockRequestToProto,
   type BatchGetRequest,
   type BatchGetResponse,
@@ -93,7 +93,7 @@ function encodeRecord(req: ApplyBlockRequest, shardCount: number): Uint8Array {
 }
 
 function decodeRecord(payload: Uint8Array, shardCount: number): ApplyBlockRequest {
-  return applyBlockRequestFromProto(storagePb.ApplyBlockRequest.decode(payload), { shardCount });
+  return applyBlockRequestFromBytes(payload, { shardCount });
 }
 
 export interface StorageNodeOptions {
