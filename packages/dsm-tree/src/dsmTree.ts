@@ -220,9 +220,7 @@ function putValue(v: Uint8Array | undefined): void {
  * external memory triggers cost more than building the proof.
  */
 function slices(w: ByteWriter, ends: IntList, values: (Uint8Array | undefined)[] | undefined): Uint8Array[] {
-  const extra = values === undefined ? 0 : valueWriter.pos;
-  const all = Buffer.allocUnsafe(w.pos + extra);
-  w.buf.copy(all, 0, 0, w.pos);
+  const all = slab(w, values);
   const buffer = all.buffer;
   const base = all.byteOffset;
   const n = ends.n;
@@ -233,6 +231,19 @@ function slices(w: ByteWriter, ends: IntList, values: (Uint8Array | undefined)[]
     out[i] = new Uint8Array(buffer, base + s, e[i]! - s);
     s = e[i]!;
   }
+  return out;
+}
+
+/**
+ * One copy of what `w` holds, and with `values` of valueWriter's values after it (into
+ * `values`, as views of the copy): see slices.
+ */
+function slab(w: ByteWriter, values: (Uint8Array | undefined)[] | undefined): Uint8Array {
+  const extra = values === undefined ? 0 : valueWriter.pos;
+  const all = Buffer.allocUnsafe(w.pos + extra);
+  w.buf.copy(all, 0, 0, w.pos);
+  const buffer = all.buffer;
+  const base = all.byteOffset;
   if (values !== undefined) {
     valueWriter.buf.copy(all, w.pos, 0, valueWriter.pos);
     const ve = valueEnds.a;
@@ -246,7 +257,7 @@ function slices(w: ByteWriter, ends: IntList, values: (Uint8Array | undefined)[]
       }
     }
   }
-  return out;
+  return new Uint8Array(buffer, base, all.length);
 }
 
 /** Scratch for reading a branch encoding's slots while pruning. */
@@ -331,6 +342,12 @@ function encodedLength(n: InnerNode, depth: number): number {
   if (n.kind !== LEAF) return n.enc!.length;
   proofWriter.pos = 0;
   return writeLeaf(proofWriter, n, depth);
+}
+
+/** Trie nodes as one buffer: node i is `bytes[ends[i - 1] … ends[i])` (from 0 for the first). */
+export interface PackedNodes {
+  readonly bytes: Uint8Array;
+  readonly ends: Int32Array;
 }
 
 /** A value made from the one a key holds (undefined when none): see DsmTree.putWith. */
@@ -1269,6 +1286,25 @@ export class DsmTree {
     return this.bagOf(keys, omitLevels, values);
   }
 
+  /**
+   * getProveMany with the nodes as one buffer and where each ends (PackedNodes) instead of a view
+   * per node, for a reader that writes them out again (a storage node's BatchGet answer): the
+   * same nodes, in the same order, as getProveMany's. The values are views of the same buffer.
+   */
+  getProvePacked(
+    keys: readonly Uint8Array[],
+    omitLevels: number,
+    values: (Uint8Array | undefined)[],
+  ): PackedNodes {
+    if (this.rootNode === undefined) {
+      for (let i = 0; i < keys.length; i++) values[i] = undefined;
+      return { bytes: new Uint8Array(0), ends: new Int32Array(0) };
+    }
+    this.writeBag(keys, omitLevels, true);
+    const bytes = slab(proofWriter, values);
+    return { bytes: bytes.subarray(0, proofWriter.pos), ends: proofEnds.a.slice(0, proofEnds.n) };
+  }
+
   /** proveMany, and with `values` getProveMany. */
   private bagOf(
     keys: readonly Uint8Array[],
@@ -1276,12 +1312,17 @@ export class DsmTree {
     values: (Uint8Array | undefined)[] | undefined,
   ): Uint8Array[] {
     if (this.rootNode === undefined) return [];
+    this.writeBag(keys, omitLevels, values !== undefined);
+    return slices(proofWriter, proofEnds, values);
+  }
+
+  /** Writes the proofs of `keys` to proofWriter (and with `want` their values to valueWriter). */
+  private writeBag(keys: readonly Uint8Array[], omitLevels: number, want: boolean): void {
     proofWriter.pos = 0;
     proofEnds.n = 0;
     valueWriter.pos = 0;
     valueEnds.n = 0;
     packedSeen = undefined;
-    const want = values !== undefined;
     try {
       for (let i = 0; i < keys.length; i++) this.writeProof(keys[i]!, omitLevels, true, want);
     } finally {
@@ -1289,7 +1330,6 @@ export class DsmTree {
       unmark(0);
       packedSeen = undefined;
     }
-    return slices(proofWriter, proofEnds, values);
   }
 
   /**

@@ -30,7 +30,7 @@ import {
   applyBlockRequestFromBytes,
   applyBlockResponseToProto,
   batchGetRequestFromProto,
-  batchGetResponseToProto,
+  batchGetResponseBytes,
   type commonPb,
   connectRdmaRequestFromProto,
   connectRdmaResponseToProto,
@@ -95,7 +95,9 @@ const CHECKPOINT_CHUNK_BYTES = 1 << 20;
 type ServedStorage = {
   [K in keyof StorageServiceServer]: K extends 'applyBlock'
     ? handleUnaryCall<Uint8Array, storagePb.ApplyBlockResponse>
-    : StorageServiceServer[K];
+    : K extends 'batchGet'
+      ? handleUnaryCall<storagePb.BatchGetRequest, Buffer>
+      : StorageServiceServer[K];
 };
 
 /**
@@ -110,6 +112,8 @@ const servedDefinition: ServiceDefinition<ServedStorage> = {
     ...StorageServiceDefinition.applyBlock,
     requestDeserialize: (bytes: Buffer): Uint8Array => new Uint8Array(bytes),
   },
+  // BatchGet's answer is written as its bytes (batchGetResponseBytes): no message objects.
+  batchGet: { ...StorageServiceDefinition.batchGet, responseSerialize: (bytes: Buffer): Buffer => bytes },
 };
 
 /** A version as SubscribeHeads sends it. */
@@ -339,7 +343,7 @@ export class StorageServer {
             () => node.batchGet(r),
             () => node.batchProbes(r),
           ),
-        encode: (res, req) => batchGetResponseToProto(res, req),
+        encode: (res, req) => batchGetResponseBytes(res, req),
       }),
       getNodes: unaryRpc({
         decode: (r: storagePb.GetNodesRequest) => {
