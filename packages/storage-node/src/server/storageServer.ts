@@ -91,7 +91,10 @@ export const MAX_BLOCK_UPDATES = 256;
 /** GetCheckpoint gathers the checkpoint's pieces into messages of about this size. */
 const CHECKPOINT_CHUNK_BYTES = 1 << 20;
 
-/** StorageService as this server serves it: ApplyBlock takes the request's bytes (see servedDefinition). */
+/**
+ * StorageService as this server serves it: ApplyBlock takes its request's bytes, BatchGet gives
+ * its answer's (see servedDefinition).
+ */
 type ServedStorage = {
   [K in keyof StorageServiceServer]: K extends 'applyBlock'
     ? handleUnaryCall<Uint8Array, storagePb.ApplyBlockResponse>
