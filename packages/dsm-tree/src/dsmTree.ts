@@ -220,9 +220,7 @@ function putValue(v: Uint8Array | undefined): void {
  * external memory triggers cost more than building the proof.
  */
 function slices(w: ByteWriter, ends: IntList, values: (Uint8Array | undefined)[] | undefined): Uint8Array[] {
-  const extra = values === undefined ? 0 : valueWriter.pos;
-  const all = Buffer.allocUnsafe(w.pos + extra);
-  w.buf.copy(all, 0, 0, w.pos);
+  const all = slab(w, values);
   const buffer = all.buffer;
   const base = all.byteOffset;
   const n = ends.n;
@@ -233,6 +231,19 @@ function slices(w: ByteWriter, ends: IntList, values: (Uint8Array | undefined)[]
     out[i] = new Uint8Array(buffer, base + s, e[i]! - s);
     s = e[i]!;
   }
+  return out;
+}
+
+/**
+ * One copy of what `w` holds, and with `values` of valueWriter's values after it (into
+ * `values`, as views of the copy): see slices.
+ */
+function slab(w: ByteWriter, values: (Uint8Array | undefined)[] | undefined): Uint8Array {
+  const extra = values === undefined ? 0 : valueWriter.pos;
+  const all = Buffer.allocUnsafe(w.pos + extra);
+  w.buf.copy(all, 0, 0, w.pos);
+  const buffer = all.buffer;
+  const base = all.byteOffset;
   if (values !== undefined) {
     valueWriter.buf.copy(all, w.pos, 0, valueWriter.pos);
     const ve = valueEnds.a;
@@ -246,7 +257,7 @@ function slices(w: ByteWriter, ends: IntList, values: (Uint8Array | undefined)[]
       }
     }
   }
-  return out;
+  return new Uint8Array(buffer, base, all.length);
 }
 
 /** Scratch for reading a branch encoding's slots while pruning. */
@@ -340,6 +351,15 @@ function encodedLength(n: InnerNode, depth: number): number {
   proofWriter.pos = 0;
   return writeLeaf(proofWriter, n, depth);
 }
+
+/** Trie nodes as one buffer: node i is `bytes[ends[i - 1] … ends[i])` (from 0 for the first). */
+export interface PackedNodes {
+  readonly bytes: Uint8Array;
+  readonly ends: Int32Array;
+}
+
+/** A value made from the one a key holds (undefined when none): see DsmTree.putWith. */
+export type ValueMaker = (old: Bin | undefined) => Bin;
 
 export class DsmTree {
   private rootNode: TrieNode | undefined;
@@ -504,6 +524,18 @@ export class DsmTree {
     if (this.changed) this.setRoot(r);
   }
 
+  /**
+   * Stores at `key` the value `make` gives for the one stored there (undefined when none), in
+   * one walk: `put(key, make(get(key)))` for a writer whose new value keeps parts of the old (a
+   * state tree's account update keeps the code hash and storage root). `make` is called once,
+   * before anything changes, and must return a non-empty value; if it throws, nothing changed.
+   */
+  putWith(key: Uint8Array, make: ValueMaker): void {
+    this.changed = false;
+    const r = this.ins(this.rootNode, key, 0, make);
+    if (this.changed) this.setRoot(r);
+  }
+
   /** Removes `key` (a no-op when absent), collapsing the tree back to canonical form. */
   del(key: Uint8Array): void {
     this.changed = false;
@@ -553,29 +585,34 @@ export class DsmTree {
    * needs to know.
    */
 
-  private ins(node: TrieNode | undefined, key: Uint8Array, d: number, v: Bin): TrieNode {
+  /** `v` is the value, or what makes it from the old one (putWith), called where the key ends. */
+  private ins(node: TrieNode | undefined, key: Uint8Array, d: number, v: Bin | ValueMaker): TrieNode {
     if (node === undefined) {
+      const nv = typeof v === 'string' ? v : v(undefined);
       this.changed = true;
-      return new LeafNode(toBin(key), v, this.gen);
+      return new LeafNode(toBin(key), nv, this.gen);
     }
     switch (node.kind) {
       case LEAF: {
         if (keyEqualsBin(key, node.key)) {
-          if (node.value === v) return node;
+          const nv = typeof v === 'string' ? v : v(node.value);
+          if (node.value === nv) return node;
           this.changed = true;
           const l = this.own(node);
-          l.value = v;
+          l.value = nv;
           return l;
         }
+        const nv = typeof v === 'string' ? v : v(undefined);
         this.changed = true;
-        return this.splitLeaf(node, key, d, v);
+        return this.splitLeaf(node, key, d, nv);
       }
       case BRANCH: {
         if (d === key.length * 2) {
-          if (node.value === v) return node;
+          const nv = typeof v === 'string' ? v : v(node.value);
+          if (node.value === nv) return node;
           this.changed = true;
           const b = this.own(node);
-          b.value = v;
+          b.value = nv;
           b.mask |= VALUE_BIT;
           return b;
         }
@@ -597,13 +634,14 @@ export class DsmTree {
           e.changed = true;
           return e;
         }
+        const nv = typeof v === 'string' ? v : v(undefined);
         this.changed = true;
         const b = BranchNode.empty(this.gen);
         b.setChild(
           path.charCodeAt(m),
           m + 1 < path.length ? new ExtensionNode(path.slice(m + 1), node.child, this.gen) : node.child,
         );
-        this.placeNew(b, key, d + m, v);
+        this.placeNew(b, key, d + m, nv);
         return m > 0 ? new ExtensionNode(path.slice(0, m), b, this.gen) : b;
       }
       case STUB: {
@@ -1313,6 +1351,25 @@ export class DsmTree {
     return this.bagOf(keys, omitLevels, values);
   }
 
+  /**
+   * getProveMany with the nodes as one buffer and where each ends (PackedNodes) instead of a view
+   * per node, for a reader that writes them out again (a storage node's BatchGet answer): the
+   * same nodes, in the same order, as getProveMany's. The values are views of the same buffer.
+   */
+  getProvePacked(
+    keys: readonly Uint8Array[],
+    omitLevels: number,
+    values: (Uint8Array | undefined)[],
+  ): PackedNodes {
+    if (this.rootNode === undefined) {
+      for (let i = 0; i < keys.length; i++) values[i] = undefined;
+      return { bytes: new Uint8Array(0), ends: new Int32Array(0) };
+    }
+    this.writeBag(keys, omitLevels, true);
+    const bytes = slab(proofWriter, values);
+    return { bytes: bytes.subarray(0, proofWriter.pos), ends: proofEnds.a.slice(0, proofEnds.n) };
+  }
+
   /** proveMany, and with `values` getProveMany. */
   private bagOf(
     keys: readonly Uint8Array[],
@@ -1320,12 +1377,17 @@ export class DsmTree {
     values: (Uint8Array | undefined)[] | undefined,
   ): Uint8Array[] {
     if (this.rootNode === undefined) return [];
+    this.writeBag(keys, omitLevels, values !== undefined);
+    return slices(proofWriter, proofEnds, values);
+  }
+
+  /** Writes the proofs of `keys` to proofWriter (and with `want` their values to valueWriter). */
+  private writeBag(keys: readonly Uint8Array[], omitLevels: number, want: boolean): void {
     proofWriter.pos = 0;
     proofEnds.n = 0;
     valueWriter.pos = 0;
     valueEnds.n = 0;
     packedSeen = undefined;
-    const want = values !== undefined;
     try {
       for (let i = 0; i < keys.length; i++) this.writeProof(keys[i]!, omitLevels, true, want);
     } finally {
@@ -1333,7 +1395,6 @@ export class DsmTree {
       unmark(0);
       packedSeen = undefined;
     }
-    return slices(proofWriter, proofEnds, values);
   }
 
   /**

@@ -24,6 +24,7 @@ export {
   type NodeListener,
   type NodeResolver,
   type NodeSource,
+  type PackedNodes,
   residentNodeBytes,
   type SharedNodes,
   type VerifiedNodeSource,

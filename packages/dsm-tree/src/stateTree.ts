@@ -16,6 +16,7 @@ import { asTreeError, DsmError, DsmErrorCode } from './dsmError.js';
 import {
   DsmTree,
   type DsmTreeOptions,
+  EMPTY_ROOT,
   type EvictRule,
   type NodeListener,
   type NodeResolver,
@@ -146,6 +147,27 @@ export class StateTree {
       if (cur !== undefined) storageRoot = decodeAccount(cur).storageRoot;
     }
     this.accounts.put(key, encodeAccount({ ...account, storageRoot }));
+  }
+
+  /**
+   * The account at `key` given a new nonce and balance, and a new code hash when `codeHash` is
+   * given, keeping the rest of what the tree holds for it (its code hash, its storage root as
+   * the tree has it: a storage trie the state holds replaces it before the next read), or a new
+   * account with empty storage (and empty code unless given): the same as reading the account
+   * with getAccountFieldsAtKey and writing it back with putAccountAtKey(…, true), in one walk and
+   * without decoding it. A stored account that is not valid RLP throws BadAccount, as that read would.
+   */
+  putAccountFieldsAtKey(
+    key: Uint8Array,
+    nonce: bigint,
+    balance: bigint,
+    codeHash: Uint8Array | undefined,
+  ): void {
+    checkLength('account key', key, 32);
+    if (codeHash !== undefined) checkLength('code hash', codeHash, 32);
+    // A storage trie's root is in the account unless the trie is marked dirty (then it replaces
+    // the root before the next read, as it would have anyway): the root kept is never staler.
+    this.accounts.putWith(key, (old) => accountWithFields(old, nonce, balance, codeHash));
   }
 
   /** Removes the account and all its storage. */
@@ -542,4 +564,68 @@ function telling<T>(t: DsmTree, onHashed: NodeListener, f: () => T): T {
   } finally {
     t.onHashed = own;
   }
+}
+
+/**
+ * The encoding (a binary string) of the account `old` encodes (none: a new one) with `nonce`,
+ * `balance`, and `codeHash` when given: the storage root and, unless given, the code hash are
+ * copied from `old`'s last 65 bytes. An `old` in another shape than encodeAccount's goes through
+ * decodeAccount (which throws BadAccount for what is no account).
+ */
+function accountWithFields(
+  old: Bin | undefined,
+  nonce: bigint,
+  balance: bigint,
+  codeHash: Uint8Array | undefined,
+): Bin {
+  if (old !== undefined && !usualAccount(old)) {
+    const a = decodeAccount(fromBin(old));
+    return toBin(
+      encodeAccount({ nonce, balance, storageRoot: a.storageRoot, codeHash: codeHash ?? a.codeHash }),
+    );
+  }
+  // The scalars written by encodeAccount (which checks their ranges), the two hashes placed after.
+  const out = encodeAccount({
+    nonce,
+    balance,
+    storageRoot: EMPTY_ROOT,
+    codeHash: codeHash ?? EMPTY_CODE_HASH,
+  });
+  if (old !== undefined) {
+    const at = out.length - 65; // the storage root's first byte; the code hash starts 33 later
+    const from = old.length - 65;
+    for (let i = 0; i < 32; i++) out[at + i] = old.charCodeAt(from + i);
+    if (codeHash === undefined) for (let i = 33; i < 65; i++) out[at + i] = old.charCodeAt(from + i);
+  }
+  return toBin(out);
+}
+
+/**
+ * Whether `enc` is an account encoding as encodeAccount writes it (0xf8, its length, a nonce and
+ * a balance minimal and at most 32 bytes, then 0xa0 and 32 bytes twice): what decodeAccount reads
+ * on its fast path, checked without decoding the scalars.
+ */
+function usualAccount(enc: Bin): boolean {
+  const len = enc.length;
+  if (len < 68 || enc.charCodeAt(0) !== 0xf8 || enc.charCodeAt(1) !== len - 2) return false;
+  const afterNonce = scalarEnd(enc, 2);
+  if (afterNonce < 0) return false;
+  return (
+    scalarEnd(enc, afterNonce) === len - 66 &&
+    enc.charCodeAt(len - 66) === 0xa0 &&
+    enc.charCodeAt(len - 33) === 0xa0
+  );
+}
+
+/** Where the canonical RLP scalar (no leading zero, at most 32 bytes) at `pos` ends; −1 if it is not one. */
+function scalarEnd(enc: Bin, pos: number): number {
+  if (pos >= enc.length) return -1;
+  const x = enc.charCodeAt(pos);
+  if (x < 0x80) return x === 0 ? -1 : pos + 1;
+  const n = x - 0x80;
+  if (n > 32) return -1;
+  if (n === 0) return pos + 1;
+  const first = enc.charCodeAt(pos + 1);
+  if (first === 0 || (n === 1 && first < 0x80)) return -1;
+  return pos + 1 + n;
 }

@@ -7,6 +7,7 @@
  *   `*ServiceClient`; message types live in the `*Pb` namespaces. Domain code never uses them.
  */
 export {
+  applyBlockRequestFromBytes,
   applyBlockRequestFromProto,
   applyBlockRequestToProto,
   applyBlockResponseFromProto,
@@ -16,6 +17,7 @@ export {
 export {
   batchGetRequestFromProto,
   batchGetRequestToProto,
+  batchGetResponseBytes,
   batchGetResponseFromProto,
   batchGetResponseToProto,
 } from './convert/batchGet.js';
@@ -98,7 +100,14 @@ export type {
   ShardUpdate,
   StorageWrite,
 } from './domain/applyBlock.js';
-export type { AccountQuery, AccountResult, BatchGetRequest, BatchGetResponse } from './domain/batchGet.js';
+export {
+  type AccountQuery,
+  type AccountResult,
+  type BatchGetRequest,
+  type BatchGetResponse,
+  type PackedBag,
+  withPackedBag,
+} from './domain/batchGet.js';
 export {
   type BlockHeader,
   checkPow,

@@ -12,7 +12,7 @@ import { credentials, Metadata, type ServiceError } from '@grpc/grpc-js';
 import { channelOptions, ERROR_CODE_TRAILER, type Logger, unary } from '@monsoon/edge';
 import {
   type ApplyBlockRequest,
-  applyBlockRequestFromProto,
+  applyBlockRequestFromBytes,
   atNumber,
   getBlockUpdatesRequestToProto,
   getBlockUpdatesResponseFromProto,
@@ -21,7 +21,7 @@ import {
   getShardRootsResponseFromProto,
   HEAD,
   StorageServiceClient,
-  storagePb,
+  type storagePb,
 } from '@monsoon/protocol';
 import { StorageError, StorageErrorCode } from './storageError.js';
 import type { StorageNode } from './storageNode.js';
@@ -201,7 +201,7 @@ export class ReplicaSync {
   }
 
   private decode(b: Uint8Array): ApplyBlockRequest {
-    return applyBlockRequestFromProto(storagePb.ApplyBlockRequest.decode(b), {
+    return applyBlockRequestFromBytes(b, {
       shardCount: this.modules.node.layout.count,
     });
   }

@@ -12,7 +12,7 @@ import { keccak as defaultKeccak, type Keccak } from '@monsoon/keccak';
 import {
   type ApplyBlockRequest,
   type ApplyBlockResponse,
-  applyBlockRequestFromProto,
+  applyBlockRequestFromBytes,
   applyBlockRequestToProto,
   type BatchGetRequest,
   type BatchGetResponse,
@@ -36,6 +36,7 @@ import {
   ShardLayout,
   type ShardRoot,
   storagePb,
+  withPackedBag,
 } from '@monsoon/protocol';
 import { CheckpointStore } from './checkpointStore.js';
 import type { NodeFaults } from './nodeStore/nodeFaults.js';
@@ -93,7 +94,7 @@ function encodeRecord(req: ApplyBlockRequest, shardCount: number): Uint8Array {
 }
 
 function decodeRecord(payload: Uint8Array, shardCount: number): ApplyBlockRequest {
-  return applyBlockRequestFromProto(storagePb.ApplyBlockRequest.decode(payload), { shardCount });
+  return applyBlockRequestFromBytes(payload, { shardCount });
 }
 
 export interface StorageNodeOptions {
@@ -874,7 +875,7 @@ export class StorageNode {
     // One bag: the account proofs' union (shared upper nodes once), then each storage trie's.
     // Each account's value is read on its proof's walk (one walk per key, not two).
     const values: (Uint8Array | undefined)[] = new Array(keys.length);
-    const bag = st.accounts.getProveMany(keys, req.omitLevels, values);
+    const packed = st.accounts.getProvePacked(keys, req.omitLevels, values);
     const results = req.queries.map((q, i) => {
       const accountRlp = values[i];
       const slotKeys = hashed.slots[i]!;
@@ -884,11 +885,16 @@ export class StorageNode {
         q.code && accountRlp !== undefined ? (st.getCode(codeHashOf(accountRlp)) ?? NO_BYTES) : NO_BYTES;
       return { address: q.address, accountRlp, slotValues, code };
     });
+    const rest: Uint8Array[] = [];
     for (let i = 0; i < keys.length; i++) {
       const slotKeys = hashed.slots[i]!;
-      if (slotKeys.length > 0) bag.push(...(st.storageTrieAt(keys[i]!)?.proveMany(slotKeys) ?? []));
+      if (slotKeys.length > 0) rest.push(...(st.storageTrieAt(keys[i]!)?.proveMany(slotKeys) ?? []));
     }
-    return { blockHash: v.hash, number: v.header.number, results, bag };
+    // The account proofs stay one buffer to the answer's bytes (no object per node).
+    return withPackedBag(
+      { blockHash: v.hash, number: v.header.number, results },
+      { bytes: packed.bytes, ends: packed.ends, rest },
+    );
   }
 
   /**

@@ -12,10 +12,18 @@ import { allShortKeys, key32, shortKey, value } from './helpers/keys.js';
 import { randomTrie } from './helpers/randomTrie.js';
 import { unhex } from './helpers/reference.js';
 
-/** getProveMany's answer as plain data (values, then the bag). */
+/**
+ * getProveMany's answer as plain data (values, then the bag), checked to be getProvePacked's
+ * too (its buffer cut at its ends gives the same nodes).
+ */
 function both(t: DsmTree, keys: readonly Uint8Array[], omit: number) {
   const values: (Uint8Array | undefined)[] = [];
   const bag = t.getProveMany(keys, omit, values);
+  const packedValues: (Uint8Array | undefined)[] = [];
+  const { bytes, ends } = t.getProvePacked(keys, omit, packedValues);
+  expect(bytes.length).toBe(ends.length === 0 ? 0 : ends[ends.length - 1]);
+  expect(Array.from(ends, (end, i) => bytes.slice(i === 0 ? 0 : ends[i - 1], end))).toEqual(bag);
+  expect(packedValues).toEqual(values);
   return { values, bag };
 }
 

@@ -3,13 +3,7 @@
  * written into a StateTree. Every role that keeps state (miners, storage nodes, clients in
  * tests, benchmarks) writes them this one way, so their roots agree by construction.
  */
-import {
-  EMPTY_CODE_HASH,
-  EMPTY_ROOT,
-  makeAccount,
-  StateTree,
-  type StateTreeOptions,
-} from '@monsoon/dsm-tree';
+import { EMPTY_CODE_HASH, makeAccount, StateTree, type StateTreeOptions } from '@monsoon/dsm-tree';
 import type { AccountUpdate } from './applyBlock.js';
 import type { Genesis, GenesisAccount } from './genesis.js';
 
@@ -31,7 +25,7 @@ export function genesisState(genesis: Genesis, opts: StateTreeOptions = {}): Sta
  * Applies one account's update from a block: deleted, or new fields, code and slot writes.
  * `key` is keccak256 of its address, for a caller that hashed the block's addresses already (a
  * storage node hashes them in one batch to check their shards); the slots' keys are hashed in
- * one batch here. One walk reads what the update keeps (code hash, storage root), one writes.
+ * one batch here. One walk writes the account, keeping its code hash and storage root.
  */
 export function applyAccountUpdate(
   state: StateTree,
@@ -49,15 +43,13 @@ export function applyAccountUpdate(
     state.putAccountAtKey(key, makeAccount({ nonce: a.nonce, balance: a.balance, codeHash }));
     state.clearStorageAtKey(key);
   } else {
-    // The storage root read here is the tree's for the account (a storage trie the state holds
-    // replaces it before the next read: putAccountAtKey), so the write need not read it again.
-    const cur = state.getAccountFieldsAtKey(key);
-    const codeHash = a.code !== undefined ? state.putCode(a.code) : (cur?.codeHash ?? EMPTY_CODE_HASH);
-    const storageRoot = cur?.storageRoot ?? EMPTY_ROOT;
-    state.putAccountAtKey(
+    // One walk: the tree keeps the account's code hash (unless the block created code) and its
+    // storage root as they are.
+    state.putAccountFieldsAtKey(
       key,
-      makeAccount({ nonce: a.nonce, balance: a.balance, codeHash, storageRoot }),
-      true,
+      a.nonce,
+      a.balance,
+      a.code !== undefined ? state.putCode(a.code) : undefined,
     );
   }
   if (a.storage.length === 0) return;

@@ -5,7 +5,12 @@
  * type.
  */
 import { setImmediate } from 'node:timers/promises';
-import { type ServerWritableStream, status } from '@grpc/grpc-js';
+import {
+  type handleUnaryCall,
+  type ServerWritableStream,
+  type ServiceDefinition,
+  status,
+} from '@grpc/grpc-js';
 import { EMPTY_CODE_HASH } from '@monsoon/dsm-tree';
 import {
   CallRefused,
@@ -16,18 +21,16 @@ import {
   type Logger,
   type MethodTable,
   type RequestMetrics,
-  receivedBytes,
   silentLogger,
   streamHeads,
   toServiceError,
   unaryRpc,
-  withReceivedBytes,
 } from '@monsoon/edge';
 import {
-  applyBlockRequestFromProto,
+  applyBlockRequestFromBytes,
   applyBlockResponseToProto,
   batchGetRequestFromProto,
-  batchGetResponseToProto,
+  batchGetResponseBytes,
   type commonPb,
   connectRdmaRequestFromProto,
   connectRdmaResponseToProto,
@@ -87,6 +90,34 @@ export const defaultStorageServerOptions: StorageServerOptions = {
 export const MAX_BLOCK_UPDATES = 256;
 /** GetCheckpoint gathers the checkpoint's pieces into messages of about this size. */
 const CHECKPOINT_CHUNK_BYTES = 1 << 20;
+
+/**
+ * StorageService as this server serves it: ApplyBlock takes its request's bytes, BatchGet gives
+ * its answer's (see servedDefinition).
+ */
+type ServedStorage = {
+  [K in keyof StorageServiceServer]: K extends 'applyBlock'
+    ? handleUnaryCall<Uint8Array, storagePb.ApplyBlockResponse>
+    : K extends 'batchGet'
+      ? handleUnaryCall<storagePb.BatchGetRequest, Buffer>
+      : StorageServiceServer[K];
+};
+
+/**
+ * StorageServiceDefinition with ApplyBlock's request left as its bytes: they are the block's log
+ * record as they came (a node would otherwise encode again what grpc-js just decoded), and
+ * applyBlockRequestFromBytes reads them into the domain request with no generated message per
+ * account update. Copied out of the frame they arrived in, so what keeps them keeps only them.
+ */
+const servedDefinition: ServiceDefinition<ServedStorage> = {
+  ...StorageServiceDefinition,
+  applyBlock: {
+    ...StorageServiceDefinition.applyBlock,
+    requestDeserialize: (bytes: Buffer): Uint8Array => new Uint8Array(bytes),
+  },
+  // BatchGet's answer is written as its bytes (batchGetResponseBytes): no message objects.
+  batchGet: { ...StorageServiceDefinition.batchGet, responseSerialize: (bytes: Buffer): Buffer => bytes },
+};
 
 /** A version as SubscribeHeads sends it. */
 export function headOf(v: Version): Head {
@@ -152,11 +183,10 @@ export class StorageServer {
       }
     }
     const s = new StorageServer(o, modules);
-    s.server = await GrpcServer.create<StorageServiceServer>(
+    s.server = await GrpcServer.create<ServedStorage>(
       o,
       { grpcStatusOf, logger: s.log, ...(modules.metrics ? { metrics: modules.metrics } : {}) },
-      // A block's log record is the ApplyBlockRequest as it came (see applyBlock below).
-      withReceivedBytes(StorageServiceDefinition, ['applyBlock']),
+      servedDefinition,
       s.methods(),
     );
     return s;
@@ -272,7 +302,7 @@ export class StorageServer {
     return { nodes };
   }
 
-  private methods(): MethodTable<StorageServiceServer> {
+  private methods(): MethodTable<ServedStorage> {
     const node = this.node;
     const region = this.region;
     const shardCount = node.layout.count;
@@ -316,7 +346,7 @@ export class StorageServer {
             () => node.batchGet(r),
             () => node.batchProbes(r),
           ),
-        encode: (res, req) => batchGetResponseToProto(res, req),
+        encode: (res, req) => batchGetResponseBytes(res, req),
       }),
       getNodes: unaryRpc({
         decode: (r: storagePb.GetNodesRequest) => {
@@ -352,14 +382,15 @@ export class StorageServer {
       }),
       getCheckpoint: (call) => void this.getCheckpoint(call),
       applyBlock: unaryRpc({
-        decode: (r: storagePb.ApplyBlockRequest) => {
-          const req = applyBlockRequestFromProto(r, { shardCount });
+        // The request's bytes are its log record, and are read directly (applyBlockRequestFromBytes).
+        decode: (record: Uint8Array) => {
+          const req = applyBlockRequestFromBytes(record, { shardCount });
           this.log.debug?.('apply block received', {
             bytes: req.headerRlp.length,
             shards: req.shards.length,
             accounts: req.shards.reduce((n, s) => n + s.accounts.length, 0),
           });
-          return { req, record: receivedBytes(r) };
+          return { req, record };
         },
         run: async ({ req, record }) => {
           try {
