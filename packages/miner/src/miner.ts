@@ -760,6 +760,14 @@ export class Miner {
     return this.serial(() => this.sealNow());
   }
 
+  /**
+   * Seals the pending block if it holds a transaction when its turn comes (a slot of the
+   * cadence between the interval's blocks: no empty blocks there); undefined if it held none.
+   */
+  sealIfAny(): Promise<SealedBlock | undefined> {
+    return this.serial(() => (this.pending.raws.length > 0 ? this.sealNow() : Promise.resolve(undefined)));
+  }
+
   private async sealNow(): Promise<SealedBlock> {
     const p = this.pending;
     const parent = this.headBlock;
