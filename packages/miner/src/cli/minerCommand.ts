@@ -23,7 +23,7 @@ import {
 import { chainRulesOf, SenderRecoveryPool } from '@monsoon/execution';
 import { type Genesis, minDifficultyOf, parseGenesis } from '@monsoon/protocol';
 import { readChainCheckpoint } from '../blockLog.js';
-import { defaultMinerOptions, KEEP_BLOCKS_FLOOR, Miner } from '../miner.js';
+import { defaultMinerOptions, KEEP_BLOCKS_FLOOR, Miner, ROLE_RECENT_WORTH } from '../miner.js';
 import { defaultMinerNodeOptions, MinerNode } from '../minerNode.js';
 import { defaultStoragePeerOptions } from '../storagePeer.js';
 
@@ -255,6 +255,8 @@ async function startMiner(o: MinerRoleConfig, { logger }: RoleContext): Promise<
       keepBlocks: o.keepBlocks,
       keepBytes: o.keepBytes,
       maxQueueWaitMs: o.maxQueueWaitMs,
+      // Its cadence seals several blocks an interval: keep four full blocks' changes for revisions.
+      recentWorth: ROLE_RECENT_WORTH,
       ...(o.recoveryThreads > 0
         ? { recovery: await SenderRecoveryPool.create({ threads: o.recoveryThreads }) }
         : {}),

@@ -249,6 +249,13 @@ describe('a Miner sealed by the cadence on a fake clock', () => {
       const n = Math.floor((b.at - origin) / 1000);
       perInterval.set(n, (perInterval.get(n) ?? 0) + b.sealed.block.transactions.length);
     }
+    // After the last submission (7,970 ms): the slot at 8,000 takes it; the other slots find
+    // nothing pending and seal nothing; interval 9's first slot seals an empty block.
+    expect(
+      blocks
+        .filter((b) => b.at > origin + 8000)
+        .map((b) => [b.at - origin, b.sealed.block.transactions.length]),
+    ).toEqual([[9000, 0]]);
     // Interval 4's first block took what came in over interval 3's last (4-slot) slot.
     expect([...perInterval.values()]).toEqual([30, 30, 30]);
     for (const b of late.slice(5)) expect(b.sealed.block.transactions.length).toBe(6);
