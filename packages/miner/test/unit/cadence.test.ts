@@ -62,7 +62,7 @@ class FakeClock implements TickerClock {
   }
 }
 
-const auto: CadenceOptions = { intervalMs: 1000, slots: 'auto', minSlotMs: 100, fill: 0.8 };
+const auto: CadenceOptions = { intervalMs: 1000, slots: 'auto', minSlotMs: 100, fill: 0.9 };
 
 describe('cadence arithmetic', () => {
   it('caps slots at interval / minSlotMs, at least 1', () => {
@@ -73,21 +73,19 @@ describe('cadence arithmetic', () => {
   });
 
   it('sizes an interval by the blocks sealed in the last one at the fill fraction', () => {
-    // 2.86 blocks' worth (the e2e at ~4K tx/s, 30M gas) / 0.8 = 3.6: 4 slots.
-    expect(nextSlots(2.86, 1, auto)).toBe(4);
-    expect(nextSlots(0, 1, auto)).toBe(1);
-    expect(nextSlots(0.8, 1, auto)).toBe(1);
-    expect(nextSlots(0.81, 1, auto)).toBe(2);
-    expect(nextSlots(1.6, 1, auto)).toBe(2);
-    expect(nextSlots(100, 1, auto)).toBe(10);
-    // Falls only once the need is 1.5 slots below the slots in use.
-    expect(nextSlots(2.8, 4, auto)).toBe(4); // need 3.5
-    expect(nextSlots(2.0, 4, auto)).toBe(3); // need 2.5
-    expect(nextSlots(0, 4, auto)).toBe(1);
+    // 2.86 blocks' worth (the e2e at ~4K tx/s, 30M gas) / 0.9 = 3.2: 4 slots.
+    expect(nextSlots(2.86, auto)).toBe(4);
+    expect(nextSlots(2.7, auto)).toBe(3);
+    expect(nextSlots(2.71, auto)).toBe(4);
+    expect(nextSlots(0, auto)).toBe(1);
+    expect(nextSlots(0.84, auto)).toBe(1); // ~1,000 tx/s of the e2e's mix: one block a second
+    expect(nextSlots(0.91, auto)).toBe(2);
+    expect(nextSlots(100, auto)).toBe(10);
+    expect(nextSlots(2, { ...auto, fill: 0.5 })).toBe(4);
     // A fixed count, clamped by the shortest slot.
-    expect(nextSlots(100, 4, { ...auto, slots: 1 })).toBe(1);
-    expect(nextSlots(0, 1, { ...auto, slots: 3 })).toBe(3);
-    expect(nextSlots(0, 1, { ...auto, slots: 50 })).toBe(10);
+    expect(nextSlots(100, { ...auto, slots: 1 })).toBe(1);
+    expect(nextSlots(0, { ...auto, slots: 3 })).toBe(3);
+    expect(nextSlots(0, { ...auto, slots: 50 })).toBe(10);
   });
 
   it('slot j of k in interval n is due at origin + n·interval + j·interval/k', () => {
@@ -239,13 +237,16 @@ describe('a Miner sealed by the cadence on a fake clock', () => {
       expect([s.hash, inFirst || afterFull]).toEqual([s.hash, true]);
     }
     // Interval 1 was sized with nothing sealed yet (one slot: full blocks sealed as they fill),
-    // 2 and 3 by the partial intervals before them (3, then 4 slots); from then on 5 slots of 200
-    // ms (~3 blocks' worth a second needs 3.75 slots, within 1.5 of 5: k stays), each block sealed
-    // at one (none filled first), each interval the same 30 transactions.
+    // 2 by the partial interval before it (3 slots); from 3 on 4 slots of 250 ms (3 blocks'
+    // worth a second / 0.9 = 3.3), each block sealed at one (none filled first), 6 or 9 in each
+    // (two or three submissions fall in a slot), each interval the same 30 transactions.
     const late = blocks.filter((b) => b.at >= origin + 4000 && b.at < origin + 8000);
-    expect(late.map((b) => b.at - origin)).toEqual(Array.from({ length: 20 }, (_, i) => 4000 + 200 * i));
+    expect(late.map((b) => b.at - origin)).toEqual(Array.from({ length: 16 }, (_, i) => 4000 + 250 * i));
+    expect(late.map((b) => b.sealed.block.transactions.length)).toEqual(
+      late.map((_, i) => (i % 2 === 0 ? 9 : 6)),
+    );
     const perInterval = new Map<number, number>();
-    for (const b of late.slice(5)) {
+    for (const b of late) {
       const n = Math.floor((b.at - origin) / 1000);
       perInterval.set(n, (perInterval.get(n) ?? 0) + b.sealed.block.transactions.length);
     }
@@ -256,13 +257,11 @@ describe('a Miner sealed by the cadence on a fake clock', () => {
         .filter((b) => b.at > origin + 8000)
         .map((b) => [b.at - origin, b.sealed.block.transactions.length]),
     ).toEqual([[9000, 0]]);
-    // Interval 4's first block took what came in over interval 3's last (4-slot) slot.
-    expect([...perInterval.values()]).toEqual([30, 30, 30]);
-    for (const b of late.slice(5)) expect(b.sealed.block.transactions.length).toBe(6);
+    expect([...perInterval.values()]).toEqual([30, 30, 30, 30]);
   });
 
   it('a block that fills before its slot is sealed at once; the rest go in the next block', async () => {
-    // 3 a tick, but 14 at tick 45 (4,470 ms, 5 slots of 200 ms by then): its slot takes 14 > 10.
+    // 3 a tick, but 14 at tick 45 (4,470 ms, 4 slots of 250 ms by then): its slot takes 6 + 14 > 10.
     const { origin, blocks, submitted } = await run((t) => (t === 45 ? 14 : 3), 6);
     const withTxs = blocks.filter((b) => b.sealed.block.transactions.length > 0);
     expect(withTxs.flatMap((b) => hashes(b.sealed))).toEqual(submitted.map((s) => s.hash));
@@ -270,15 +269,15 @@ describe('a Miner sealed by the cadence on a fake clock', () => {
       expect(b.sealed.block.header.gasUsed).toBeLessThanOrEqual(rules.gasLimit);
       expect(b.sealed.block.transactions.length).toBeLessThanOrEqual(10);
     }
-    // The full block was sealed off the grid, at 4,470 ms, with 10; the slot at 4,600 took the other
-    // 4 and 4,570 ms's 3; the grid went on.
+    // The full block was sealed off the grid, at 4,470 ms, with 10; the slot at 4,500 took the other
+    // 10; the grid went on.
     const at = blocks.map((b) => [b.at - origin, b.sealed.block.transactions.length]);
     const i = at.findIndex(([t]) => t === 4470);
     expect(at.slice(i - 1, i + 3)).toEqual([
-      [4400, 6],
+      [4250, 6],
       [4470, 10],
-      [4600, 7],
-      [4800, 6],
+      [4500, 10],
+      [4750, 6],
     ]);
   });
 
