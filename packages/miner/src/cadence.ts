@@ -174,12 +174,10 @@ export function cadenceTicker(
   };
 }
 
-/** What the cadence seals with: a MinerNode's seal (even empty) and the Miner's sealIfAny. */
+/** What the cadence seals with: the Miner's sealAtNextTurn (the block cut at the next queue turn). */
 export interface Sealer {
-  /** Seals the pending block, even an empty one (each interval's first slot). */
-  seal(): Promise<unknown>;
-  /** Seals the pending block if it holds a transaction when its turn comes (the other slots). */
-  sealIfAny(): Promise<unknown>;
+  /** `empty`: seal even an empty block (each interval's first slot); else only one holding a transaction. */
+  sealAtNextTurn(empty: boolean): Promise<unknown>;
 }
 
 /**
@@ -211,7 +209,7 @@ export class SealCadence {
         this.fillSince = now;
         return nextSlots(per, o);
       },
-      (t) => void (t.slot === 0 ? sealer.seal() : sealer.sealIfAny()).catch(onError),
+      (t) => void sealer.sealAtNextTurn(t.slot === 0).catch(onError),
       clock,
     );
   }

@@ -361,6 +361,8 @@ export class Miner {
   onSealed: ((sealed: SealedBlock) => void) | undefined;
   /** Submissions run one at a time: the pending block is one sequence of states. */
   private queue: Promise<unknown> = Promise.resolve();
+  /** A slot's seal waiting for the next queue turn ('always': even an empty block). */
+  private sealAsked: 'always' | 'any' | undefined;
 
   private constructor(
     readonly opts: MinerOptions,
@@ -643,6 +645,8 @@ export class Miner {
   submitPrepared(p: PreparedSubmission): Promise<SubmitResponse> {
     const queuedAt = this.opts.now();
     return this.serial(async () => {
+      // A slot came while this waited: its block is cut before this executes.
+      if (this.sealAsked !== undefined) await this.sealIfAsked();
       const waited = this.opts.now() - queuedAt;
       if (waited > this.opts.maxQueueWaitMs) return this.overloaded(p, waited);
       const results: TxResult[] = [];
@@ -789,11 +793,25 @@ export class Miner {
   }
 
   /**
-   * Seals the pending block if it holds a transaction when its turn comes (a slot of the
-   * cadence between the interval's blocks: no empty blocks there); undefined if it held none.
+   * A slot's seal (cadence.ts): done at the next turn in the queue, whichever comes first — a
+   * submission already waiting there (before it executes) or this call's own turn — so the
+   * block is cut when the slot comes, not after every submission queued by then (under load
+   * those took hundreds of ms, and a slot's block was sealed anywhere in the slot after it).
+   * `empty`: seal even an empty block (an interval's first slot); else only one holding a
+   * transaction. Resolves with the block, or undefined if another turn sealed it or none was due.
    */
-  sealIfAny(): Promise<SealedBlock | undefined> {
-    return this.serial(() => (this.pending.raws.length > 0 ? this.sealNow() : Promise.resolve(undefined)));
+  sealAtNextTurn(empty: boolean): Promise<SealedBlock | undefined> {
+    this.sealAsked = empty || this.sealAsked === 'always' ? 'always' : 'any';
+    return this.serial(() => this.sealIfAsked());
+  }
+
+  /** Seals the pending block if a slot asked for it (see sealAtNextTurn). Runs in a queue turn. */
+  private async sealIfAsked(): Promise<SealedBlock | undefined> {
+    const asked = this.sealAsked;
+    if (asked === undefined) return undefined;
+    this.sealAsked = undefined;
+    if (asked === 'any' && this.pending.raws.length === 0) return undefined;
+    return this.sealNow();
   }
 
   private async sealNow(): Promise<SealedBlock> {

@@ -268,7 +268,7 @@ export class MinerNode {
       // On the cadence's grid (cadence.ts): a block late by a busy loop does not move the next
       // ones; each interval's first slot seals even an empty block, its other slots what is pending.
       n.cadence = new SealCadence(
-        { seal: () => n.sealNow(), sealIfAny: () => n.miner.sealIfAny() },
+        n.miner,
         {
           intervalMs: n.opts.blockIntervalMs,
           slots: n.opts.blockSlots,

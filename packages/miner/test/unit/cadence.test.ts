@@ -186,7 +186,7 @@ describe('a Miner sealed by the cadence on a fake clock', () => {
       return p;
     };
     cadence = new SealCadence(
-      { seal: () => track(m.seal()), sealIfAny: () => track(m.sealIfAny()) },
+      { sealAtNextTurn: (empty) => track(m.sealAtNextTurn(empty)) },
       o,
       (e) => errors.push(e),
       clock,
@@ -279,6 +279,35 @@ describe('a Miner sealed by the cadence on a fake clock', () => {
       [4500, 10],
       [4750, 6],
     ]);
+  });
+
+  it("a slot's seal is cut at the next queue turn: a submission waiting then goes in the next block", async () => {
+    const m = await Miner.create(genesis, { rules, coinbase, retention: 64 });
+    const sealed: SealedBlock[] = [];
+    m.onSealed = (b) => sealed.push(b);
+    const nonces = new Array<bigint>(N).fill(0n);
+    const req = (...from: number[]) => ({
+      transactions: from.map((f) => signedTransfer(common, keys[f]!, nonces[f]!++, addrs[(f + 1) % N]!, 1n)),
+      bag: [],
+      prefetchedRoot: m.head.header.stateRoot,
+    });
+    const x = req(1, 2);
+    await m.submit(x);
+    // B queued before the slot, not yet run; the slot asks; B's turn cuts the block first.
+    const b = m.submitPrepared(await m.prepare(req(3, 4)));
+    const slot = m.sealAtNextTurn(false);
+    expect((await b).results.map((r) => r.status)).toEqual([TxStatus.Accepted, TxStatus.Accepted]);
+    expect(await slot).toBeUndefined(); // its own turn found the block cut already
+    expect(sealed.map((s) => s.block.transactions)).toEqual([x.transactions]);
+    expect(m.pendingCount).toBe(2);
+    // Two asks before a turn: one block. Nothing pending and not the interval's first: none.
+    const [one, two] = await Promise.all([m.sealAtNextTurn(false), m.sealAtNextTurn(false)]);
+    expect([one?.block.transactions.length, two]).toEqual([2, undefined]);
+    expect(await m.sealAtNextTurn(false)).toBeUndefined();
+    // An interval's first slot seals even an empty block; a sub-slot's ask after it keeps that.
+    const [three, four] = await Promise.all([m.sealAtNextTurn(true), m.sealAtNextTurn(false)]);
+    expect([three?.block.transactions.length, four]).toEqual([0, undefined]);
+    expect(sealed).toHaveLength(3);
   });
 
   it('with slots fixed at 1, one block an interval besides full ones (the old behaviour)', async () => {
