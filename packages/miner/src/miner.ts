@@ -815,6 +815,9 @@ export class Miner {
   }
 
   private async sealNow(): Promise<SealedBlock> {
+    // Any seal answers a slot's ask made before it: a block sealed full just after the slot came
+    // is that slot's block (the rest goes in the next, not in a tiny block of its own).
+    this.sealAsked = undefined;
     const p = this.pending;
     const parent = this.headBlock;
     const changed = new ChangedPaths();

@@ -310,6 +310,41 @@ describe('a Miner sealed by the cadence on a fake clock', () => {
     expect(sealed).toHaveLength(3);
   });
 
+  it("a block sealed full after a slot asked is that slot's block: no second one for the rest", async () => {
+    // The slot asks just after the submission's turn began (from the miner's queue-wait clock,
+    // read then): the submission is running, not waiting, so it executes first.
+    let askAtTurn: (() => void) | undefined;
+    let slot: Promise<SealedBlock | undefined> | undefined;
+    const now = () => {
+      const f = askAtTurn;
+      askAtTurn = undefined;
+      f?.();
+      return 0;
+    };
+    const m = await Miner.create(genesis, { rules, coinbase, retention: 64, now });
+    const sealed: SealedBlock[] = [];
+    m.onSealed = (b) => sealed.push(b);
+    const nonces = new Array<bigint>(N).fill(0n);
+    const txs = (n: number) =>
+      Array.from({ length: n }, (_, i) =>
+        signedTransfer(common, keys[i]!, nonces[i]!++, addrs[(i + 1) % N]!, 1n),
+      );
+    const at = () => m.head.header.stateRoot;
+    await m.submit({ transactions: txs(8), bag: [], prefetchedRoot: at() });
+    // 8 pending; a submission of 5 fills the block (10) and seals it itself; the ask's own turn
+    // then seals nothing, and the other 3 wait for the next slot.
+    const p = await m.prepare({ transactions: txs(5), bag: [], prefetchedRoot: at() });
+    const running = m.submitPrepared(p); // reads the clock when queued...
+    askAtTurn = () => {
+      slot = m.sealAtNextTurn(false); // ...and again when its turn begins: the slot asks then
+    };
+    expect((await running).results.every((r) => r.status === TxStatus.Accepted)).toBe(true);
+    expect(slot).toBeDefined();
+    expect(await slot).toBeUndefined();
+    expect(sealed.map((s) => s.block.transactions.length)).toEqual([10]);
+    expect(m.pendingCount).toBe(3);
+  });
+
   it('with slots fixed at 1, one block an interval besides full ones (the old behaviour)', async () => {
     const { origin, blocks, submitted } = await run(() => 3, 4, { ...auto, slots: 1 });
     const withTxs = blocks.filter((b) => b.sealed.block.transactions.length > 0);
