@@ -114,7 +114,7 @@ export interface MinerOptions {
    * four blocks' (0: those four only). A cadence of several smaller blocks an interval keeps the
    * span of changes four full blocks held: with four blocks alone a client's witness from a
    * root under a second old was answered stale (2,033 stale replies in a loaded 60-s e2e at ~5
-   * blocks a second, none with the role's 4).
+   * blocks a second, none with 4). The role sets 4 when it runs more than one slot an interval.
    */
   recentWorth: number;
   /** Milliseconds for queue waits (performance.now unless a test moves time). */
@@ -227,7 +227,7 @@ export interface SealedBlock {
  */
 const RECENT_BLOCKS = 4;
 const RECENT_BLOCKS_MAX = 32;
-/** The miner role's `recentWorth`: the changes of four full blocks, however many blocks hold them. */
+/** The miner role's `recentWorth` with a cadence of several slots: four full blocks' changes, however many blocks hold them. */
 export const ROLE_RECENT_WORTH = 4;
 
 /**

@@ -267,8 +267,11 @@ export class MinerNode {
     if (n.opts.blockIntervalMs > 0) {
       // On the cadence's grid (cadence.ts): a block late by a busy loop does not move the next
       // ones; each interval's first slot seals even an empty block, its other slots what is pending.
+      // One slot: the interval's block sealed in the queue's order, as before (the next-turn cut
+      // belongs to the cadence and was measured only with it).
+      const sealer = n.opts.blockSlots === 1 ? { sealAtNextTurn: () => n.sealNow() } : n.miner;
       n.cadence = new SealCadence(
-        n.miner,
+        sealer,
         {
           intervalMs: n.opts.blockIntervalMs,
           slots: n.opts.blockSlots,

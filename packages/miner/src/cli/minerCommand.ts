@@ -75,7 +75,7 @@ export const MINER_OPTIONS: readonly RoleOption[] = [
   {
     name: 'blockSlots',
     arg: '<auto|n>',
-    description: `slots each block interval is cut into: at each the pending block is sealed if it holds a transaction (the interval's first seals even an empty one); auto = as many as the last interval's sealed blocks need at ${defaultMinerNodeOptions.slotFill * 100}% full, each at least ${defaultMinerNodeOptions.minSlotMs} ms; 1 = one block an interval besides full ones (default: ${defaultMinerNodeOptions.blockSlots})`,
+    description: `slots each block interval is cut into: at each the pending block is sealed if it holds a transaction (the interval's first seals even an empty one); auto = as many as the blocks sealed over the last interval need at ${defaultMinerNodeOptions.slotFill * 100}% full, each at least ${defaultMinerNodeOptions.minSlotMs} ms; 1 = one block an interval besides full ones (default: ${defaultMinerNodeOptions.blockSlots})`,
   },
   {
     name: 'maxBlockTxs',
@@ -255,8 +255,8 @@ async function startMiner(o: MinerRoleConfig, { logger }: RoleContext): Promise<
       keepBlocks: o.keepBlocks,
       keepBytes: o.keepBytes,
       maxQueueWaitMs: o.maxQueueWaitMs,
-      // Its cadence seals several blocks an interval: keep four full blocks' changes for revisions.
-      recentWorth: ROLE_RECENT_WORTH,
+      // A cadence of several blocks an interval: keep four full blocks' changes for revisions.
+      recentWorth: o.blockSlots === 1 ? 0 : ROLE_RECENT_WORTH,
       ...(o.recoveryThreads > 0
         ? { recovery: await SenderRecoveryPool.create({ threads: o.recoveryThreads }) }
         : {}),
