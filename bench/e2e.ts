@@ -2,11 +2,13 @@
  * The whole system on this machine against the conventional way, same transactions:
  *
  *   npm run build && npm run bench -- e2e [--accounts 1000000] [--duration 60] [--concurrency 2000 | --rate N]
- *                                          [--topology deploy/topologies/default.json] [--block-gas-limit N] [--max-waiting N]
+ *                                          [--topology deploy/topologies/default.json] [--block-gas-limit N] [--block-slots auto|N]
+ *                                          [--max-waiting N]
  *                                          [--baseline-txs 20000]
  *                                          [--disk-txs 20000] [--disk-cache-nodes 10000] [--sign-ahead N]
  *                                          [--storage-transport grpc|shm] [--role-flag <role>:<node flag>]...
  *                                          [--role-env <role>[-<i>]:<NAME>=<value>]... [--out bench/results/e2e.json]
+ *                                          [--keep-logs DIR] (the roles' logs copied there)
  *
  * 1. Monsoon: the topology's cluster (storage processes, miner, clients as separate processes)
  *    at `--accounts`, the workload's mix (10% of accounts send and receive 90%, 15% ERC-20)
@@ -57,7 +59,7 @@
  */
 
 import { mkdirSync, writeFileSync } from 'node:fs';
-import { mkdtemp, readFile, rm } from 'node:fs/promises';
+import { cp, mkdtemp, readFile, rm } from 'node:fs/promises';
 import { cpus, loadavg, tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -97,6 +99,7 @@ const { values: args } = parseArgs({
     rate: { type: 'string' },
     topology: { type: 'string', default: 'deploy/topologies/default.json' },
     'block-gas-limit': { type: 'string' },
+    'block-slots': { type: 'string' },
     'max-waiting': { type: 'string' },
     'storage-transport': { type: 'string', default: 'grpc' },
     'baseline-txs': { type: 'string', default: '20000' },
@@ -107,6 +110,7 @@ const { values: args } = parseArgs({
     'role-flag': { type: 'string', multiple: true, default: [] },
     'role-env': { type: 'string', multiple: true, default: [] },
     out: { type: 'string', default: 'bench/results/e2e.json' },
+    'keep-logs': { type: 'string' },
   },
 });
 const ACCOUNTS = Number(args.accounts);
@@ -293,7 +297,15 @@ const topology = {
     ...read.miners,
     // A/B of the block size from one build: the topology's miners.blockGasLimit overridden.
     ...(args['block-gas-limit'] === undefined ? {} : { blockGasLimit: Number(args['block-gas-limit']) }),
-    args: [...read.miners.args, '--keep-blocks', String(SECONDS + 600), '--keep-bytes', String(8 * 2 ** 30)],
+    args: [
+      ...read.miners.args,
+      '--keep-blocks',
+      String(SECONDS + 600),
+      '--keep-bytes',
+      String(8 * 2 ** 30),
+      // A/B of the sealing cadence from one build (the miner's --block-slots: auto, or 1 as before).
+      ...(args['block-slots'] === undefined ? [] : ['--block-slots', args['block-slots']]),
+    ],
   },
   // A/B of the clients' pre-execution window from one build (the client's --max-waiting).
   clients: {
@@ -435,6 +447,9 @@ try {
   };
 } finally {
   await cluster.stop();
+  // The roles' logs (e.g. the miner's 'block sealed' lines) kept for a look at the run's cadence.
+  if (args['keep-logs'] !== undefined)
+    await cp(join(dir, 'logs'), resolve(args['keep-logs']), { recursive: true, force: true });
   await rm(dir, { recursive: true, force: true });
 }
 status.clear();
