@@ -23,10 +23,15 @@ function escapeLabel(v: string): string {
   return v.replace(/\\/g, '\\\\').replace(/"/g, '\\"').replace(/\n/g, '\\n');
 }
 
+/** `{k="v",…}` of `labels` (and `extra` last), '' for none: no arrays (3 histogram observations a transaction). */
 function labelText(labels: Labels, extra?: [string, string]): string {
-  const parts = Object.entries(labels).map(([k, v]) => `${k}="${escapeLabel(v)}"`);
-  if (extra !== undefined) parts.push(`${extra[0]}="${escapeLabel(extra[1])}"`);
-  return parts.length === 0 ? '' : `{${parts.join(',')}}`;
+  let text = '';
+  for (const k in labels) {
+    if (!Object.hasOwn(labels, k)) continue;
+    text += `${text === '' ? '{' : ','}${k}="${escapeLabel(labels[k]!)}"`;
+  }
+  if (extra !== undefined) text += `${text === '' ? '{' : ','}${extra[0]}="${escapeLabel(extra[1])}"`;
+  return text === '' ? '' : `${text}}`;
 }
 
 function num(n: number): string {

@@ -40,6 +40,37 @@ describe('MetricsRegistry', () => {
     expect(await r.render()).toContain('x_gauge 2\n');
   });
 
+  it('renders a histogram without labels, and labels in their order, none inherited', async () => {
+    const r = new MetricsRegistry();
+    const h = r.histogram('y_ms', 'Y.', [1]);
+    h.observe({}, 0.5);
+    h.observe({}, 2);
+    const g = r.histogram('z_ms', 'Z.', [1]);
+    const labels = Object.assign(Object.create({ inherited: 'no' }) as Record<string, string>, {
+      b: 'x"',
+      a: 'y',
+    });
+    g.observe(labels, 3);
+    g.observe({ b: 'x"', a: 'y' }, 0.25);
+    expect(await r.render()).toBe(
+      [
+        '# HELP y_ms Y.',
+        '# TYPE y_ms histogram',
+        'y_ms_bucket{le="1"} 1',
+        'y_ms_bucket{le="+Inf"} 2',
+        'y_ms_sum 2.5',
+        'y_ms_count 2',
+        '# HELP z_ms Z.',
+        '# TYPE z_ms histogram',
+        'z_ms_bucket{b="x\\"",a="y",le="1"} 1',
+        'z_ms_bucket{b="x\\"",a="y",le="+Inf"} 2',
+        'z_ms_sum{b="x\\"",a="y"} 3.25',
+        'z_ms_count{b="x\\"",a="y"} 2',
+        '',
+      ].join('\n'),
+    );
+  });
+
   it('refuses a name twice or a name Prometheus does not allow', () => {
     const r = new MetricsRegistry();
     r.counter('a_total', 'A.');
