@@ -27,7 +27,7 @@ export { HeadFeed, type HeadListener } from './headFeed.js';
 export { streamHeads } from './headStream.js';
 export { formatHostPort, type HostPort, parseHostPort } from './hostPort.js';
 export { LOG_LEVELS, type Logger, type LogLevel, silentLogger } from './logger.js';
-export { receivedBytes, withReceivedBytes, withSharedEncoding } from './messageBytes.js';
+export { withSharedEncoding } from './messageBytes.js';
 export {
   addProcessMetrics,
   Counter,

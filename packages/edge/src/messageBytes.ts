@@ -30,34 +30,3 @@ export function withSharedEncoding<S extends ServiceDefinition>(
   }
   return out as unknown as S;
 }
-
-/** What a request message was decoded from, by the decoded object (see withReceivedBytes). */
-const received = new WeakMap<object, Uint8Array>();
-
-/**
- * `service` with the named methods' requests remembered as they came (receivedBytes): a storage
- * node logs an ApplyBlockRequest as its protobuf bytes, which it would otherwise encode again
- * from the message grpc-js just decoded from those very bytes. The bytes are copied out of the
- * frame they arrived in, so what keeps them keeps only them.
- */
-export function withReceivedBytes<S extends ServiceDefinition>(service: S, methods: readonly (keyof S)[]): S {
-  const out: Record<string, MethodDefinition<object, unknown>> = { ...service };
-  for (const name of methods) {
-    const m = service[name] as MethodDefinition<object, unknown>;
-    const decode = m.requestDeserialize;
-    out[name as string] = {
-      ...m,
-      requestDeserialize: (bytes: Buffer): object => {
-        const value = decode(bytes);
-        received.set(value, new Uint8Array(bytes));
-        return value;
-      },
-    };
-  }
-  return out as unknown as S;
-}
-
-/** The bytes `message` was decoded from, when its method was served withReceivedBytes. */
-export function receivedBytes(message: object): Uint8Array | undefined {
-  return received.get(message);
-}

@@ -1,18 +1,11 @@
 /**
  * withSharedEncoding: a streaming method's response is encoded once per message object however
  * many streams it is written to, and what each stream receives is that message; other methods
- * and the definition handed in are left as they were. withReceivedBytes: a served request's
- * bytes, copied, by its decoded message.
+ * and the definition handed in are left as they were.
  */
 import { credentials, makeGenericClientConstructor, status } from '@grpc/grpc-js';
 import { describe, expect, it } from '@jest/globals';
-import {
-  GrpcServer,
-  grpcStatusMapping,
-  receivedBytes,
-  withReceivedBytes,
-  withSharedEncoding,
-} from '@monsoon/edge';
+import { GrpcServer, grpcStatusMapping, withSharedEncoding } from '@monsoon/edge';
 
 interface Text {
   text: string;
@@ -91,57 +84,6 @@ describe('withSharedEncoding', () => {
       const [one, two, three] = await Promise.all([read(), read(), read()]);
       expect([one, two, three]).toEqual([[block], [block], [block]]);
       expect(encoded).toEqual([block]);
-    } finally {
-      client.close();
-      await server.close();
-    }
-  });
-});
-
-describe('withReceivedBytes', () => {
-  it("keeps a copy of each request's bytes by its decoded message, for the named methods only", () => {
-    const { service } = countingService();
-    const kept = withReceivedBytes(service, ['feed']);
-    const frame = Buffer.from(`xx${JSON.stringify({ text: 'block #3' })}yy`);
-    const bytes = frame.subarray(2, frame.length - 2);
-    const m = kept.feed.requestDeserialize(bytes);
-    expect(m).toEqual({ text: 'block #3' });
-    const got = receivedBytes(m)!;
-    expect(Buffer.from(got).toString()).toBe(bytes.toString());
-    // A copy: neither the frame it came in nor a later change to it is held.
-    expect(got.buffer).not.toBe(frame.buffer);
-    bytes[0] = 0x20;
-    expect(Buffer.from(got).toString()).toBe(JSON.stringify({ text: 'block #3' }));
-    expect(receivedBytes(kept.echo.requestDeserialize(Buffer.from('{"text":"x"}')))).toBeUndefined();
-    expect(receivedBytes(service.feed.requestDeserialize(Buffer.from('{"text":""}')))).toBeUndefined();
-  });
-
-  it('a served call hands its handler the bytes the client sent', async () => {
-    const { service } = countingService();
-    let seen: Uint8Array | undefined;
-    const server = await GrpcServer.create(
-      { listen: '127.0.0.1:0' },
-      { grpcStatusOf: grpcStatusMapping([]) },
-      withReceivedBytes(service, ['echo']),
-      {
-        feed: (call: { end(): void }) => call.end(),
-        echo: (call: { request: Text }, cb: (e: null, r: Text) => void) => {
-          seen = receivedBytes(call.request);
-          cb(null, call.request);
-        },
-      },
-    );
-    const Ctor = makeGenericClientConstructor(service, 'FeedService');
-    const client = new Ctor(server.address(), credentials.createInsecure()) as unknown as {
-      echo(r: Text, cb: (e: Error | null, r: Text) => void): void;
-      close(): void;
-    };
-    try {
-      const answer = await new Promise<Text>((resolve, reject) =>
-        client.echo({ text: 'apply #9' }, (e, r) => (e ? reject(e) : resolve(r))),
-      );
-      expect(answer).toEqual({ text: 'apply #9' });
-      expect(Buffer.from(seen!).toString()).toBe(JSON.stringify({ text: 'apply #9' }));
     } finally {
       client.close();
       await server.close();
