@@ -2,7 +2,7 @@
  * The whole system on this machine against the conventional way, same transactions:
  *
  *   npm run build && npm run bench -- e2e [--accounts 1000000] [--duration 60] [--concurrency 2000 | --rate N]
- *                                          [--topology deploy/topologies/default.json] [--block-gas-limit N] [--block-slots auto|N]
+ *                                          [--topology deploy/topologies/default.json] [--block-gas-limit N]
  *                                          [--max-waiting N]
  *                                          [--baseline-txs 20000]
  *                                          [--disk-txs 20000] [--disk-cache-nodes 10000] [--sign-ahead N]
@@ -99,7 +99,6 @@ const { values: args } = parseArgs({
     rate: { type: 'string' },
     topology: { type: 'string', default: 'deploy/topologies/default.json' },
     'block-gas-limit': { type: 'string' },
-    'block-slots': { type: 'string' },
     'max-waiting': { type: 'string' },
     'storage-transport': { type: 'string', default: 'grpc' },
     'baseline-txs': { type: 'string', default: '20000' },
@@ -297,15 +296,7 @@ const topology = {
     ...read.miners,
     // A/B of the block size from one build: the topology's miners.blockGasLimit overridden.
     ...(args['block-gas-limit'] === undefined ? {} : { blockGasLimit: Number(args['block-gas-limit']) }),
-    args: [
-      ...read.miners.args,
-      '--keep-blocks',
-      String(SECONDS + 600),
-      '--keep-bytes',
-      String(8 * 2 ** 30),
-      // A/B of the sealing cadence from one build (the miner's --block-slots: auto, or 1 as before).
-      ...(args['block-slots'] === undefined ? [] : ['--block-slots', args['block-slots']]),
-    ],
+    args: [...read.miners.args, '--keep-blocks', String(SECONDS + 600), '--keep-bytes', String(8 * 2 ** 30)],
   },
   // A/B of the clients' pre-execution window from one build (the client's --max-waiting).
   clients: {

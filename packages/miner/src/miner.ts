@@ -109,14 +109,6 @@ export interface MinerOptions {
    * and a soak's load stopped (issue 15).
    */
   maxQueueWaitMs: number;
-  /**
-   * Blocks' worth of gas whose changed paths are kept for revising witnesses, beyond the last
-   * four blocks' (0: those four only). A cadence of several smaller blocks an interval keeps the
-   * span of changes four full blocks held: with four blocks alone a client's witness from a
-   * root under a second old was answered stale (2,033 stale replies in a loaded 60-s e2e at ~5
-   * blocks a second, none with 4). The role sets 4 when it runs more than one slot an interval.
-   */
-  recentWorth: number;
   /** Milliseconds for queue waits (performance.now unless a test moves time). */
   now: () => number;
 }
@@ -165,7 +157,6 @@ export const defaultMinerOptions: Omit<MinerOptions, 'rules'> = {
   keepBlocks: 128,
   keepBytes: 64 * 1024 * 1024,
   maxQueueWaitMs: 5_000,
-  recentWorth: 0,
   now: () => performance.now(),
 };
 
@@ -221,14 +212,8 @@ export interface SealedBlock {
   readonly expectedRoots: readonly ShardRoot[];
 }
 
-/**
- * Blocks whose changed paths the miner keeps for revising witnesses: at least this many, and
- * as many more as it takes to hold `recentWorth` blocks' worth of gas, at most RECENT_BLOCKS_MAX.
- */
+/** Blocks whose changed paths the miner keeps for revising witnesses. */
 const RECENT_BLOCKS = 4;
-const RECENT_BLOCKS_MAX = 32;
-/** The miner role's `recentWorth` with a cadence of several slots: four full blocks' changes, however many blocks hold them. */
-export const ROLE_RECENT_WORTH = 4;
 
 /**
  * One block's changed paths: every node its state root's commit hashed (StateTree.root tells
@@ -344,10 +329,8 @@ export class Miner {
   private pending!: Pending;
   /** Where stubs resolve from right now: the bag of the submission (or peer block) executing. */
   private source: NodeBag | undefined;
-  /** The paths the last RECENT_BLOCKS (or more) blocks changed, newest first (see rememberChanges). */
+  /** The paths the last RECENT_BLOCKS blocks changed, newest first (see rememberChanges). */
   private recent: ChangedPaths[] = [];
-  /** Each of `recent`'s blocks' gas used over its gas limit. */
-  private recentWorth: number[] = [];
   /** Every node the resolver served while the pending block executed: the block's witness. */
   private served = new NodeBag();
   private readonly layout: ShardLayout;
@@ -361,8 +344,6 @@ export class Miner {
   onSealed: ((sealed: SealedBlock) => void) | undefined;
   /** Submissions run one at a time: the pending block is one sequence of states. */
   private queue: Promise<unknown> = Promise.resolve();
-  /** A slot's seal waiting for the next queue turn ('always': even an empty block). */
-  private sealAsked: 'always' | 'any' | undefined;
 
   private constructor(
     readonly opts: MinerOptions,
@@ -491,7 +472,6 @@ export class Miner {
       this.blocks.clear();
       this.txBlocks.clear();
       this.recent = [];
-      this.recentWorth = [];
       this.headBlock = b;
       this.blocks.set(toHex(b.hash), b);
       await this.startPending();
@@ -534,19 +514,9 @@ export class Miner {
    * client's witness from a root a block or two old has wrong: with them the miner revises such
    * a witness itself instead of answering stale (hot accounts change in nearly every block).
    */
-  private rememberChanges(changed: ChangedPaths, worth: number): void {
+  private rememberChanges(changed: ChangedPaths): void {
     this.recent.unshift(changed);
-    this.recentWorth.unshift(worth);
-    let kept = 0;
-    for (const w of this.recentWorth) kept += w;
-    // The oldest goes while the rest still hold RECENT_BLOCKS blocks and recentWorth blocks' worth.
-    while (
-      this.recent.length > RECENT_BLOCKS_MAX ||
-      (this.recent.length > RECENT_BLOCKS && kept - this.recentWorth.at(-1)! >= this.opts.recentWorth)
-    ) {
-      this.recent.pop();
-      kept -= this.recentWorth.pop()!;
-    }
+    if (this.recent.length > RECENT_BLOCKS) this.recent.pop();
   }
 
   private serial<T>(f: () => Promise<T>): Promise<T> {
@@ -645,8 +615,6 @@ export class Miner {
   submitPrepared(p: PreparedSubmission): Promise<SubmitResponse> {
     const queuedAt = this.opts.now();
     return this.serial(async () => {
-      // A slot came while this waited: its block is cut before this executes.
-      if (this.sealAsked !== undefined) await this.sealIfAsked();
       const waited = this.opts.now() - queuedAt;
       if (waited > this.opts.maxQueueWaitMs) return this.overloaded(p, waited);
       const results: TxResult[] = [];
@@ -792,32 +760,7 @@ export class Miner {
     return this.serial(() => this.sealNow());
   }
 
-  /**
-   * A slot's seal (cadence.ts): done at the next turn in the queue, whichever comes first — a
-   * submission already waiting there (before it executes) or this call's own turn — so the
-   * block is cut when the slot comes, not after every submission queued by then (under load
-   * those took hundreds of ms, and a slot's block was sealed anywhere in the slot after it).
-   * `empty`: seal even an empty block (an interval's first slot); else only one holding a
-   * transaction. Resolves with the block, or undefined if another turn sealed it or none was due.
-   */
-  sealAtNextTurn(empty: boolean): Promise<SealedBlock | undefined> {
-    this.sealAsked = empty || this.sealAsked === 'always' ? 'always' : 'any';
-    return this.serial(() => this.sealIfAsked());
-  }
-
-  /** Seals the pending block if a slot asked for it (see sealAtNextTurn). Runs in a queue turn. */
-  private async sealIfAsked(): Promise<SealedBlock | undefined> {
-    const asked = this.sealAsked;
-    if (asked === undefined) return undefined;
-    this.sealAsked = undefined;
-    if (asked === 'any' && this.pending.raws.length === 0) return undefined;
-    return this.sealNow();
-  }
-
   private async sealNow(): Promise<SealedBlock> {
-    // Any seal answers a slot's ask made before it: a block sealed full just after the slot came
-    // is that slot's block (the rest goes in the next, not in a tiny block of its own).
-    this.sealAsked = undefined;
     const p = this.pending;
     const parent = this.headBlock;
     const changed = new ChangedPaths();
@@ -870,10 +813,7 @@ export class Miner {
       shard,
       root: state.accounts.refAt(this.layout.path(shard)) ?? new Uint8Array(0),
     }));
-    this.rememberChanges(
-      changed,
-      header.gasLimit > 0n ? Number(header.gasUsed) / Number(header.gasLimit) : 0,
-    );
+    this.rememberChanges(changed);
     this.pruneKeepingCoinbase(state);
     // Transactions and bag nodes are views into the messages they came in (a client's whole
     // submission, bag included): a block kept for `keepBlocks` must not keep those alive.

@@ -51,8 +51,8 @@ import {
   submitRequestFromProto,
   submitResponseToProto,
 } from '@monsoon/protocol';
+import { type SteadyTicker, steadyTicker } from '@monsoon/util';
 import { BlockLog } from './blockLog.js';
-import { blockFill, defaultCadenceOptions, SealCadence } from './cadence.js';
 import { HeaderArchive } from './headerArchive.js';
 import { type ChainBlock, type Miner, peerBlockOf, type SealedBlock } from './miner.js';
 import { defaultPeerSyncOptions, type PeerLink, PeerSync, type PeerSyncOptions } from './peerSync.js';
@@ -72,15 +72,6 @@ export interface MinerNodeOptions {
   metrics?: HostPort;
   /** Seal a block this often (ms); 0 = only when asked (`sealNow`), for tests. */
   blockIntervalMs: number;
-  /**
-   * Slots each block interval is cut into (cadence.ts): at each slot the pending block is sealed
-   * if it holds a transaction (the interval's first slot seals even an empty one). 'auto': as
-   * many as the gas sealed over the last interval needs at `slotFill` of the gas limit, each at
-   * least `minSlotMs`; 1: a block an interval (and full blocks as they fill), as before.
-   */
-  blockSlots: 'auto' | number;
-  minSlotMs: number;
-  slotFill: number;
   /** Peer miners' `host:port`s to gossip blocks with. */
   peers: readonly string[];
   /** Storage nodes' `host:port`s: every block's updates go to each (its shards only). */
@@ -118,9 +109,6 @@ export interface MinerNodeOptions {
 export const defaultMinerNodeOptions: MinerNodeOptions = {
   listen: '127.0.0.1:0',
   blockIntervalMs: 1000,
-  blockSlots: defaultCadenceOptions.slots,
-  minSlotMs: defaultCadenceOptions.minSlotMs,
-  slotFill: defaultCadenceOptions.fill,
   peers: [],
   storage: [],
   storageFeed: {},
@@ -193,7 +181,7 @@ export class MinerNode {
   private archive = HeaderArchive.inMemory();
   /** Set once the archive refused a gap (a data directory from before it): said once. */
   private archiveGap = false;
-  private cadence: SealCadence | undefined;
+  private timer: SteadyTicker | undefined;
   /** Blocks' SubscribeBlocks messages, kept while the block is (see blockMessage). */
   private readonly blockMessages = new WeakMap<ChainBlock, minerPb.BlockWithReceipts>();
 
@@ -265,20 +253,10 @@ export class MinerNode {
     }
     for (const p of n.opts.peers) n.dial(p);
     if (n.opts.blockIntervalMs > 0) {
-      // On the cadence's grid (cadence.ts): a block late by a busy loop does not move the next
-      // ones; each interval's first slot seals even an empty block, its other slots what is pending.
-      // One slot: the interval's block sealed in the queue's order, as before (the next-turn cut
-      // belongs to the cadence and was measured only with it).
-      const sealer = n.opts.blockSlots === 1 ? { sealAtNextTurn: () => n.sealNow() } : n.miner;
-      n.cadence = new SealCadence(
-        sealer,
-        {
-          intervalMs: n.opts.blockIntervalMs,
-          slots: n.opts.blockSlots,
-          minSlotMs: n.opts.minSlotMs,
-          fill: n.opts.slotFill,
-        },
-        (e) => log.error('sealing failed', { error: String(e) }),
+      // On a fixed grid: a block late by a busy loop does not move the next ones (steadyTicker).
+      n.timer = steadyTicker(
+        n.opts.blockIntervalMs,
+        () => void n.sealNow().catch((e) => log.error('sealing failed', { error: String(e) })),
       );
     }
     return n;
@@ -622,13 +600,6 @@ export class MinerNode {
 
   /** Every block the miner seals (timer, sealNow, or a full pending block): logged and sent on. */
   private sealed(sealed: SealedBlock): void {
-    const b = sealed.block;
-    this.cadence?.sealed(
-      blockFill(
-        { gasUsed: b.header.gasUsed, gasLimit: b.header.gasLimit, transactions: b.transactions },
-        this.miner.opts,
-      ),
-    );
     this.log.info('block sealed', {
       number: Number(sealed.block.header.number),
       txs: sealed.block.transactions.length,
@@ -710,7 +681,7 @@ export class MinerNode {
 
   async close(): Promise<void> {
     this.closing = true;
-    this.cadence?.stop();
+    this.timer?.stop();
     await this.metricsServer?.close();
     for (const end of [...this.headStreams]) end();
     for (const s of this.peerStreams) s.end();

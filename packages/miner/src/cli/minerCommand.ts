@@ -23,7 +23,7 @@ import {
 import { chainRulesOf, SenderRecoveryPool } from '@monsoon/execution';
 import { type Genesis, minDifficultyOf, parseGenesis } from '@monsoon/protocol';
 import { readChainCheckpoint } from '../blockLog.js';
-import { defaultMinerOptions, KEEP_BLOCKS_FLOOR, Miner, ROLE_RECENT_WORTH } from '../miner.js';
+import { defaultMinerOptions, KEEP_BLOCKS_FLOOR, Miner } from '../miner.js';
 import { defaultMinerNodeOptions, MinerNode } from '../minerNode.js';
 import { defaultStoragePeerOptions } from '../storagePeer.js';
 
@@ -71,11 +71,6 @@ export const MINER_OPTIONS: readonly RoleOption[] = [
     name: 'blockInterval',
     arg: '<ms>',
     description: `seal a block this often (default: ${defaultMinerNodeOptions.blockIntervalMs})`,
-  },
-  {
-    name: 'blockSlots',
-    arg: '<auto|n>',
-    description: `slots each block interval is cut into: at each the pending block is sealed if it holds a transaction (the interval's first seals even an empty one); auto = as many as the blocks sealed over the last interval need at ${defaultMinerNodeOptions.slotFill * 100}% full, each at least ${defaultMinerNodeOptions.minSlotMs} ms; 1 = one block an interval besides full ones (default: ${defaultMinerNodeOptions.blockSlots})`,
   },
   {
     name: 'maxBlockTxs',
@@ -142,7 +137,6 @@ export interface MinerRoleConfig {
   readonly retention: number;
   readonly difficulty: bigint;
   readonly blockIntervalMs: number;
-  readonly blockSlots: 'auto' | number;
   readonly maxBlockTxs: number;
   readonly recoveryThreads: number;
   readonly shardCount: 16 | 256;
@@ -198,10 +192,6 @@ async function loadMiner(raw: RawOptions): Promise<MinerRoleConfig> {
     retention: read.int(raw.retention ?? defaultMinerOptions.retention, 'retention'),
     difficulty: BigInt(String(difficultyRaw)),
     blockIntervalMs: read.int(raw.blockInterval ?? defaultMinerNodeOptions.blockIntervalMs, 'blockInterval'),
-    blockSlots:
-      raw.blockSlots === undefined || raw.blockSlots === 'auto'
-        ? ('auto' as const)
-        : read.int(raw.blockSlots, 'blockSlots', 1),
     maxBlockTxs: read.int(raw.maxBlockTxs ?? defaultMinerOptions.maxBlockTransactions, 'maxBlockTxs', 1),
     recoveryThreads: read.int(raw.recoveryThreads ?? defaultRecoveryThreads(), 'recoveryThreads'),
     shardCount: shardCount as 16 | 256,
@@ -255,8 +245,6 @@ async function startMiner(o: MinerRoleConfig, { logger }: RoleContext): Promise<
       keepBlocks: o.keepBlocks,
       keepBytes: o.keepBytes,
       maxQueueWaitMs: o.maxQueueWaitMs,
-      // A cadence of several blocks an interval: keep four full blocks' changes for revisions.
-      recentWorth: o.blockSlots === 1 ? 0 : ROLE_RECENT_WORTH,
       ...(o.recoveryThreads > 0
         ? { recovery: await SenderRecoveryPool.create({ threads: o.recoveryThreads }) }
         : {}),
@@ -279,7 +267,6 @@ async function startMiner(o: MinerRoleConfig, { logger }: RoleContext): Promise<
       storage: [...o.storage],
       peers: [...o.peers],
       blockIntervalMs: o.blockIntervalMs,
-      blockSlots: o.blockSlots,
       storageFeed: { retryMaxMs: o.storageRetryMaxMs },
       storageCatchUpBlocks: o.storageCatchUpBlocks,
       fsync: o.fsync,
