@@ -500,9 +500,10 @@ export class Miner {
     for (const r of this.recent) {
       const enc = r.get(h);
       if (enc === undefined) continue;
-      // Hashed by the commit that wrote it (ChangedPaths): the bag's promise holds unhashed.
+      // Hashed by the commit that wrote it (ChangedPaths): the bag's promise holds unhashed, and
+      // `h` is already the bag's key.
       const node = Buffer.from(enc, 'latin1');
-      this.served.addVerified([node], Buffer.from(h, 'latin1'));
+      this.served.addHeld(h, node);
       return node;
     }
     return undefined;
