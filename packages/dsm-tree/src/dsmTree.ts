@@ -361,6 +361,9 @@ export interface PackedNodes {
 /** A value made from the one a key holds (undefined when none): see DsmTree.putWith. */
 export type ValueMaker = (old: Bin | undefined) => Bin;
 
+/** The value `ins` writes where a key holds `old`: `v` itself, or what it makes from `old`. */
+const valueFor = (v: Bin | ValueMaker, old: Bin | undefined): Bin => (typeof v === 'string' ? v : v(old));
+
 export class DsmTree {
   private rootNode: TrieNode | undefined;
   /** keccak256 of the root, once computed; cleared by any change. */
@@ -588,27 +591,27 @@ export class DsmTree {
   /** `v` is the value, or what makes it from the old one (putWith), called where the key ends. */
   private ins(node: TrieNode | undefined, key: Uint8Array, d: number, v: Bin | ValueMaker): TrieNode {
     if (node === undefined) {
-      const nv = typeof v === 'string' ? v : v(undefined);
+      const nv = valueFor(v, undefined);
       this.changed = true;
       return new LeafNode(toBin(key), nv, this.gen);
     }
     switch (node.kind) {
       case LEAF: {
         if (keyEqualsBin(key, node.key)) {
-          const nv = typeof v === 'string' ? v : v(node.value);
+          const nv = valueFor(v, node.value);
           if (node.value === nv) return node;
           this.changed = true;
           const l = this.own(node);
           l.value = nv;
           return l;
         }
-        const nv = typeof v === 'string' ? v : v(undefined);
+        const nv = valueFor(v, undefined);
         this.changed = true;
         return this.splitLeaf(node, key, d, nv);
       }
       case BRANCH: {
         if (d === key.length * 2) {
-          const nv = typeof v === 'string' ? v : v(node.value);
+          const nv = valueFor(v, node.value);
           if (node.value === nv) return node;
           this.changed = true;
           const b = this.own(node);
@@ -634,7 +637,7 @@ export class DsmTree {
           e.changed = true;
           return e;
         }
-        const nv = typeof v === 'string' ? v : v(undefined);
+        const nv = valueFor(v, undefined);
         this.changed = true;
         const b = BranchNode.empty(this.gen);
         b.setChild(
