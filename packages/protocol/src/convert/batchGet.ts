@@ -222,6 +222,7 @@ function putPacked(out: Buffer, pos: number, p: PackedBag): number {
     headers += 1 + varintSize(ends[i]! - from);
     from = ends[i]!;
   }
+  const written = bytes.length + headers;
   let end = bytes.length;
   for (let i = n - 1; i >= 0; i--) {
     const start = i === 0 ? 0 : ends[i - 1]!;
@@ -234,12 +235,7 @@ function putPacked(out: Buffer, pos: number, p: PackedBag): number {
     putVarint(out, h, len);
     end = start;
   }
-  pos += bytes.length;
-  from = 0;
-  for (let i = 0; i < n; i++) {
-    pos += 1 + varintSize(ends[i]! - from);
-    from = ends[i]!;
-  }
+  pos += written;
   for (const node of p.rest) pos = putBytes(out, pos, 10, node);
   return pos;
 }
